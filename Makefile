@@ -1,0 +1,56 @@
+# Thin wrapper over CMake so that the common jobs are one word each.
+#   make              build (./build)
+#   make demo         the showcase (GPU when present, else CPU)
+#   make test         all tests (CPU; GPU tests skip without a GPU), then the sanitizer build
+#   make bench        benchmarks -> benchmarks/results/*.json and docs/performance.md
+#   make install PREFIX=/opt/gpusolve
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+WERROR ?= ON
+
+.PHONY: all build configure deps demo test test-main test-sanitize bench install gpu-check format clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -DGS_WERROR=$(WERROR) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/tools/gpusolve demo
+
+test: test-main test-sanitize
+
+test-main: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The CPU back end under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGS_ENABLE_CUDA=OFF -DGS_SANITIZE=ON \
+	  -DGS_WERROR=$(WERROR) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L cpu -j $(JOBS)
+
+bench: build
+	$(BUILD)/tools/gpusolve bench -json_dir benchmarks/results
+	python3 scripts/perf_table.py
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+gpu-check:
+	bash scripts/gpu-check.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu

@@ -1,0 +1,83 @@
+/* Vectors: n entries of double or float, with a host copy and, on GPU back ends, a device copy.
+ *
+ * A vector knows which copies are valid. Operations run where the context computes (the device on a
+ * GPU back end) and move data only when the valid copy is elsewhere. Direct access goes through
+ * GsVecGetArray{,Read,Write}(v, mem, &p) ... GsVecRestoreArray{,Read,Write}(v, &p).
+ * All vectors in one operation must share the context, the length and (except GsVecCopy) the type.
+ * Reductions accumulate in double and return double. */
+#ifndef GPUSOLVE_VEC_H
+#define GPUSOLVE_VEC_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Create a vector of n >= 0 entries of type dt; contents are undefined until set. */
+int GsVecCreate(GsContext ctx, GsInt n, GsDataType dt, GsVec *v);
+/* Wrap a user array of n entries living in memory space mem, without copying. The caller keeps
+ * ownership and must keep it alive until GsVecDestroy. A GS_MEM_DEVICE array needs a GPU back end.
+ */
+int GsVecCreateWithArray(GsContext ctx, GsInt n, GsDataType dt, GsMemType mem, void *array,
+                         GsVec *v);
+/* A new vector like x (same context, length, type); contents undefined. */
+int GsVecDuplicate(GsVec x, GsVec *y);
+/* Free the vector and set *v = NULL; safe on NULL and twice. */
+int GsVecDestroy(GsVec *v);
+
+int GsVecGetSize(GsVec v, GsInt *n);
+int GsVecGetDataType(GsVec v, GsDataType *dt);
+int GsVecGetContext(GsVec v, GsContext *ctx);
+
+/* Read-write access: *array is valid in `mem`; other copies are stale after the restore. */
+int GsVecGetArray(GsVec v, GsMemType mem, void **array);
+int GsVecRestoreArray(GsVec v, void **array);
+/* Read-only access: no copy becomes stale. */
+int GsVecGetArrayRead(GsVec v, GsMemType mem, const void **array);
+int GsVecRestoreArrayRead(GsVec v, const void **array);
+/* Write-only access: contents on entry are undefined; every entry must be written. */
+int GsVecGetArrayWrite(GsVec v, GsMemType mem, void **array);
+int GsVecRestoreArrayWrite(GsVec v, void **array);
+
+/* Copy n entries between the vector and a host array of the vector's type. */
+int GsVecSetValuesHost(GsVec v, const void *values);
+int GsVecGetValuesHost(GsVec v, void *values);
+
+/* x[i] = alpha */
+int GsVecSet(GsVec x, double alpha);
+/* y = x; converts between double and float when the types differ. */
+int GsVecCopy(GsVec x, GsVec y);
+/* x = alpha x */
+int GsVecScale(GsVec x, double alpha);
+/* y = y + alpha x */
+int GsVecAXPY(GsVec y, double alpha, GsVec x);
+/* y = alpha x + beta y; y is not read when beta == 0. */
+int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x);
+/* w = alpha x + y */
+int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y);
+/* w[i] = x[i] * y[i] */
+int GsVecPointwiseMult(GsVec w, GsVec x, GsVec y);
+/* w[i] = x[i] / y[i] */
+int GsVecPointwiseDivide(GsVec w, GsVec x, GsVec y);
+/* x[i] = 1 / x[i], leaving zero entries zero (as for a Jacobi preconditioner). */
+int GsVecReciprocal(GsVec x);
+
+/* x . y */
+int GsVecDot(GsVec x, GsVec y, double *result);
+/* results[k] = x . y[k] for k < nv, in one pass over x. */
+int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]);
+/* ||x|| in the 1-, 2- or infinity-norm. */
+int GsVecNorm(GsVec x, GsNormType type, double *result);
+/* y = y + alpha x, then *norm = ||y||_2, in one pass. */
+int GsVecAXPYNorm(GsVec y, double alpha, GsVec x, double *norm);
+/* *dot = x . y and *nrm2 = y . y, in one pass. */
+int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2);
+
+/* Fill with uniform random numbers in [lo, hi), reproducible from seed on every back end. */
+int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

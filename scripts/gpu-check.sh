@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One command for the GPU machine: configure with CUDA, build, run the GPU tests (and the CPU ones),
+# run the benchmarks, and leave logs and JSON results under $OUT (default ./gpu-check-out).
+#   GS_GIT_SHA   commit being measured (the device machine's copy may have no .git)
+#   GS_CHECK_SANITIZER=1  also run the GPU tests under compute-sanitizer memcheck
+#   GS_BENCH_ARGS  extra options for `gpusolve bench`
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$OUT"
+BUILD=${GS_GPU_BUILD:-build-gpu}
+export GS_GIT_SHA=${GS_GIT_SHA:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+# Multi-GPU hosts here keep NVLink multicast off.
+export NCCL_NVLS_ENABLE=0
+status=0
+step() { # step NAME LOG COMMAND...: run, log, remember failure, keep going
+  local name=$1 log=$2
+  shift 2
+  echo "=== ${name}" | tee -a "$OUT/$log"
+  if ! "$@" 2>&1 | tee -a "$OUT/$log"; then
+    echo "=== ${name}: FAILED" | tee -a "$OUT/summary.txt"
+    status=1
+  else
+    echo "=== ${name}: ok" | tee -a "$OUT/summary.txt"
+  fi
+}
+
+: >"$OUT/summary.txt"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv || true; } \
+  >>"$OUT/summary.txt" 2>&1
+step configure build.log cmake -S . -B "$BUILD" -DGS_ENABLE_CUDA=ON -DGS_WERROR=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}"
+step build build.log cmake --build "$BUILD" -j "$(nproc)"
+step "ctest gpu" ctest.log bash -c "cd '$BUILD' && ctest -L gpu --output-on-failure"
+step "ctest cpu" ctest.log bash -c "cd '$BUILD' && ctest -L cpu --output-on-failure -j 8"
+if [ "${GS_CHECK_SANITIZER:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  for t in test_vec test_equiv; do
+    step "memcheck $t" ctest.log compute-sanitizer --error-exitcode 1 "$BUILD/tests/$t" /gpu/cuda
+  done
+fi
+step info bench.log "$BUILD/tools/gpusolve" info
+# shellcheck disable=SC2086
+step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
+cat "$OUT/summary.txt"
+exit $status

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Regenerate the measured tables of docs/performance.md from benchmarks/results/*.json.
+
+Only the text between the markers '<!-- results:begin -->' and '<!-- results:end -->' is replaced,
+so the prose around it (floors, method, notes) is kept."""
+import glob
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "performance.md")
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+
+
+def table(path):
+    with open(path) as f:
+        r = json.load(f)
+    dev = r["device"]
+    floor = r["floor"]["gbytes_per_s"]
+    lines = [
+        f"### {r['suite']} on {dev['name']} ({r['resource']})",
+        "",
+        f"File `{os.path.relpath(path, ROOT)}`, commit `{r['git_sha'][:12]}`, {r['date']}. "
+        f"Copy floor measured in the same run: **{floor:.0f} GB/s** (bytes read + written).",
+        "",
+        "| op | type | implementation | back end | n | median (µs) | GB/s | fraction of copy floor |",
+        "|---|---|---|---|---:|---:|---:|---:|",
+    ]
+    for x in r["records"]:
+        lines.append(
+            f"| {x['op']} | {x['dtype']} | {x['impl']} | {x['resource']} | {x['n']} | "
+            f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | {100 * x['fraction_of_copy']:.1f} % |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    files = sorted(glob.glob(os.path.join(ROOT, "benchmarks", "results", "*.json")))
+    body = "\n".join(table(p) for p in files) if files else "_No results recorded yet._\n"
+    with open(DOC) as f:
+        doc = f.read()
+    if BEGIN not in doc or END not in doc:
+        sys.exit(f"{DOC}: markers {BEGIN} / {END} not found")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(DOC, "w") as f:
+        f.write(head + BEGIN + "\n" + body + "\n" + END + tail)
+    print(f"updated {DOC} from {len(files)} result file(s)")
+
+
+if __name__ == "__main__":
+    main()

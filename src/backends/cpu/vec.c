@@ -1,0 +1,312 @@
+/* CPU vector kernels (OpenMP). The reference every GPU kernel is tested against.
+ *
+ * Reductions split the vector into fixed chunks of GS_CPU_CHUNK entries, sum each chunk in a fixed
+ * order and add the chunk partials in index order, so results are bitwise reproducible whatever
+ * the number of threads. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../gsimpl.h"
+#include "cpuimpl.h"
+
+#define GS_CPU_CHUNK 8192
+#define GsRandomClamp_double GsRandomClampDouble
+#define GsRandomClamp_float GsRandomClampFloat
+#define OMP_FOR _Pragma("omp parallel for schedule(static)")
+/* Vectorised reductions inside a chunk: the order is fixed by the compiled code, not by threads. */
+#define SIMD_SUM(s) _Pragma(GS_STR(omp simd reduction(+ : s)))
+#define SIMD_SUM2(a, b) _Pragma(GS_STR(omp simd reduction(+ : a, b)))
+#define SIMD_MAX(m, f) _Pragma(GS_STR(omp simd reduction(max : m) reduction(| : f)))
+#define GS_STR(x) #x
+
+static GsInt nchunks(GsInt n) {
+  return (n + GS_CPU_CHUNK - 1) / GS_CPU_CHUNK;
+}
+static GsInt chunk_end(GsInt c, GsInt n) {
+  GsInt e = (c + 1) * GS_CPU_CHUNK;
+  return e < n ? e : n;
+}
+
+void GsCpuFill(GsInt n, double *x, double a) {
+  OMP_FOR
+  for (GsInt i = 0; i < n; i++)
+    x[i] = a;
+}
+
+void GsCpuCopy(GsInt n, const double *x, double *y) {
+  OMP_FOR
+  for (GsInt c = 0; c < nchunks(n); c++) {
+    GsInt lo = c * GS_CPU_CHUNK;
+    memcpy(y + lo, x + lo, (size_t)(chunk_end(c, n) - lo) * sizeof *x);
+  }
+}
+
+/* Partial sums live in a scratch array of nchunks * nvals doubles; fold them in order. */
+static int alloc_partials(GsContext ctx, GsInt n, int nvals, double **part) {
+  GsCall(GsMallocHost(ctx, (size_t)nchunks(n) * (size_t)nvals * sizeof(double), (void **)part));
+  return 0;
+}
+
+static double fold(const double *part, GsInt nc, int stride, int k) {
+  double s = 0;
+  for (GsInt c = 0; c < nc; c++)
+    s += part[c * stride + k];
+  return s;
+}
+
+static double fold_max(const double *part, GsInt nc) {
+  double s = 0;
+  for (GsInt c = 0; c < nc; c++)
+    s = part[c] > s || isnan(part[c]) ? part[c] : s;
+  return s;
+}
+
+/* Kernels for one element type T with suffix S. */
+#define GS_CPU_KERNELS(T, S)                                                                       \
+  static void set_##S(GsInt n, T *GS_RESTRICT x, double a) {                                       \
+    OMP_FOR for (GsInt i = 0; i < n; i++) x[i] = (T)a;                                             \
+  }                                                                                                \
+  static void scale_##S(GsInt n, T *GS_RESTRICT x, double a) {                                     \
+    const T ta = (T)a;                                                                             \
+    OMP_FOR for (GsInt i = 0; i < n; i++) x[i] *= ta;                                              \
+  }                                                                                                \
+  static void axpby_##S(GsInt n, double a, const T *x, double b, T *y) {                           \
+    const T ta = (T)a, tb = (T)b;                                                                  \
+    if (b == 0.0) {                                                                                \
+      OMP_FOR for (GsInt i = 0; i < n; i++) y[i] = ta * x[i];                                      \
+    } else if (b == 1.0) {                                                                         \
+      OMP_FOR for (GsInt i = 0; i < n; i++) y[i] += ta * x[i];                                     \
+    } else {                                                                                       \
+      OMP_FOR for (GsInt i = 0; i < n; i++) y[i] = ta * x[i] + tb * y[i];                          \
+    }                                                                                              \
+  }                                                                                                \
+  static void waxpy_##S(GsInt n, T *w, double a, const T *x, const T *y) {                         \
+    const T ta = (T)a;                                                                             \
+    OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = ta * x[i] + y[i];                                 \
+  }                                                                                                \
+  static void pointwise_##S(GsInt n, GsPointwiseOp op, T *w, const T *x, const T *y) {             \
+    if (op == GS_PW_MULT) {                                                                        \
+      OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = x[i] * y[i];                                    \
+    } else {                                                                                       \
+      OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = x[i] / y[i];                                    \
+    }                                                                                              \
+  }                                                                                                \
+  static void reciprocal_##S(GsInt n, T *GS_RESTRICT x) {                                          \
+    OMP_FOR for (GsInt i = 0; i < n; i++) x[i] = x[i] != (T)0 ? (T)1 / x[i] : (T)0;                \
+  }                                                                                                \
+  static void random_##S(GsInt n, T *GS_RESTRICT x, uint64_t seed, double lo, double hi) {         \
+    const double span = hi - lo;                                                                   \
+    OMP_FOR for (GsInt i = 0; i < n; i++) x[i] =                                                   \
+        GsRandomClamp_##T(lo + span * GsRandomUniform(seed, (uint64_t)i), lo, hi);                 \
+  }                                                                                                \
+  /* part[c*nv + k] = sum over chunk c of x . y[k] */                                              \
+  static void mdot_##S(GsInt n, const T *x, int nv, const void *const *y, double *part) {          \
+    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
+      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
+      for (int k = 0; k < nv; k++) {                                                               \
+        const T *yk = (const T *)y[k];                                                             \
+        double s = 0;                                                                              \
+        SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) s += (double)x[i] * yk[i];                     \
+        part[c * nv + k] = s;                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  /* part[c] = sum |x| (type 1), sum x^2 (type 2) or max |x| (inf) over chunk c */                 \
+  static void norm_##S(GsInt n, const T *x, GsNormType type, double *part) {                       \
+    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
+      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
+      double s = 0;                                                                                \
+      if (type == GS_NORM_INF) {                                                                   \
+        int nan = 0;                                                                               \
+        SIMD_MAX(s, nan) for (GsInt i = lo; i < hi; i++) {                                         \
+          double a = fabs((double)x[i]);                                                           \
+          s = a > s ? a : s;                                                                       \
+          nan |= a != a;                                                                           \
+        }                                                                                          \
+        if (nan) s = NAN;                                                                          \
+      } else if (type == GS_NORM_1) {                                                              \
+        SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) s += fabs((double)x[i]);                       \
+      } else {                                                                                     \
+        SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) s += (double)x[i] * x[i];                      \
+      }                                                                                            \
+      part[c] = s;                                                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part) {                   \
+    const T ta = (T)a;                                                                             \
+    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
+      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
+      double s = 0;                                                                                \
+      SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) {                                                \
+        T v = y[i] + ta * x[i];                                                                    \
+        y[i] = v;                                                                                  \
+        s += (double)v * v;                                                                        \
+      }                                                                                            \
+      part[c] = s;                                                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static void dot_norm2_##S(GsInt n, const T *x, const T *y, double *part) {                       \
+    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
+      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
+      double d = 0, s = 0;                                                                         \
+      SIMD_SUM2(d, s) for (GsInt i = lo; i < hi; i++) {                                            \
+        d += (double)x[i] * y[i];                                                                  \
+        s += (double)y[i] * y[i];                                                                  \
+      }                                                                                            \
+      part[2 * c] = d;                                                                             \
+      part[2 * c + 1] = s;                                                                         \
+    }                                                                                              \
+  }
+
+GS_CPU_KERNELS(double, d)
+GS_CPU_KERNELS(float, f)
+
+/* Dispatch on the element type. */
+#define DISPATCH(dt, call_d, call_f)                                                               \
+  do {                                                                                             \
+    if ((dt) == GS_DOUBLE)                                                                         \
+      call_d;                                                                                      \
+    else                                                                                           \
+      call_f;                                                                                      \
+  } while (0)
+
+static int k_set(GsContext ctx, GsDataType dt, GsInt n, void *x, double a) {
+  (void)ctx;
+  DISPATCH(dt, set_d(n, x, a), set_f(n, x, a));
+  return 0;
+}
+
+static int k_scale(GsContext ctx, GsDataType dt, GsInt n, void *x, double a) {
+  (void)ctx;
+  DISPATCH(dt, scale_d(n, x, a), scale_f(n, x, a));
+  return 0;
+}
+
+static int k_copy(GsContext ctx, GsInt n, GsDataType tx, const void *x, GsDataType ty, void *y) {
+  (void)ctx;
+  if (tx == ty) {
+    size_t es = GsDataTypeSize(tx);
+    const char *cx = x;
+    char *cy = y;
+    OMP_FOR
+    for (GsInt c = 0; c < nchunks(n); c++) {
+      GsInt lo = c * GS_CPU_CHUNK;
+      memcpy(cy + lo * es, cx + lo * es, (size_t)(chunk_end(c, n) - lo) * es);
+    }
+  } else if (tx == GS_DOUBLE) {
+    const double *dx = x;
+    float *fy = y;
+    OMP_FOR
+    for (GsInt i = 0; i < n; i++)
+      fy[i] = (float)dx[i];
+  } else {
+    const float *fx = x;
+    double *dy = y;
+    OMP_FOR
+    for (GsInt i = 0; i < n; i++)
+      dy[i] = fx[i];
+  }
+  return 0;
+}
+
+static int k_axpby(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, double b,
+                   void *y) {
+  (void)ctx;
+  DISPATCH(dt, axpby_d(n, a, x, b, y), axpby_f(n, a, x, b, y));
+  return 0;
+}
+
+static int k_waxpy(GsContext ctx, GsDataType dt, GsInt n, void *w, double a, const void *x,
+                   const void *y) {
+  (void)ctx;
+  DISPATCH(dt, waxpy_d(n, w, a, x, y), waxpy_f(n, w, a, x, y));
+  return 0;
+}
+
+static int k_pointwise(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w,
+                       const void *x, const void *y) {
+  (void)ctx;
+  DISPATCH(dt, pointwise_d(n, op, w, x, y), pointwise_f(n, op, w, x, y));
+  return 0;
+}
+
+static int k_reciprocal(GsContext ctx, GsDataType dt, GsInt n, void *x) {
+  (void)ctx;
+  DISPATCH(dt, reciprocal_d(n, x), reciprocal_f(n, x));
+  return 0;
+}
+
+static int k_set_random(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t seed, double lo,
+                        double hi) {
+  (void)ctx;
+  DISPATCH(dt, random_d(n, x, seed, lo, hi), random_f(n, x, seed, lo, hi));
+  return 0;
+}
+
+static int k_mdot(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
+                  const void *const *y, double *r) {
+  double *part;
+  GsCall(alloc_partials(ctx, n, nv, &part));
+  DISPATCH(dt, mdot_d(n, x, nv, y, part), mdot_f(n, x, nv, y, part));
+  for (int k = 0; k < nv; k++)
+    r[k] = fold(part, nchunks(n), nv, k);
+  free(part);
+  return 0;
+}
+
+static int k_dot(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y, double *r) {
+  GsCall(k_mdot(ctx, dt, n, x, 1, &y, r));
+  return 0;
+}
+
+static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type,
+                  double *r) {
+  double *part;
+  GsCall(alloc_partials(ctx, n, 1, &part));
+  DISPATCH(dt, norm_d(n, x, type, part), norm_f(n, x, type, part));
+  if (type == GS_NORM_INF)
+    *r = fold_max(part, nchunks(n));
+  else
+    *r = fold(part, nchunks(n), 1, 0);
+  if (type == GS_NORM_2) *r = sqrt(*r);
+  free(part);
+  return 0;
+}
+
+static int k_axpy_norm(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, void *y,
+                       double *nrm) {
+  double *part;
+  GsCall(alloc_partials(ctx, n, 1, &part));
+  DISPATCH(dt, axpy_norm_d(n, a, x, y, part), axpy_norm_f(n, a, x, y, part));
+  *nrm = sqrt(fold(part, nchunks(n), 1, 0));
+  free(part);
+  return 0;
+}
+
+static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
+                       double *dot, double *nrm2) {
+  double *part;
+  GsCall(alloc_partials(ctx, n, 2, &part));
+  DISPATCH(dt, dot_norm2_d(n, x, y, part), dot_norm2_f(n, x, y, part));
+  *dot = fold(part, nchunks(n), 2, 0);
+  *nrm2 = fold(part, nchunks(n), 2, 1);
+  free(part);
+  return 0;
+}
+
+void GsCpuFillVecKernels(GsVecKernels *k) {
+  k->set = k_set;
+  k->scale = k_scale;
+  k->copy = k_copy;
+  k->axpby = k_axpby;
+  k->waxpy = k_waxpy;
+  k->pointwise = k_pointwise;
+  k->reciprocal = k_reciprocal;
+  k->dot = k_dot;
+  k->mdot = k_mdot;
+  k->norm = k_norm;
+  k->axpy_norm = k_axpy_norm;
+  k->dot_norm2 = k_dot_norm2;
+  k->set_random = k_set_random;
+}

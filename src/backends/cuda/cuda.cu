@@ -1,0 +1,346 @@
+/* The CUDA back end: device selection, per-context stream and scratch, memory, transfers, timers.
+ * The vector kernels are in vec.cu. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudaimpl.h"
+
+/* Reduction results held without regrowing (mdot over more vectors grows the buffers). */
+#define GS_CUDA_RESULT_CAP 64
+
+static int GsCudaDeviceCount(int *count) {
+  int n = 0;
+  /* No device or no (new enough) driver is an answer, not an error: the caller falls back to the
+   * CPU. The failed call leaves its error in the runtime's last-error slot; clear it. */
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 0;
+  }
+  *count = n;
+  return 0;
+}
+
+static void GsKeepFirst(cudaError_t *first, cudaError_t e) {
+  if (e != cudaSuccess && *first == cudaSuccess) *first = e;
+}
+
+/* Release everything in cc that was created, whatever stage set-up reached; returns the first
+ * error met (and still releases the rest). Raises nothing, so that it can run while an error from
+ * set-up is being reported. */
+static cudaError_t GsCudaFreeState(GsCudaContext *cc) {
+  cudaError_t first = cudaSuccess;
+  if (cc->stream) GsKeepFirst(&first, cudaStreamSynchronize(cc->stream));
+  if (cc->partials) GsKeepFirst(&first, cudaFree(cc->partials));
+  if (cc->counter) GsKeepFirst(&first, cudaFree(cc->counter));
+  if (cc->results) GsKeepFirst(&first, cudaFree(cc->results));
+  if (cc->results_host) GsKeepFirst(&first, cudaFreeHost(cc->results_host));
+  if (cc->stream) GsKeepFirst(&first, cudaStreamDestroy(cc->stream));
+  cc->partials = NULL;
+  cc->counter = NULL;
+  cc->results = NULL;
+  cc->results_host = NULL;
+  cc->stream = NULL;
+  if (first != cudaSuccess) (void)cudaGetLastError();
+  return first;
+}
+
+/* Everything of init after the device number is checked; on failure cc holds what was made. */
+static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
+  const int dev = cc->device;
+  int l2 = 0;
+  GsCallCuda(ctx, cudaSetDevice(dev));
+  GsCallCuda(ctx, cudaDeviceGetAttribute(&cc->sm_count, cudaDevAttrMultiProcessorCount, dev));
+  GsCallCuda(ctx, cudaDeviceGetAttribute(&cc->max_threads_per_sm,
+                                         cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  GsCallCuda(ctx, cudaDeviceGetAttribute(&cc->cc_major, cudaDevAttrComputeCapabilityMajor, dev));
+  GsCallCuda(ctx, cudaDeviceGetAttribute(&cc->cc_minor, cudaDevAttrComputeCapabilityMinor, dev));
+  GsCallCuda(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  cc->l2_bytes = (size_t)l2;
+  cc->launch_blocks = cc->sm_count * GS_CUDA_BLOCKS_PER_SM;
+  GsCheck(cc->launch_blocks > 0, ctx, GS_ERR_CUDA, "CUDA device %d reports %d multiprocessors", dev,
+          cc->sm_count);
+
+  GsCallCuda(ctx, cudaStreamCreateWithFlags(&cc->stream, cudaStreamNonBlocking));
+  GsCallCuda(ctx, cudaMalloc((void **)&cc->partials,
+                             (size_t)GS_CUDA_MAX_NV * (size_t)cc->launch_blocks * sizeof(double)));
+  GsCallCuda(ctx, cudaMalloc((void **)&cc->counter, sizeof(unsigned int)));
+  GsCallCuda(ctx, cudaMalloc((void **)&cc->results, GS_CUDA_RESULT_CAP * sizeof(double)));
+  GsCallCuda(ctx, cudaMallocHost((void **)&cc->results_host, GS_CUDA_RESULT_CAP * sizeof(double)));
+  cc->result_cap = GS_CUDA_RESULT_CAP;
+  /* The last-block pattern needs the counter at 0 before the first reduction. */
+  GsCallCuda(ctx, cudaMemsetAsync(cc->counter, 0, sizeof(unsigned int), cc->stream));
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  return 0;
+}
+
+static int GsCudaInit(GsContext ctx, int device) {
+  GsCudaContext *cc = NULL;
+  int count = 0, ierr;
+  const cudaError_t cerr = cudaGetDeviceCount(&count);
+  if (cerr != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  if (device < 0) device = 0;
+  GsCheck(device < count, ctx, GS_ERR_NO_DEVICE,
+          "CUDA device %d requested, but %d CUDA device%s visible%s%s%s", device, count,
+          count == 1 ? " is" : "s are", cerr != cudaSuccess ? " (" : "",
+          cerr != cudaSuccess ? cudaGetErrorString(cerr) : "", cerr != cudaSuccess ? ")" : "");
+  GsCall(GsMallocHost(ctx, sizeof *cc, (void **)&cc));
+  cc->device = device;
+  ctx->bdata = cc;
+  ierr = GsCudaSetUp(ctx, cc);
+  if (ierr) {
+    /* Leave nothing behind; the error raised by set-up is the one to report. */
+    (void)GsCudaFreeState(cc);
+    free(cc);
+    ctx->bdata = NULL;
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+static int GsCudaDestroy(GsContext ctx) {
+  GsCudaContext *cc = (GsCudaContext *)ctx->bdata;
+  cudaError_t err;
+  if (!cc) return 0;
+  ctx->bdata = NULL;
+  /* The device may not be current in this thread; a failure here surfaces in FreeState. */
+  if (cudaSetDevice(cc->device) != cudaSuccess) (void)cudaGetLastError();
+  err = GsCudaFreeState(cc);
+  free(cc);
+  if (err != cudaSuccess) return GsCudaRaise(ctx, err, "releasing the CUDA context state");
+  return 0;
+}
+
+static int GsCudaDeviceInfo(GsContext ctx, GsDeviceInfo *info) {
+  GsCudaContext *cc = NULL;
+  struct cudaDeviceProp prop;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaGetDeviceProperties(&prop, cc->device));
+  memset(info, 0, sizeof *info);
+  snprintf(info->name, sizeof info->name, "%s", prop.name);
+  info->device_id = cc->device;
+  info->compute_major = prop.major;
+  info->compute_minor = prop.minor;
+  info->multiprocessors = prop.multiProcessorCount;
+  info->total_memory = prop.totalGlobalMem;
+  info->l2_cache = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : 0;
+  return 0;
+}
+
+static int GsCudaSynchronize(GsContext ctx) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  return 0;
+}
+
+/* Running out of memory is GS_ERR_MEMORY (the user can act on it); anything else stays a CUDA
+ * error. Either way the error is cleared from the runtime so later checks do not see it again. */
+#define GsCudaAllocFailure(ctx, err, what, bytes)                                                  \
+  ((void)cudaGetLastError(),                                                                       \
+   (err) == cudaErrorMemoryAllocation                                                              \
+       ? GsError((ctx), GS_ERR_MEMORY, "%s of %zu bytes failed: %s", (what), (size_t)(bytes),      \
+                 cudaGetErrorString(err))                                                          \
+       : GsError((ctx), GS_ERR_CUDA, "%s of %zu bytes failed: %s (%s)", (what), (size_t)(bytes),   \
+                 cudaGetErrorName(err), cudaGetErrorString(err)))
+
+static int GsCudaMemAlloc(GsContext ctx, size_t bytes, void **p) {
+  GsCudaContext *cc = NULL;
+  cudaError_t err;
+  *p = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  err = cudaMalloc(p, bytes);
+  if (err != cudaSuccess) {
+    *p = NULL;
+    return GsCudaAllocFailure(ctx, err, "cudaMalloc", bytes);
+  }
+  return 0;
+}
+
+static int GsCudaMemFree(GsContext ctx, void *p) {
+  GsCudaContext *cc = NULL;
+  if (!p) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaFree(p));
+  return 0;
+}
+
+static int GsCudaHostAlloc(GsContext ctx, size_t bytes, void **p) {
+  GsCudaContext *cc = NULL;
+  cudaError_t err;
+  *p = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  err = cudaMallocHost(p, bytes);
+  if (err != cudaSuccess) {
+    *p = NULL;
+    return GsCudaAllocFailure(ctx, err, "cudaMallocHost", bytes);
+  }
+  return 0;
+}
+
+static int GsCudaHostFree(GsContext ctx, void *p) {
+  GsCudaContext *cc = NULL;
+  if (!p) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaFreeHost(p));
+  return 0;
+}
+
+static int GsCudaMemcpy(GsContext ctx, void *dst, GsMemType dmem, const void *src, GsMemType smem,
+                        size_t bytes) {
+  GsCudaContext *cc = NULL;
+  enum cudaMemcpyKind kind;
+  if (!bytes) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  if (smem == GS_MEM_HOST)
+    kind = dmem == GS_MEM_HOST ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice;
+  else
+    kind = dmem == GS_MEM_HOST ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+  GsCallCuda(ctx, cudaMemcpyAsync(dst, src, bytes, kind, cc->stream));
+  /* The contract is "dst ready for the host": wait for the copy (and the work queued before it). */
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  return 0;
+}
+
+static int GsCompareDouble(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median over `repeats` device-to-device copies of `bytes`, timed with events on the context's
+ * stream; read plus write bytes per second. */
+static int GsCudaCopyBandwidth(GsContext ctx, size_t bytes, int repeats, double *gbytes_per_s) {
+  GsCudaContext *cc = NULL;
+  void *a = NULL, *b = NULL;
+  double *t = NULL;
+  cudaEvent_t start = NULL, stop = NULL;
+  int ierr = 0;
+  GsCheck(bytes > 0, ctx, GS_ERR_ARG_OUTOFRANGE, "copy benchmark needs a positive size");
+  GsCheck(repeats > 0, ctx, GS_ERR_ARG_OUTOFRANGE, "copy benchmark needs repeats > 0, not %d",
+          repeats);
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCall(GsMallocHost(ctx, (size_t)repeats * sizeof *t, (void **)&t));
+  ierr = GsCudaMemAlloc(ctx, bytes, &a);
+  if (!ierr) ierr = GsCudaMemAlloc(ctx, bytes, &b);
+  if (ierr) {
+    ierr = GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+    goto done;
+  }
+  GsCallCudaGoto(ctx, ierr, done, cudaEventCreate(&start));
+  GsCallCudaGoto(ctx, ierr, done, cudaEventCreate(&stop));
+  /* Warm-up: first-touch page mapping and clocks. */
+  GsCallCudaGoto(ctx, ierr, done,
+                 cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, cc->stream));
+  for (int r = 0; r < repeats; r++) {
+    float ms = 0.0f;
+    GsCallCudaGoto(ctx, ierr, done, cudaEventRecord(start, cc->stream));
+    GsCallCudaGoto(ctx, ierr, done,
+                   cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, cc->stream));
+    GsCallCudaGoto(ctx, ierr, done, cudaEventRecord(stop, cc->stream));
+    GsCallCudaGoto(ctx, ierr, done, cudaEventSynchronize(stop));
+    GsCallCudaGoto(ctx, ierr, done, cudaEventElapsedTime(&ms, start, stop));
+    t[r] = 1e-3 * (double)ms;
+  }
+  qsort(t, (size_t)repeats, sizeof *t, GsCompareDouble);
+  {
+    const double med = repeats % 2 ? t[repeats / 2] : 0.5 * (t[repeats / 2 - 1] + t[repeats / 2]);
+    *gbytes_per_s = med > 0.0 ? 2.0 * (double)bytes / med / 1e9 : 0.0;
+  }
+done:
+  /* Release quietly: an error raised above must not be overwritten by a cleanup failure. */
+  if (start) (void)cudaEventDestroy(start);
+  if (stop) (void)cudaEventDestroy(stop);
+  if (a) (void)cudaFree(a);
+  if (b) (void)cudaFree(b);
+  free(t);
+  return ierr;
+}
+
+/* ---- Timers for the event log ---------------------------------------------------------------- */
+
+typedef struct {
+  cudaEvent_t start, stop;
+} GsCudaTimer;
+
+static int GsCudaTimerCreate(GsContext ctx, void **timer) {
+  GsCudaContext *cc = NULL;
+  GsCudaTimer *tm;
+  cudaError_t err;
+  *timer = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCall(GsMallocHost(ctx, sizeof *tm, (void **)&tm));
+  err = cudaEventCreate(&tm->start);
+  if (err == cudaSuccess) {
+    err = cudaEventCreate(&tm->stop);
+    if (err != cudaSuccess) (void)cudaEventDestroy(tm->start);
+  }
+  if (err != cudaSuccess) {
+    free(tm);
+    (void)cudaGetLastError();
+    return GsCudaRaise(ctx, err, "cudaEventCreate");
+  }
+  *timer = tm;
+  return 0;
+}
+
+/* Needs no current device (an event knows its own), and runs after destroy when the context is
+ * torn down, so it does not touch ctx->bdata. */
+static int GsCudaTimerDestroy(GsContext ctx, void *timer) {
+  GsCudaTimer *tm = (GsCudaTimer *)timer;
+  cudaError_t err, err2;
+  if (!tm) return 0;
+  err = cudaEventDestroy(tm->start);
+  err2 = cudaEventDestroy(tm->stop);
+  free(tm);
+  if (err == cudaSuccess) err = err2;
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return GsCudaRaise(ctx, err, "cudaEventDestroy");
+  }
+  return 0;
+}
+
+static int GsCudaTimerBegin(GsContext ctx, void *timer) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaEventRecord(((GsCudaTimer *)timer)->start, cc->stream));
+  return 0;
+}
+
+static int GsCudaTimerEnd(GsContext ctx, void *timer, double *seconds) {
+  GsCudaContext *cc = NULL;
+  GsCudaTimer *tm = (GsCudaTimer *)timer;
+  float ms = 0.0f;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaEventRecord(tm->stop, cc->stream));
+  GsCallCuda(ctx, cudaEventSynchronize(tm->stop));
+  GsCallCuda(ctx, cudaEventElapsedTime(&ms, tm->start, tm->stop));
+  *seconds += 1e-3 * (double)ms;
+  return 0;
+}
+
+extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
+  memset(ops, 0, sizeof *ops);
+  ops->family = "/gpu/cuda";
+  ops->compiled = 1;
+  ops->mem = GS_MEM_DEVICE;
+  ops->device_count = GsCudaDeviceCount;
+  ops->init = GsCudaInit;
+  ops->destroy = GsCudaDestroy;
+  ops->device_info = GsCudaDeviceInfo;
+  ops->synchronize = GsCudaSynchronize;
+  ops->mem_alloc = GsCudaMemAlloc;
+  ops->mem_free = GsCudaMemFree;
+  ops->host_alloc = GsCudaHostAlloc;
+  ops->host_free = GsCudaHostFree;
+  ops->memcpy = GsCudaMemcpy;
+  ops->copy_bandwidth = GsCudaCopyBandwidth;
+  ops->timer_create = GsCudaTimerCreate;
+  ops->timer_destroy = GsCudaTimerDestroy;
+  ops->timer_begin = GsCudaTimerBegin;
+  ops->timer_end = GsCudaTimerEnd;
+  GsCudaFillVecKernels(&ops->vec);
+}

@@ -1,0 +1,114 @@
+/* Private declarations of the CUDA back end; included only from the .cu files of this folder. */
+#ifndef GPUSOLVE_CUDAIMPL_H
+#define GPUSOLVE_CUDAIMPL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "../../gsimpl.h"
+
+/* ---- Launch shape ---------------------------------------------------------------------------- */
+
+/* Every streaming and reduction kernel runs GS_CUDA_THREADS threads per block and is declared
+ * __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM), which caps its registers so that this
+ * many blocks are resident on one SM at once. Launching at most launch_blocks = SMs *
+ * GS_CUDA_BLOCKS_PER_SM blocks therefore gives one balanced wave whose threads stride over the
+ * vector: no tail wave, and a fixed grid for reductions (which makes them reproducible). Each
+ * thread keeps about 64 bytes of loads in flight (16-byte loads, unrolled), i.e. 64 KiB per SM,
+ * well above what latency x bandwidth asks of an H100/H200 SM (~32 KiB). (mdot over 4 to 8
+ * vectors needs more registers and runs 2 blocks per SM; see vec.cu.) */
+#define GS_CUDA_THREADS 256
+#define GS_CUDA_WARPS (GS_CUDA_THREADS / 32)
+#define GS_CUDA_BLOCKS_PER_SM 4
+/* Most values one reduction kernel produces (an mdot group). */
+#define GS_CUDA_MAX_NV 8
+
+/* Per-context state, kept in ctx->bdata. */
+typedef struct {
+  int device;
+  cudaStream_t stream; /* created non-blocking: no implicit sync with the legacy default stream */
+  int sm_count, max_threads_per_sm, cc_major, cc_minor;
+  size_t l2_bytes;
+  int launch_blocks; /* grid size cap of every vector kernel (see above) */
+  /* Reductions: each block writes its partials to `partials` (GS_CUDA_MAX_NV * launch_blocks
+   * doubles, value-major), the last block to finish (counted in `counter`, which it leaves at 0)
+   * folds them into `results`, and the host reads `results` through the pinned `results_host`. */
+  double *partials;
+  unsigned int *counter;
+  double *results;
+  double *results_host;
+  int result_cap; /* entries in results and results_host */
+} GsCudaContext;
+
+/* ---- Error handling -------------------------------------------------------------------------- */
+
+/* Raise GS_ERR_CUDA for status err, naming what failed. Evaluates to the error code. */
+#define GsCudaRaise(ctx, err, what)                                                                \
+  GsErrorRaise((ctx), GS_ERR_CUDA, __FILE__, __LINE__, __func__, "%s (%s) from %s",                \
+               cudaGetErrorName(err), cudaGetErrorString(err), (what))
+
+/* Return GS_ERR_CUDA from the calling function when a runtime call fails. A non-sticky error is
+ * also cleared from the runtime's last-error slot, so that a later launch check does not report it
+ * a second time against an innocent kernel. */
+#define GsCallCuda(ctx, expr)                                                                      \
+  do {                                                                                             \
+    const cudaError_t gs_cerr_ = (expr);                                                           \
+    if (gs_cerr_ != cudaSuccess) {                                                                 \
+      (void)cudaGetLastError();                                                                    \
+      return GsCudaRaise((ctx), gs_cerr_, #expr);                                                  \
+    }                                                                                              \
+  } while (0)
+
+/* As GsCallCuda, for functions that must release resources: set ierr and jump to label. */
+#define GsCallCudaGoto(ctx, ierr, label, expr)                                                     \
+  do {                                                                                             \
+    const cudaError_t gs_cerr_ = (expr);                                                           \
+    if (gs_cerr_ != cudaSuccess) {                                                                 \
+      (void)cudaGetLastError();                                                                    \
+      (ierr) = GsCudaRaise((ctx), gs_cerr_, #expr);                                                \
+      goto label;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+/* Return GS_ERR_CUBLAS when a cuBLAS call fails, keeping cuBLAS's name and text for the status. */
+#define GsCallCublas(ctx, expr)                                                                    \
+  do {                                                                                             \
+    const cublasStatus_t gs_berr_ = (expr);                                                        \
+    if (gs_berr_ != CUBLAS_STATUS_SUCCESS)                                                         \
+      return GsErrorRaise((ctx), GS_ERR_CUBLAS, __FILE__, __LINE__, __func__, "%s (%s) from %s",   \
+                          cublasGetStatusName(gs_berr_), cublasGetStatusString(gs_berr_), #expr);  \
+  } while (0)
+
+/* Check a kernel launch just made (bad configuration, missing image for this GPU, or a sticky
+ * error left by earlier work); `kernel` names it in the message. */
+#define GsCheckLaunchCuda(ctx, kernel)                                                             \
+  do {                                                                                             \
+    const cudaError_t gs_lerr_ = cudaGetLastError();                                               \
+    if (gs_lerr_ != cudaSuccess)                                                                   \
+      return GsErrorRaise((ctx), GS_ERR_CUDA, __FILE__, __LINE__, __func__,                        \
+                          "%s (%s) from launching kernel %s", cudaGetErrorName(gs_lerr_),          \
+                          cudaGetErrorString(gs_lerr_), (kernel));                                 \
+  } while (0)
+
+/* The context's CUDA state, with its device made current for this host thread: two contexts on
+ * different devices may be used from one thread. */
+static inline int GsCudaBegin(GsContext ctx, GsCudaContext **cc) {
+  GsCudaContext *c = (GsCudaContext *)ctx->bdata;
+  int cur = -1;
+  GsCheck(c != NULL, ctx, GS_ERR_WRONG_STATE, "the CUDA back end of this context is not set up");
+  GsCallCuda(ctx, cudaGetDevice(&cur));
+  if (cur != c->device) GsCallCuda(ctx, cudaSetDevice(c->device));
+  *cc = c;
+  return 0;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Fill the vector kernel table (vec.cu). */
+GS_INTERN void GsCudaFillVecKernels(GsVecKernels *k);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

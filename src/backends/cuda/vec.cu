@@ -1,0 +1,732 @@
+/* CUDA vector kernels.
+ *
+ * Floors: the fewest bytes each operation must move per entry, d = 8 (double) or 4 (float). The
+ * time floor is n * bytes / (measured device-to-device copy bandwidth, ~4.26 TB/s on the H200).
+ *   set                 d      write x
+ *   scale               2d     read x, write x
+ *   copy                2d     same type (cudaMemcpyAsync); 12 bytes double <-> float
+ *   axpby               3d     read x and y, write y; 2d when beta == 0 (y is not read)
+ *   waxpy               3d     read x and y, write w
+ *   pointwise mult/div  3d     read x and y, write w
+ *   reciprocal          2d     read x, write x
+ *   dot                 2d     read x and y
+ *   mdot                (nv + g) d, g = ceil(nv / 8): x is read once per group of 8 y vectors
+ *   norm 1, 2, inf      d      read x
+ *   axpy_norm           3d     read x and y, write y
+ *   dot_norm2           2d     read x and y
+ *   set_random          d      write x (plus ~25 integer operations per entry for the hash)
+ *
+ * How they reach the floor:
+ * - One wave of launch_blocks = SMs * GS_CUDA_BLOCKS_PER_SM blocks of GS_CUDA_THREADS threads
+ *   (see cudaimpl.h) strides over the vector with 64-bit indices.
+ * - When every array involved is 16-byte aligned (always so for cudaMalloc'd vectors), entries
+ *   move as 16-byte packs (double2 / float4); the n % W entries past the last pack are a scalar
+ *   tail. An array wrapped by the user at an odd offset takes a scalar (W = 1) instance of the
+ *   same kernel.
+ * - Each thread issues all loads of U packs before using any, so several loads are in flight.
+ * - A reduction is one kernel: per-thread accumulation in double, warp shuffles, then shared
+ *   memory; each block writes its partials, and the last block to finish (threadfence +
+ *   atomicInc) folds them in block order. The grid depends only on n and the device, and every
+ *   sum is taken in a fixed order, so results are bitwise reproducible whether or not
+ *   ctx->deterministic is set. The fold costs one block reading a few thousand doubles, so
+ *   atomics would gain nothing.
+ *
+ * Element-wise operations compute in the element type, with the scalars rounded to it, as the CPU
+ * back end does; reductions convert each entry to double first. Kernels are written once as macros
+ * over (element type, pack width) and stamped out for double, float and their scalar fallbacks
+ * (the code base is C-style; no templates). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cudaimpl.h"
+
+/* ---- Packs ----------------------------------------------------------------------------------- */
+
+/* W consecutive entries moved by one load or store; .e names the entries. */
+typedef union {
+  double v;
+  double e[1];
+} GsPack_double_1;
+typedef union {
+  double2 v;
+  double e[2];
+} GsPack_double_2;
+typedef union {
+  float v;
+  float e[1];
+} GsPack_float_1;
+typedef union {
+  float2 v;
+  float e[2];
+} GsPack_float_2;
+typedef union {
+  float4 v;
+  float e[4];
+} GsPack_float_4;
+
+#define GS_TID ((GsInt)blockIdx.x * blockDim.x + threadIdx.x)
+#define GS_STRIDE ((GsInt)gridDim.x * blockDim.x)
+
+/* Packs per thread per loop trip: 64 bytes of loads in flight for vector packs (4 packs of one
+ * input, or 2 packs each of two inputs); twice as many trips for scalar fallbacks. */
+#define GS_UNROLL(nin, w) (((nin) >= 2 ? 2 : 4) * ((w) == 1 ? 2 : 1))
+
+static int GsAligned16(const void *p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
+
+/* ---- Streaming (element-wise) kernels -------------------------------------------------------- */
+
+/* GS_IF(1, code) is code and GS_IF(0, code) is nothing. Kernel macros use it to leave out every
+ * line that touches an input (or output) the kernel being stamped out does not have, so no instance
+ * declares a variable it never uses or reads an array it was not given. */
+#define GS_IF(flag, ...) GS_IF_(flag, __VA_ARGS__)
+#define GS_IF_(flag, ...) GS_IF_##flag(__VA_ARGS__)
+#define GS_IF_0(...)
+#define GS_IF_1(...) __VA_ARGS__
+
+typedef struct {
+  const void *x, *y; /* inputs, read by kernels that have them */
+  void *w;           /* output */
+  double s0, s1, s2; /* scalars */
+  uint64_t seed;
+} GsStreamArgs;
+
+typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
+
+/* Kernel NAME: w[i] = OP(TI, a, x[i], y[i], i) for i < n, reading TI and writing TO in packs of W
+ * entries. HX, HY (0 or 1) say whether the kernel has the inputs x and y; OP is a macro that gets
+ * the element type, the arguments, the inputs (empty when absent) and the entry index. */
+#define GS_DEFINE_STREAM(NAME, TI, TO, W, HX, HY, OP)                                              \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
+      NAME(GsInt n, GsStreamArgs a) {                                                              \
+    enum { U = GS_UNROLL(HX + HY, W) };                                                            \
+    GS_IF(HX, const GsPack_##TI##_##W *xp = (const GsPack_##TI##_##W *)a.x;)                       \
+    GS_IF(HY, const GsPack_##TI##_##W *yp = (const GsPack_##TI##_##W *)a.y;)                       \
+    GsPack_##TO##_##W *wp = (GsPack_##TO##_##W *)a.w;                                              \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+      GS_IF(HX, GsPack_##TI##_##W px[U];)                                                          \
+      GS_IF(HY, GsPack_##TI##_##W py[U];)                                                          \
+      /* All loads of the trip first, so that they are in flight together. */                      \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          GS_IF(HX, px[u].v = xp[i].v;)                                                            \
+          GS_IF(HY, py[u].v = yp[i].v;)                                                            \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          GsPack_##TO##_##W pw;                                                                    \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) pw.e[c] =                                \
+              (TO)OP(TI, a, GS_IF(HX, px[u].e[c]), GS_IF(HY, py[u].e[c]), i * (W) + c);            \
+          wp[i].v = pw.v;                                                                          \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if ((W) > 1) { /* the n % W entries after the last pack */                                     \
+      GS_IF(HX, const TI *xs = (const TI *)a.x;)                                                   \
+      GS_IF(HY, const TI *ys = (const TI *)a.y;)                                                   \
+      TO *ws = (TO *)a.w;                                                                          \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride)                                        \
+        ws[i] = (TO)OP(TI, a, GS_IF(HX, xs[i]), GS_IF(HY, ys[i]), i);                              \
+    }                                                                                              \
+  }
+
+/* Instances for double and float, vector and scalar, and the table [dt][aligned] of them. */
+#define GS_DEFINE_STREAM_ALL(NAME, HX, HY, OP)                                                     \
+  GS_DEFINE_STREAM(NAME##_double_1, double, double, 1, HX, HY, OP)                                 \
+  GS_DEFINE_STREAM(NAME##_double_2, double, double, 2, HX, HY, OP)                                 \
+  GS_DEFINE_STREAM(NAME##_float_1, float, float, 1, HX, HY, OP)                                    \
+  GS_DEFINE_STREAM(NAME##_float_4, float, float, 4, HX, HY, OP)                                    \
+  static const GsStreamKernel NAME[2][2] = {{NAME##_double_1, NAME##_double_2},                    \
+                                            {NAME##_float_1, NAME##_float_4}};
+
+/* The operations, computed in the element type T like the CPU back end. */
+#define GS_OP_SET(T, a, x, y, i) ((T)(a).s0)
+#define GS_OP_AX(T, a, x, y, i) ((T)(a).s0 * (x))
+#define GS_OP_AXPBY(T, a, x, y, i) ((T)(a).s0 * (x) + (T)(a).s1 * (y))
+#define GS_OP_MULT(T, a, x, y, i) ((x) * (y))
+#define GS_OP_DIVIDE(T, a, x, y, i) ((x) / (y))
+#define GS_OP_RECIPROCAL(T, a, x, y, i) ((x) != (T)0 ? (T)1 / (x) : (T)0)
+#define GS_OP_CONVERT(T, a, x, y, i) (x)
+/* lo + (hi - lo) u with s0 = lo, s1 = hi - lo, in double and rounded after each operation (no fused
+ * multiply-add), so that the values are the CPU back end's, bit for bit. */
+#define GS_OP_RANDOM(T, a, x, y, i)                                                                \
+  GsRandomClamp_##T(                                                                               \
+      __dadd_rn((a).s0, __dmul_rn((a).s1, GsRandomUniform((a).seed, (uint64_t)(i)))), (a).s0,      \
+      (a).s2)
+#define GsRandomClamp_double GsRandomClampDouble
+#define GsRandomClamp_float GsRandomClampFloat
+
+GS_DEFINE_STREAM_ALL(gs_k_set, 0, 0, GS_OP_SET)
+GS_DEFINE_STREAM_ALL(gs_k_ax, 1, 0, GS_OP_AX)
+GS_DEFINE_STREAM_ALL(gs_k_axpby, 1, 1, GS_OP_AXPBY)
+GS_DEFINE_STREAM_ALL(gs_k_mult, 1, 1, GS_OP_MULT)
+GS_DEFINE_STREAM_ALL(gs_k_divide, 1, 1, GS_OP_DIVIDE)
+GS_DEFINE_STREAM_ALL(gs_k_reciprocal, 1, 0, GS_OP_RECIPROCAL)
+GS_DEFINE_STREAM_ALL(gs_k_random, 0, 0, GS_OP_RANDOM)
+
+/* Conversions move 2 entries per pack: a double2 load with a float2 store, or the reverse. */
+GS_DEFINE_STREAM(gs_k_d2f_1, double, float, 1, 1, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_d2f_2, double, float, 2, 1, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_f2d_1, float, double, 1, 1, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_f2d_2, float, double, 2, 1, 0, GS_OP_CONVERT)
+/* [tx][aligned] */
+static const GsStreamKernel gs_k_convert[2][2] = {{gs_k_d2f_1, gs_k_d2f_2},
+                                                  {gs_k_f2d_1, gs_k_f2d_2}};
+
+/* ---- Reductions ------------------------------------------------------------------------------ */
+
+typedef struct {
+  const void *x;
+  const void *y[GS_CUDA_MAX_NV];
+  void *w; /* output of axpy_norm (= y[0]) */
+  double alpha;
+  double *partials;
+  unsigned int *counter;
+  double *result;
+} GsReduceArgs;
+
+typedef void (*GsReduceKernel)(GsInt, GsReduceArgs);
+
+/* Max that keeps a NaN from either side, as the CPU's fold does: a NaN shows in the inf-norm. */
+static __device__ __forceinline__ double GsMaxNan(double a, double b) {
+  return (b > a || b != b) ? b : a;
+}
+
+static __device__ __forceinline__ double GsCombine(double a, double b, int is_max) {
+  return is_max ? GsMaxNan(a, b) : a + b;
+}
+
+/* Reduce v[0..nv-1] over the block; thread 0 ends with the results. 0 is the identity of both the
+ * sum and the max (of absolute values). sh is reused: callers separate two calls by a barrier. */
+static __device__ __forceinline__ void GsBlockReduce(double *v, int nv, int is_max,
+                                                     double (*sh)[GS_CUDA_WARPS]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+    if (k < nv) {
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1)
+        v[k] = GsCombine(v[k], __shfl_down_sync(0xffffffffu, v[k], off), is_max);
+      if (lane == 0) sh[k][warp] = v[k];
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+      if (k < nv) {
+        v[k] = lane < GS_CUDA_WARPS ? sh[k][lane] : 0.0;
+#pragma unroll
+        for (int off = GS_CUDA_WARPS / 2; off > 0; off >>= 1)
+          v[k] = GsCombine(v[k], __shfl_down_sync(0xffffffffu, v[k], off), is_max);
+      }
+    }
+  }
+}
+
+/* End of every reduction kernel: reduce acc over the block, publish the block's partials, and let
+ * the last block to arrive fold all partials (in block order) into result[0..nv-1]. */
+static __device__ __forceinline__ void GsReduceFinish(double *acc, int nv, int is_max,
+                                                      double *partials, unsigned int *counter,
+                                                      double *result) {
+  __shared__ double sh[GS_CUDA_MAX_NV][GS_CUDA_WARPS];
+  __shared__ int last;
+  const unsigned int nb = gridDim.x;
+  GsBlockReduce(acc, nv, is_max, sh);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++)
+      if (k < nv) partials[(size_t)k * nb + blockIdx.x] = acc[k];
+    /* Publish the partials before counting this block as done. atomicInc wraps to 0 after the
+     * last block, so the counter is ready for the next reduction on this context's stream. */
+    __threadfence();
+    last = atomicInc(counter, nb - 1) == nb - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+#pragma unroll
+  for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+    if (k < nv) {
+      double s = 0.0;
+      /* __ldcg reads L2, where the other blocks' partials are, never a stale L1 line. */
+      for (unsigned int b = threadIdx.x; b < nb; b += blockDim.x)
+        s = GsCombine(s, __ldcg(partials + (size_t)k * nb + b), is_max);
+      acc[k] = s;
+    }
+  }
+  GsBlockReduce(acc, nv, is_max, sh);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++)
+      if (k < nv) result[k] = acc[k];
+  }
+}
+
+/* Kernel NAME: input x (= a.x) and, when HY, y (= a.y[0]); NACC accumulators updated for each entry
+ * by the macro ELEM(T, a, acc, x, y, out). When STORE, ELEM also sets `out` (type T), which is
+ * written to a.w at the entry's position. ISMAX: combine threads' values by max instead of sum. */
+#define GS_DEFINE_REDUCE(NAME, T, W, HY, NACC, STORE, ISMAX, ELEM)                                 \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
+      NAME(GsInt n, GsReduceArgs a) {                                                              \
+    enum { U = GS_UNROLL(1 + HY, W) };                                                             \
+    const GsPack_##T##_##W *xp = (const GsPack_##T##_##W *)a.x;                                    \
+    GS_IF(HY, const GsPack_##T##_##W *yp = (const GsPack_##T##_##W *)a.y[0];)                      \
+    GS_IF(STORE, GsPack_##T##_##W *wp = (GsPack_##T##_##W *)a.w;)                                  \
+    double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+      GsPack_##T##_##W px[U];                                                                      \
+      GS_IF(HY, GsPack_##T##_##W py[U];)                                                           \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          px[u].v = xp[i].v;                                                                       \
+          GS_IF(HY, py[u].v = yp[i].v;)                                                            \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          GS_IF(STORE, GsPack_##T##_##W pw;)                                                       \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) {                                        \
+            GS_IF(STORE, T out;)                                                                   \
+            ELEM(T, a, acc, px[u].e[c], GS_IF(HY, py[u].e[c]), out);                               \
+            GS_IF(STORE, pw.e[c] = out;)                                                           \
+          }                                                                                        \
+          GS_IF(STORE, wp[i].v = pw.v;)                                                            \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if ((W) > 1) {                                                                                 \
+      const T *xs = (const T *)a.x;                                                                \
+      GS_IF(HY, const T *ys = (const T *)a.y[0];)                                                  \
+      GS_IF(STORE, T *ws = (T *)a.w;)                                                              \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+        GS_IF(STORE, T out;)                                                                       \
+        ELEM(T, a, acc, xs[i], GS_IF(HY, ys[i]), out);                                             \
+        GS_IF(STORE, ws[i] = out;)                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    GsReduceFinish(acc, NACC, ISMAX, a.partials, a.counter, a.result);                             \
+  }
+
+#define GS_DEFINE_REDUCE_ALL(NAME, HY, NACC, STORE, ISMAX, ELEM)                                   \
+  GS_DEFINE_REDUCE(NAME##_double_1, double, 1, HY, NACC, STORE, ISMAX, ELEM)                       \
+  GS_DEFINE_REDUCE(NAME##_double_2, double, 2, HY, NACC, STORE, ISMAX, ELEM)                       \
+  GS_DEFINE_REDUCE(NAME##_float_1, float, 1, HY, NACC, STORE, ISMAX, ELEM)                         \
+  GS_DEFINE_REDUCE(NAME##_float_4, float, 4, HY, NACC, STORE, ISMAX, ELEM)                         \
+  static const GsReduceKernel NAME[2][2] = {{NAME##_double_1, NAME##_double_2},                    \
+                                            {NAME##_float_1, NAME##_float_4}};
+
+#define GS_EL_NORM1(T, a, acc, x, y, out) ((acc)[0] += fabs((double)(x)))
+#define GS_EL_NORM2(T, a, acc, x, y, out) ((acc)[0] += (double)(x) * (double)(x))
+#define GS_EL_NORMINF(T, a, acc, x, y, out) ((acc)[0] = GsMaxNan((acc)[0], fabs((double)(x))))
+#define GS_EL_DOT_NORM2(T, a, acc, x, y, out)                                                      \
+  ((acc)[0] += (double)(x) * (double)(y), (acc)[1] += (double)(y) * (double)(y))
+/* y + alpha x in the element type, as stored and as the CPU computes it; then its square. */
+#define GS_EL_AXPY_NORM(T, a, acc, x, y, out)                                                      \
+  ((out) = (y) + (T)(a).alpha * (x), (acc)[0] += (double)(out) * (double)(out))
+
+GS_DEFINE_REDUCE_ALL(gs_k_norm1, 0, 1, 0, 0, GS_EL_NORM1)
+GS_DEFINE_REDUCE_ALL(gs_k_norm2, 0, 1, 0, 0, GS_EL_NORM2)
+GS_DEFINE_REDUCE_ALL(gs_k_norminf, 0, 1, 0, 1, GS_EL_NORMINF)
+GS_DEFINE_REDUCE_ALL(gs_k_dot_norm2, 1, 2, 0, 0, GS_EL_DOT_NORM2)
+GS_DEFINE_REDUCE_ALL(gs_k_axpy_norm, 1, 1, 1, 0, GS_EL_AXPY_NORM)
+
+/* Kernel NAME: result[k] = x . y[k] for k < NV, reading x once. With several y vectors there are
+ * already NV + 1 independent loads per pack, so only dot (NV = 1) unrolls further. From 4 vectors
+ * on, the NV + 1 packs in flight need more than the 64 registers that 4 blocks per SM allow (ptxas
+ * spills), so those kernels run 2 blocks per SM, 128 registers: 512 threads x (NV + 1) x 16 bytes
+ * in flight per SM is still plenty. */
+#define GS_MDOT_UNROLL(nv, w) (((nv) == 1 ? 2 : 1) * ((w) == 1 ? 2 : 1))
+#define GS_MDOT_BLOCKS_PER_SM(nv) ((nv) >= 4 ? 2 : GS_CUDA_BLOCKS_PER_SM)
+#define GS_DEFINE_MDOT(NAME, T, W, NV)                                                             \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_MDOT_BLOCKS_PER_SM(NV))             \
+      NAME(GsInt n, GsReduceArgs a) {                                                              \
+    enum { U = GS_MDOT_UNROLL(NV, W) };                                                            \
+    const GsPack_##T##_##W *xp = (const GsPack_##T##_##W *)a.x;                                    \
+    double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+      GsPack_##T##_##W px[U], py[U][NV];                                                           \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          px[u].v = xp[i].v;                                                                       \
+          _Pragma("unroll") for (int k = 0; k < (NV); k++) py[u][k].v =                            \
+              ((const GsPack_##T##_##W *)a.y[k])[i].v;                                             \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        if (b + u * stride < np) {                                                                 \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) {                                        \
+            const double xv = (double)px[u].e[c];                                                  \
+            _Pragma("unroll") for (int k = 0; k < (NV); k++) acc[k] += xv * (double)py[u][k].e[c]; \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if ((W) > 1) {                                                                                 \
+      const T *xs = (const T *)a.x;                                                                \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+        const double xv = (double)xs[i];                                                           \
+        _Pragma("unroll") for (int k = 0; k < (NV); k++) acc[k] +=                                 \
+            xv * (double)((const T *)a.y[k])[i];                                                   \
+      }                                                                                            \
+    }                                                                                              \
+    GsReduceFinish(acc, NV, 0, a.partials, a.counter, a.result);                                   \
+  }
+
+#define GS_DEFINE_MDOT_NV(NV)                                                                      \
+  GS_DEFINE_MDOT(gs_k_mdot##NV##_double_1, double, 1, NV)                                          \
+  GS_DEFINE_MDOT(gs_k_mdot##NV##_double_2, double, 2, NV)                                          \
+  GS_DEFINE_MDOT(gs_k_mdot##NV##_float_1, float, 1, NV)                                            \
+  GS_DEFINE_MDOT(gs_k_mdot##NV##_float_4, float, 4, NV)
+GS_DEFINE_MDOT_NV(1)
+GS_DEFINE_MDOT_NV(2)
+GS_DEFINE_MDOT_NV(3)
+GS_DEFINE_MDOT_NV(4)
+GS_DEFINE_MDOT_NV(5)
+GS_DEFINE_MDOT_NV(6)
+GS_DEFINE_MDOT_NV(7)
+GS_DEFINE_MDOT_NV(8)
+#define GS_MDOT_ROW(T, W)                                                                          \
+  {                                                                                                \
+    gs_k_mdot1_##T##_##W, gs_k_mdot2_##T##_##W, gs_k_mdot3_##T##_##W, gs_k_mdot4_##T##_##W,        \
+        gs_k_mdot5_##T##_##W, gs_k_mdot6_##T##_##W, gs_k_mdot7_##T##_##W, gs_k_mdot8_##T##_##W     \
+  }
+/* [dt][aligned][nv - 1] */
+static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = {
+    {GS_MDOT_ROW(double, 1), GS_MDOT_ROW(double, 2)},
+    {GS_MDOT_ROW(float, 1), GS_MDOT_ROW(float, 4)}};
+
+/* ---- Host side ------------------------------------------------------------------------------- */
+
+static int GsCheckType(GsContext ctx, GsDataType dt) {
+  GsCheck(dt == GS_DOUBLE || dt == GS_FLOAT, ctx, GS_ERR_ARG_TYPE, "unknown data type %d", (int)dt);
+  return 0;
+}
+
+/* Entries per pack for type dt (index 0 double, 1 float) when aligned, else 1. */
+static int GsPackWidth(int d, int aligned) {
+  return aligned ? (d ? 4 : 2) : 1;
+}
+
+/* Blocks for n entries in packs of w, u packs per thread per trip: enough to give each thread one
+ * trip, capped at one full wave of a kernel that fits blocks_per_sm blocks on an SM. */
+static unsigned int GsBlocks(const GsCudaContext *cc, GsInt n, int w, int u, int blocks_per_sm) {
+  const GsInt per_block = (GsInt)GS_CUDA_THREADS * u;
+  const GsInt wave = (GsInt)cc->sm_count * blocks_per_sm;
+  GsInt b = (n / w + per_block - 1) / per_block;
+  if (b > wave) b = wave;
+  return b < 1 ? 1u : (unsigned int)b;
+}
+
+static int GsLaunchStream(GsContext ctx, GsCudaContext *cc, GsStreamKernel k, int w, int nin,
+                          GsInt n, GsStreamArgs a, const char *name) {
+  k<<<GsBlocks(cc, n, w, GS_UNROLL(nin, w), GS_CUDA_BLOCKS_PER_SM), GS_CUDA_THREADS, 0,
+      cc->stream>>>(n, a);
+  GsCheckLaunchCuda(ctx, name);
+  return 0;
+}
+
+/* An element-wise operation from table t with nin inputs; x, y, w may be NULL where unused. */
+static int GsStream(GsContext ctx, const GsStreamKernel t[2][2], int nin, GsDataType dt, GsInt n,
+                    GsStreamArgs a, const char *name) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, dt));
+  if (n <= 0) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  const int d = dt == GS_FLOAT;
+  const int aligned = GsAligned16(a.x) && GsAligned16(a.y) && GsAligned16(a.w);
+  GsCall(GsLaunchStream(ctx, cc, t[d][aligned], GsPackWidth(d, aligned), nin, n, a, name));
+  return 0;
+}
+
+/* Make room for nv reduction results (mdot may ask for many). Only called between reductions, when
+ * nothing on the stream uses the buffers: every reduction synchronizes before it returns. */
+static int GsEnsureResults(GsContext ctx, GsCudaContext *cc, int nv) {
+  if (nv <= cc->result_cap) return 0;
+  int cap = 2 * cc->result_cap;
+  if (cap < nv) cap = nv;
+  GsCallCuda(ctx, cudaFree(cc->results));
+  cc->results = NULL;
+  GsCallCuda(ctx, cudaFreeHost(cc->results_host));
+  cc->results_host = NULL;
+  cc->result_cap = 0;
+  const size_t bytes = (size_t)cap * sizeof(double);
+  GsCallCuda(ctx, cudaMalloc((void **)&cc->results, bytes));
+  GsCallCuda(ctx, cudaMallocHost((void **)&cc->results_host, bytes));
+  cc->result_cap = cap;
+  return 0;
+}
+
+/* Launch reduction kernel k (into a->result, which the caller may offset) over n entries. */
+static int GsLaunchReduce(GsContext ctx, GsCudaContext *cc, GsReduceKernel k, int w, int u,
+                          int blocks_per_sm, GsInt n, GsReduceArgs *a, const char *name) {
+  a->partials = cc->partials;
+  a->counter = cc->counter;
+  if (!a->result) a->result = cc->results;
+  /* blocks_per_sm <= GS_CUDA_BLOCKS_PER_SM: the grid never exceeds launch_blocks, the number of
+   * partials slots per value. */
+  k<<<GsBlocks(cc, n, w, u, blocks_per_sm), GS_CUDA_THREADS, 0, cc->stream>>>(n, *a);
+  GsCheckLaunchCuda(ctx, name);
+  return 0;
+}
+
+/* Bring results[0..nv-1] to r through the pinned buffer. */
+static int GsFetchResults(GsContext ctx, GsCudaContext *cc, int nv, double *r) {
+  GsCallCuda(ctx, cudaMemcpyAsync(cc->results_host, cc->results, (size_t)nv * sizeof(double),
+                                  cudaMemcpyDeviceToHost, cc->stream));
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  memcpy(r, cc->results_host, (size_t)nv * sizeof(double));
+  return 0;
+}
+
+/* A one- or two-input reduction from table t, with nacc results into r. */
+static int GsReduce(GsContext ctx, const GsReduceKernel t[2][2], int nin, int nacc, GsDataType dt,
+                    GsInt n, GsReduceArgs a, double *r, const char *name) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, dt));
+  if (n <= 0) {
+    for (int k = 0; k < nacc; k++)
+      r[k] = 0.0;
+    return 0;
+  }
+  GsCall(GsCudaBegin(ctx, &cc));
+  const int d = dt == GS_FLOAT;
+  const int aligned = GsAligned16(a.x) && GsAligned16(a.y[0]) && GsAligned16(a.w);
+  const int w = GsPackWidth(d, aligned);
+  GsCall(GsLaunchReduce(ctx, cc, t[d][aligned], w, GS_UNROLL(nin, w), GS_CUDA_BLOCKS_PER_SM, n, &a,
+                        name));
+  GsCall(GsFetchResults(ctx, cc, nacc, r));
+  return 0;
+}
+
+/* ---- The GsVecKernels entries ---------------------------------------------------------------- */
+
+static int GsVecSet_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.w = x;
+  a.s0 = alpha;
+  GsCall(GsStream(ctx, gs_k_set, 0, dt, n, a, "gs_k_set"));
+  return 0;
+}
+
+static int GsVecScale_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha) {
+  GsStreamArgs a;
+  if (alpha == 1.0) return GsCheckType(ctx, dt);
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.w = x;
+  a.s0 = alpha;
+  GsCall(GsStream(ctx, gs_k_ax, 1, dt, n, a, "gs_k_ax"));
+  return 0;
+}
+
+static int GsVecCopy_Cuda(GsContext ctx, GsInt n, GsDataType tx, const void *x, GsDataType ty,
+                          void *y) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, tx));
+  GsCall(GsCheckType(ctx, ty));
+  if (n <= 0) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  if (tx == ty) {
+    if (x != y)
+      GsCallCuda(ctx, cudaMemcpyAsync(y, x, (size_t)n * GsDataTypeSize(tx),
+                                      cudaMemcpyDeviceToDevice, cc->stream));
+    return 0;
+  }
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.w = y;
+  const int aligned = GsAligned16(x) && GsAligned16(y);
+  GsCall(GsLaunchStream(ctx, cc, gs_k_convert[tx == GS_FLOAT][aligned], aligned ? 2 : 1, 1, n, a,
+                        tx == GS_DOUBLE ? "gs_k_d2f" : "gs_k_f2d"));
+  return 0;
+}
+
+static int GsVecAXPBY_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x,
+                           double beta, void *y) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.w = y;
+  a.s0 = alpha;
+  if (beta == 0.0) {
+    /* y = alpha x must not read y: it may hold NaN or garbage. */
+    GsCall(GsStream(ctx, gs_k_ax, 1, dt, n, a, "gs_k_ax"));
+  } else {
+    a.y = y;
+    a.s1 = beta;
+    GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
+  }
+  return 0;
+}
+
+/* w = alpha x + 1 y: the same kernel as axpby (1 y is exact), writing to w, which may alias x or y
+ * (each entry is read before it is written, by the same thread). */
+static int GsVecWAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *w, double alpha,
+                           const void *x, const void *y) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y = y;
+  a.w = w;
+  a.s0 = alpha;
+  a.s1 = 1.0;
+  GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
+  return 0;
+}
+
+static int GsVecPointwise_Cuda(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w,
+                               const void *x, const void *y) {
+  GsStreamArgs a;
+  GsCheck(op == GS_PW_MULT || op == GS_PW_DIVIDE, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown pointwise operation %d", (int)op);
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y = y;
+  a.w = w;
+  if (op == GS_PW_MULT)
+    GsCall(GsStream(ctx, gs_k_mult, 2, dt, n, a, "gs_k_mult"));
+  else
+    GsCall(GsStream(ctx, gs_k_divide, 2, dt, n, a, "gs_k_divide"));
+  return 0;
+}
+
+static int GsVecReciprocal_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.w = x;
+  GsCall(GsStream(ctx, gs_k_reciprocal, 1, dt, n, a, "gs_k_reciprocal"));
+  return 0;
+}
+
+static int GsVecSetRandom_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t seed,
+                               double lo, double hi) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.w = x;
+  a.s0 = lo;
+  a.s1 = hi - lo;
+  a.s2 = hi;
+  a.seed = seed;
+  GsCall(GsStream(ctx, gs_k_random, 0, dt, n, a, "gs_k_random"));
+  return 0;
+}
+
+/* r[k] = x . y[k]: groups of up to GS_CUDA_MAX_NV vectors, one pass over x per group, each group's
+ * results written straight to its slots in cc->results, one transfer at the end. */
+static int GsVecMDot_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
+                          const void *const *y, double *r) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, dt));
+  GsCheck(nv >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "number of vectors %d < 0", nv);
+  if (nv == 0) return 0;
+  if (n <= 0) {
+    for (int k = 0; k < nv; k++)
+      r[k] = 0.0;
+    return 0;
+  }
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCall(GsEnsureResults(ctx, cc, nv));
+  const int d = dt == GS_FLOAT;
+  for (int g = 0; g < nv; g += GS_CUDA_MAX_NV) {
+    const int m = nv - g < GS_CUDA_MAX_NV ? nv - g : GS_CUDA_MAX_NV;
+    GsReduceArgs a;
+    memset(&a, 0, sizeof a);
+    a.x = x;
+    int aligned = GsAligned16(x);
+    for (int k = 0; k < m; k++) {
+      a.y[k] = y[g + k];
+      aligned = aligned && GsAligned16(y[g + k]);
+    }
+    a.result = cc->results + g;
+    const int w = GsPackWidth(d, aligned);
+    GsCall(GsLaunchReduce(ctx, cc, gs_k_mdot[d][aligned][m - 1], w, GS_MDOT_UNROLL(m, w),
+                          GS_MDOT_BLOCKS_PER_SM(m), n, &a, "gs_k_mdot"));
+  }
+  GsCall(GsFetchResults(ctx, cc, nv, r));
+  return 0;
+}
+
+static int GsVecDot_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
+                         double *r) {
+  GsCall(GsVecMDot_Cuda(ctx, dt, n, x, 1, &y, r));
+  return 0;
+}
+
+static int GsVecNorm_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type,
+                          double *r) {
+  GsReduceArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  switch (type) {
+  case GS_NORM_1:
+    GsCall(GsReduce(ctx, gs_k_norm1, 1, 1, dt, n, a, r, "gs_k_norm1"));
+    break;
+  case GS_NORM_2:
+    GsCall(GsReduce(ctx, gs_k_norm2, 1, 1, dt, n, a, r, "gs_k_norm2"));
+    *r = sqrt(*r);
+    break;
+  case GS_NORM_INF:
+    GsCall(GsReduce(ctx, gs_k_norminf, 1, 1, dt, n, a, r, "gs_k_norminf"));
+    break;
+  default:
+    return GsError(ctx, GS_ERR_ARG_OUTOFRANGE, "unknown norm type %d", (int)type);
+  }
+  return 0;
+}
+
+static int GsVecAXPYNorm_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x,
+                              void *y, double *nrm) {
+  GsReduceArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y[0] = y;
+  a.w = y;
+  a.alpha = alpha;
+  GsCall(GsReduce(ctx, gs_k_axpy_norm, 2, 1, dt, n, a, nrm, "gs_k_axpy_norm"));
+  *nrm = sqrt(*nrm);
+  return 0;
+}
+
+static int GsVecDotNorm2_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
+                              double *dot, double *nrm2) {
+  GsReduceArgs a;
+  double r[2];
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y[0] = y;
+  GsCall(GsReduce(ctx, gs_k_dot_norm2, 2, 2, dt, n, a, r, "gs_k_dot_norm2"));
+  *dot = r[0];
+  *nrm2 = r[1];
+  return 0;
+}
+
+void GsCudaFillVecKernels(GsVecKernels *k) {
+  k->set = GsVecSet_Cuda;
+  k->scale = GsVecScale_Cuda;
+  k->copy = GsVecCopy_Cuda;
+  k->axpby = GsVecAXPBY_Cuda;
+  k->waxpy = GsVecWAXPY_Cuda;
+  k->pointwise = GsVecPointwise_Cuda;
+  k->reciprocal = GsVecReciprocal_Cuda;
+  k->dot = GsVecDot_Cuda;
+  k->mdot = GsVecMDot_Cuda;
+  k->norm = GsVecNorm_Cuda;
+  k->axpy_norm = GsVecAXPYNorm_Cuda;
+  k->dot_norm2 = GsVecDotNorm2_Cuda;
+  k->set_random = GsVecSetRandom_Cuda;
+}

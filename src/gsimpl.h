@@ -1,0 +1,209 @@
+/* Private definitions shared by the front end (src/interface) and the back ends (src/backends).
+ * Included from C and from CUDA (.cu) files, so it keeps to the common subset. */
+#ifndef GPUSOLVE_IMPL_H
+#define GPUSOLVE_IMPL_H
+
+#include <math.h>
+
+#include <gpusolve.h>
+
+#ifdef __cplusplus
+#define GS_RESTRICT __restrict__
+extern "C" {
+#else
+#define GS_RESTRICT restrict
+#endif
+
+#if defined(__GNUC__)
+#define GS_INTERN __attribute__((visibility("hidden")))
+#else
+#define GS_INTERN
+#endif
+
+/* ---- Back-end operation tables ------------------------------------------------------------- */
+
+typedef enum { GS_PW_MULT = 0, GS_PW_DIVIDE = 1 } GsPointwiseOp;
+
+/* Vector kernels. Arrays live in the back end's preferred memory space (GsBackendOps.mem) and are
+ * n entries of type dt. Reductions accumulate in double and deliver their result to host memory;
+ * they are deterministic (same bits for the same input and device) when ctx->deterministic is set.
+ */
+typedef struct {
+  int (*set)(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha);
+  int (*scale)(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha);
+  /* y = x with conversion from tx to ty (tx == ty is a plain copy). */
+  int (*copy)(GsContext ctx, GsInt n, GsDataType tx, const void *x, GsDataType ty, void *y);
+  /* y = alpha x + beta y; y must not be read when beta == 0. */
+  int (*axpby)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, double beta,
+               void *y);
+  /* w = alpha x + y (w may alias x or y). */
+  int (*waxpy)(GsContext ctx, GsDataType dt, GsInt n, void *w, double alpha, const void *x,
+               const void *y);
+  int (*pointwise)(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w, const void *x,
+                   const void *y);
+  /* x = 1/x where x != 0. */
+  int (*reciprocal)(GsContext ctx, GsDataType dt, GsInt n, void *x);
+  int (*dot)(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y, double *r);
+  /* r[k] = x . y[k], k < nv (nv >= 1; y is a host array of pointers). */
+  int (*mdot)(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv, const void *const *y,
+              double *r);
+  int (*norm)(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type, double *r);
+  /* y += alpha x; *nrm = ||y||_2 */
+  int (*axpy_norm)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, void *y,
+                   double *nrm);
+  /* *dot = x . y; *nrm2 = y . y */
+  int (*dot_norm2)(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y, double *dot,
+                   double *nrm2);
+  /* x[i] = lo + (hi - lo) * GsRandomUniform(seed, i) */
+  int (*set_random)(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t seed, double lo,
+                    double hi);
+} GsVecKernels;
+
+typedef struct GsBackendOps {
+  const char *family; /* "/cpu", "/gpu/cuda" */
+  int compiled;       /* 0 for a registration stub (src/backends/weak) */
+  GsMemType mem;      /* where this back end computes */
+  /* Number of devices visible (1 for the CPU); 0 and no error when none. */
+  int (*device_count)(int *count);
+  /* Set up ctx->bdata for device `device` (-1 when the resource named none). */
+  int (*init)(GsContext ctx, int device);
+  int (*destroy)(GsContext ctx);
+  int (*device_info)(GsContext ctx, GsDeviceInfo *info);
+  int (*synchronize)(GsContext ctx);
+  /* Memory in the back end's space (mem). Back ends computing on the host leave these NULL. */
+  int (*mem_alloc)(GsContext ctx, size_t bytes, void **p);
+  int (*mem_free)(GsContext ctx, void *p);
+  /* Host memory suited for transfers (pinned); NULL means malloc/free. */
+  int (*host_alloc)(GsContext ctx, size_t bytes, void **p);
+  int (*host_free)(GsContext ctx, void *p);
+  /* Copy bytes between spaces; returns when dst is ready for the host to use. */
+  int (*memcpy)(GsContext ctx, void *dst, GsMemType dmem, const void *src, GsMemType smem,
+                size_t bytes);
+  int (*copy_bandwidth)(GsContext ctx, size_t bytes, int repeats, double *gbytes_per_s);
+  /* Timers for the event log: begin/end mark the back end's queue; end waits for it and adds the
+   * elapsed seconds to *seconds. */
+  int (*timer_create)(GsContext ctx, void **timer);
+  int (*timer_destroy)(GsContext ctx, void *timer);
+  int (*timer_begin)(GsContext ctx, void *timer);
+  int (*timer_end)(GsContext ctx, void *timer, double *seconds);
+  GsVecKernels vec;
+} GsBackendOps;
+
+/* Each back end fills its table; stubs in src/backends/weak fill one with compiled = 0. */
+GS_INTERN void GsBackendFillOps_Cpu(GsBackendOps *ops);
+GS_INTERN void GsBackendFillOps_Cuda(GsBackendOps *ops);
+
+/* ---- Context ------------------------------------------------------------------------------- */
+
+#define GS_ERRMSG_LEN 4096
+
+typedef struct {
+  char *name;  /* with the leading '-' */
+  char *value; /* NULL for a flag */
+  int used;
+} GsOption;
+
+typedef struct {
+  char *name;
+  GsInt calls;
+  double seconds, bytes, flops;
+  void *timer;
+  int active;
+} GsLogEventRec;
+
+/* Events the library itself logs. */
+typedef struct {
+  GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_pointwise,
+      vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2, vec_random,
+      mem_htod, mem_dtoh;
+} GsBuiltinEvents;
+
+struct GsContext_s {
+  const GsBackendOps *ops; /* points at ops_table */
+  GsBackendOps ops_table;
+  char resource[64];
+  int device;
+  void *bdata; /* back-end state (streams, handles) */
+  int deterministic;
+  /* options */
+  GsOption *options;
+  int noptions, cap_options;
+  /* event log */
+  int log_on;
+  GsLogEventRec *events;
+  int nevents, cap_events;
+  GsBuiltinEvents ev;
+  /* error state */
+  int errcode;
+  char errmsg[GS_ERRMSG_LEN];
+  /* live objects, to report leaks at GsDestroy */
+  GsInt nobjects;
+};
+
+/* ---- Vector -------------------------------------------------------------------------------- */
+
+enum { GS_VALID_HOST = 1, GS_VALID_DEVICE = 2 };
+enum { GS_ACCESS_NONE = 0, GS_ACCESS_READ = 1, GS_ACCESS_WRITE = 2, GS_ACCESS_READWRITE = 3 };
+
+struct GsVec_s {
+  GsContext ctx;
+  GsInt n;
+  GsDataType dt;
+  size_t bytes;
+  void *host, *dev;
+  int host_owned, dev_owned; /* 1: malloc'd by us; 2: host_alloc'd (pinned) */
+  int valid;                 /* GS_VALID_* bits */
+  int access;                /* outstanding GetArray kind */
+  GsMemType access_mem;
+  void *access_ptr;
+};
+
+/* ---- Helpers ------------------------------------------------------------------------------- */
+
+#ifdef __CUDACC__
+#define GS_HOST_DEVICE __host__ __device__
+#else
+#define GS_HOST_DEVICE
+#endif
+
+/* A counter-based uniform random number in [0,1) from (seed, index): the same on every back end. */
+GS_HOST_DEVICE static inline double GsRandomUniform(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + (i + 1) * 0xD1B54A32D192ED03ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* v = lo + (hi - lo) u can round up to hi (in double, and more often once rounded to float): keep
+ * the value in [lo, hi) of the element type. Both back ends call these, so they agree bit for bit.
+ */
+GS_HOST_DEVICE static inline double GsRandomClampDouble(double v, double lo, double hi) {
+  return v < hi || !(lo < hi) ? v : nextafter(hi, lo);
+}
+GS_HOST_DEVICE static inline float GsRandomClampFloat(double v, double lo, double hi) {
+  float f = (float)v;
+  if (!(lo < hi) || (double)f < hi) return f;
+  f = (float)hi;
+  return (double)f < hi ? f : nextafterf(f, (float)lo);
+}
+
+/* Allocate zeroed host memory, raising GS_ERR_MEMORY on ctx (which may be NULL). */
+GS_INTERN int GsMallocHost(GsContext ctx, size_t bytes, void **p);
+/* Drop the error-trace target if it is ctx's buffer (before ctx is freed). */
+GS_INTERN void GsErrorForgetContext(GsContext ctx);
+/* Move ctx's last error to the thread's context-less slot (before ctx is freed). */
+GS_INTERN void GsErrorAdopt(GsContext ctx);
+/* Free the options and the event log (front end internals used by GsDestroy). */
+GS_INTERN void GsOptionsFree(GsContext ctx);
+GS_INTERN int GsLogRegisterBuiltins(GsContext ctx);
+GS_INTERN void GsLogFree(GsContext ctx);
+/* Close an event begun by an operation that then failed, counting nothing. */
+GS_INTERN void GsLogEventCancel(GsContext ctx, GsLogEvent event);
+/* Check that a handle is non-NULL and raise GS_ERR_ARG_NULL naming it otherwise. */
+#define GsCheckHandle(ctx, h) GsCheck((h) != NULL, (ctx), GS_ERR_ARG_NULL, "%s is NULL", #h)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,542 @@
+/* Vectors: argument checks, the host/device validity mask, event logging, dispatch to the back end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gsimpl.h"
+
+static int mem_bit(GsMemType m) {
+  return m == GS_MEM_DEVICE ? GS_VALID_DEVICE : GS_VALID_HOST;
+}
+
+/* A vector handed to an operation must exist and have no array checked out. */
+#define CHECK_VEC(v)                                                                               \
+  do {                                                                                             \
+    GsCheck((v) != NULL, NULL, GS_ERR_ARG_NULL, "vector %s is NULL", #v);                          \
+    GsCheck((v)->access == GS_ACCESS_NONE, (v)->ctx, GS_ERR_WRONG_STATE,                           \
+            "vector %s has an array checked out by GsVecGetArray*; restore it first", #v);         \
+  } while (0)
+
+/* Two vectors in one operation must share context, length and type. */
+#define CHECK_COMPAT(x, y)                                                                         \
+  do {                                                                                             \
+    GsCheck((x)->ctx == (y)->ctx, (x)->ctx, GS_ERR_ARG_INCOMP,                                     \
+            "vectors %s and %s belong to different contexts", #x, #y);                             \
+    GsCheck((x)->n == (y)->n, (x)->ctx, GS_ERR_ARG_SIZE,                                           \
+            "vector %s has %lld entries but %s has %lld", #x, (long long)(x)->n, #y,               \
+            (long long)(y)->n);                                                                    \
+    GsCheck((x)->dt == (y)->dt, (x)->ctx, GS_ERR_ARG_TYPE, "vector %s is %s but %s is %s", #x,     \
+            GsDataTypeName((x)->dt), #y, GsDataTypeName((y)->dt));                                 \
+  } while (0)
+
+/* Run expr inside event evid; on failure close the event uncounted, so that the next call of the
+ * operation can begin it again, and propagate the error. */
+#define EV_TRY(ctx, evid, expr)                                                                    \
+  do {                                                                                             \
+    int ev_ierr_ = (expr);                                                                         \
+    if (ev_ierr_) {                                                                                \
+      GsLogEventCancel((ctx), (evid));                                                             \
+      return GsErrorTrace(ev_ierr_, __FILE__, __LINE__, __func__);                                 \
+    }                                                                                              \
+  } while (0)
+#define EV_BEGIN(ctx, e) GsCall(GsLogEventBegin((ctx), (ctx)->ev.e))
+#define EV_END(ctx, e, bytes, flops) GsCall(GsLogEventEnd((ctx), (ctx)->ev.e, (bytes), (flops)))
+
+/* Make sure the copy in `mem` exists (allocating it) without copying anything into it. */
+static int ensure_alloc(GsVec v, GsMemType mem) {
+  GsContext ctx = v->ctx;
+  if (!v->bytes) return 0;
+  if (mem == GS_MEM_HOST) {
+    if (v->host) return 0;
+    if (ctx->ops->host_alloc) {
+      GsCall(ctx->ops->host_alloc(ctx, v->bytes, &v->host));
+      v->host_owned = 2;
+    } else {
+      GsCall(GsMallocHost(ctx, v->bytes, &v->host));
+      v->host_owned = 1;
+    }
+  } else {
+    if (v->dev) return 0;
+    GsCall(ctx->ops->mem_alloc(ctx, v->bytes, &v->dev));
+    v->dev_owned = 1;
+  }
+  return 0;
+}
+
+/* Make the copy in `mem` valid, moving data from the other space if it is stale. */
+static int ensure_valid(GsVec v, GsMemType mem) {
+  GsContext ctx = v->ctx;
+  GsCheck(mem == GS_MEM_HOST || ctx->ops->mem == GS_MEM_DEVICE, ctx, GS_ERR_MEMTYPE,
+          "back end %s has no device memory; use GS_MEM_HOST", ctx->resource);
+  GsCall(ensure_alloc(v, mem));
+  if (v->valid & mem_bit(mem)) return 0;
+  if (v->valid) {
+    int to_dev = mem == GS_MEM_DEVICE;
+    GsLogEvent ev = to_dev ? ctx->ev.mem_htod : ctx->ev.mem_dtoh;
+    GsCall(GsLogEventBegin(ctx, ev));
+    EV_TRY(ctx, ev,
+           ctx->ops->memcpy(ctx, to_dev ? v->dev : v->host, mem, to_dev ? v->host : v->dev,
+                            to_dev ? GS_MEM_HOST : GS_MEM_DEVICE, v->bytes));
+    GsCall(GsLogEventEnd(ctx, ev, (double)v->bytes, 0));
+  }
+  v->valid |= mem_bit(mem);
+  return 0;
+}
+
+/* Pointer to v where the back end computes, for reading (valid data) or writing (only that copy
+ * stays valid). */
+static int compute_ptr(GsVec v, int access, void **p) {
+  GsMemType mem = v->ctx->ops->mem;
+  if (access & GS_ACCESS_READ)
+    GsCall(ensure_valid(v, mem));
+  else
+    GsCall(ensure_alloc(v, mem));
+  if (access & GS_ACCESS_WRITE) v->valid = mem_bit(mem);
+  *p = mem == GS_MEM_DEVICE ? v->dev : v->host;
+  return 0;
+}
+
+static int vec_new(GsContext ctx, GsInt n, GsDataType dt, GsVec *v) {
+  GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "context is NULL");
+  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "output vector pointer is NULL");
+  *v = NULL;
+  GsCheck(n >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "vector length %lld is negative", (long long)n);
+  size_t es = GsDataTypeSize(dt);
+  GsCheck(es > 0, ctx, GS_ERR_ARG_OUTOFRANGE, "unknown data type %d", (int)dt);
+  GsCheck((uint64_t)n <= SIZE_MAX / es, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "vector length %lld of %s needs more bytes than size_t can count", (long long)n,
+          GsDataTypeName(dt));
+  GsVec x = calloc(1, sizeof *x);
+  GsCheck(x != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a vector header");
+  x->ctx = ctx;
+  x->n = n;
+  x->dt = dt;
+  x->bytes = (size_t)n * es;
+  *v = x;
+  return 0;
+}
+
+static void vec_free(GsVec x) {
+  GsContext ctx = x->ctx;
+  if (x->host_owned == 2)
+    ctx->ops->host_free(ctx, x->host);
+  else if (x->host_owned == 1)
+    free(x->host);
+  if (x->dev_owned) ctx->ops->mem_free(ctx, x->dev);
+  free(x);
+}
+
+int GsVecCreate(GsContext ctx, GsInt n, GsDataType dt, GsVec *v) {
+  GsCall(vec_new(ctx, n, dt, v));
+  int ierr = ensure_alloc(*v, ctx->ops->mem);
+  if (ierr) {
+    vec_free(*v);
+    *v = NULL;
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  ctx->nobjects++;
+  return 0;
+}
+
+int GsVecCreateWithArray(GsContext ctx, GsInt n, GsDataType dt, GsMemType mem, void *array,
+                         GsVec *v) {
+  GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "context is NULL");
+  GsCheck(mem == GS_MEM_HOST || mem == GS_MEM_DEVICE, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown memory type %d", (int)mem);
+  GsCheck(mem == GS_MEM_HOST || ctx->ops->mem == GS_MEM_DEVICE, ctx, GS_ERR_MEMTYPE,
+          "back end %s has no device memory to wrap; use GS_MEM_HOST", ctx->resource);
+  GsCheck(n >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "vector length %lld is negative", (long long)n);
+  GsCheck(array != NULL || n == 0, ctx, GS_ERR_ARG_NULL,
+          "array is NULL for a vector of %lld entries", (long long)n);
+  GsCall(vec_new(ctx, n, dt, v));
+  GsVec x = *v;
+  if (mem == GS_MEM_HOST)
+    x->host = array;
+  else
+    x->dev = array;
+  x->valid = mem_bit(mem);
+  ctx->nobjects++;
+  return 0;
+}
+
+int GsVecDuplicate(GsVec x, GsVec *y) {
+  GsCheck(x != NULL, NULL, GS_ERR_ARG_NULL, "vector x is NULL");
+  GsCall(GsVecCreate(x->ctx, x->n, x->dt, y));
+  return 0;
+}
+
+int GsVecDestroy(GsVec *v) {
+  if (!v || !*v) return 0;
+  GsVec x = *v;
+  GsCheck(x->access == GS_ACCESS_NONE, x->ctx, GS_ERR_WRONG_STATE,
+          "vector destroyed while an array is checked out; restore it first");
+  x->ctx->nobjects--;
+  vec_free(x);
+  *v = NULL;
+  return 0;
+}
+
+int GsVecGetSize(GsVec v, GsInt *n) {
+  GsCheckHandle(NULL, v);
+  GsCheckHandle(v->ctx, n);
+  *n = v->n;
+  return 0;
+}
+
+int GsVecGetDataType(GsVec v, GsDataType *dt) {
+  GsCheckHandle(NULL, v);
+  GsCheckHandle(v->ctx, dt);
+  *dt = v->dt;
+  return 0;
+}
+
+int GsVecGetContext(GsVec v, GsContext *ctx) {
+  GsCheckHandle(NULL, v);
+  GsCheckHandle(v->ctx, ctx);
+  *ctx = v->ctx;
+  return 0;
+}
+
+/* ---- Array access -------------------------------------------------------------------------- */
+
+static int get_array(GsVec v, GsMemType mem, int access, void **array) {
+  GsCheck(v != NULL, NULL, GS_ERR_ARG_NULL, "vector is NULL");
+  GsContext ctx = v->ctx;
+  GsCheck(array != NULL, ctx, GS_ERR_ARG_NULL, "array output pointer is NULL");
+  GsCheck(mem == GS_MEM_HOST || mem == GS_MEM_DEVICE, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown memory type %d", (int)mem);
+  GsCheck(v->access == GS_ACCESS_NONE, ctx, GS_ERR_WRONG_STATE,
+          "vector already has an array checked out; restore it before getting another");
+  GsCheck(mem == GS_MEM_HOST || ctx->ops->mem == GS_MEM_DEVICE, ctx, GS_ERR_MEMTYPE,
+          "back end %s has no device memory; use GS_MEM_HOST", ctx->resource);
+  if (access & GS_ACCESS_READ)
+    GsCall(ensure_valid(v, mem));
+  else
+    GsCall(ensure_alloc(v, mem));
+  /* Work queued on the context's stream may still be using the array; the caller (host code, or
+   * a kernel on another stream) must not see it before that work is done. */
+  if (ctx->ops->synchronize) GsCall(ctx->ops->synchronize(ctx));
+  v->access = access;
+  v->access_mem = mem;
+  v->access_ptr = mem == GS_MEM_DEVICE ? v->dev : v->host;
+  *array = v->access_ptr;
+  return 0;
+}
+
+static int restore_array(GsVec v, int access, void **array) {
+  GsCheck(v != NULL, NULL, GS_ERR_ARG_NULL, "vector is NULL");
+  GsContext ctx = v->ctx;
+  GsCheck(array != NULL, ctx, GS_ERR_ARG_NULL, "array pointer is NULL");
+  GsCheck(v->access != GS_ACCESS_NONE, ctx, GS_ERR_WRONG_STATE,
+          "restoring an array that was not checked out");
+  GsCheck(v->access == access, ctx, GS_ERR_WRONG_STATE,
+          "array was checked out with a different GsVecGetArray* variant than this restore");
+  GsCheck(*array == v->access_ptr, ctx, GS_ERR_ARG_INCOMP,
+          "the array restored is not the one GsVecGetArray* returned");
+  if (access & GS_ACCESS_WRITE) v->valid = mem_bit(v->access_mem);
+  v->access = GS_ACCESS_NONE;
+  v->access_ptr = NULL;
+  *array = NULL;
+  return 0;
+}
+
+int GsVecGetArray(GsVec v, GsMemType mem, void **array) {
+  GsCall(get_array(v, mem, GS_ACCESS_READWRITE, array));
+  return 0;
+}
+int GsVecRestoreArray(GsVec v, void **array) {
+  GsCall(restore_array(v, GS_ACCESS_READWRITE, array));
+  return 0;
+}
+int GsVecGetArrayRead(GsVec v, GsMemType mem, const void **array) {
+  GsCall(get_array(v, mem, GS_ACCESS_READ, (void **)array));
+  return 0;
+}
+int GsVecRestoreArrayRead(GsVec v, const void **array) {
+  GsCall(restore_array(v, GS_ACCESS_READ, (void **)array));
+  return 0;
+}
+int GsVecGetArrayWrite(GsVec v, GsMemType mem, void **array) {
+  GsCall(get_array(v, mem, GS_ACCESS_WRITE, array));
+  return 0;
+}
+int GsVecRestoreArrayWrite(GsVec v, void **array) {
+  GsCall(restore_array(v, GS_ACCESS_WRITE, array));
+  return 0;
+}
+
+int GsVecSetValuesHost(GsVec v, const void *values) {
+  CHECK_VEC(v);
+  GsCheck(values != NULL || v->n == 0, v->ctx, GS_ERR_ARG_NULL, "values is NULL");
+  void *p = NULL;
+  GsCall(GsVecGetArrayWrite(v, GS_MEM_HOST, &p));
+  if (v->bytes) memcpy(p, values, v->bytes);
+  GsCall(GsVecRestoreArrayWrite(v, &p));
+  return 0;
+}
+
+int GsVecGetValuesHost(GsVec v, void *values) {
+  CHECK_VEC(v);
+  GsCheck(values != NULL || v->n == 0, v->ctx, GS_ERR_ARG_NULL, "values is NULL");
+  const void *p = NULL;
+  GsCall(GsVecGetArrayRead(v, GS_MEM_HOST, &p));
+  if (v->bytes) memcpy(values, p, v->bytes);
+  GsCall(GsVecRestoreArrayRead(v, &p));
+  return 0;
+}
+
+/* ---- Operations ---------------------------------------------------------------------------- */
+
+#define NB(v) ((double)(v)->bytes) /* bytes of one pass over v */
+#define NF(v) ((double)(v)->n)
+
+int GsVecSet(GsVec x, double alpha) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  void *px = NULL;
+  EV_BEGIN(ctx, vec_set);
+  EV_TRY(ctx, ctx->ev.vec_set, compute_ptr(x, GS_ACCESS_WRITE, &px));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_set, ctx->ops->vec.set(ctx, x->dt, x->n, px, alpha));
+  EV_END(ctx, vec_set, NB(x), 0);
+  return 0;
+}
+
+int GsVecCopy(GsVec x, GsVec y) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  GsContext ctx = x->ctx;
+  GsCheck(x->ctx == y->ctx, ctx, GS_ERR_ARG_INCOMP, "vectors x and y belong to different contexts");
+  GsCheck(x->n == y->n, ctx, GS_ERR_ARG_SIZE, "vector x has %lld entries but y has %lld",
+          (long long)x->n, (long long)y->n);
+  if (x == y) return 0;
+  void *px = NULL, *py = NULL;
+  EV_BEGIN(ctx, vec_copy);
+  EV_TRY(ctx, ctx->ev.vec_copy, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_copy, compute_ptr(y, GS_ACCESS_WRITE, &py));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_copy, ctx->ops->vec.copy(ctx, x->n, x->dt, px, y->dt, py));
+  EV_END(ctx, vec_copy, NB(x) + NB(y), 0);
+  return 0;
+}
+
+int GsVecScale(GsVec x, double alpha) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  void *px = NULL;
+  EV_BEGIN(ctx, vec_scale);
+  EV_TRY(ctx, ctx->ev.vec_scale, compute_ptr(x, GS_ACCESS_READWRITE, &px));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_scale, ctx->ops->vec.scale(ctx, x->dt, x->n, px, alpha));
+  EV_END(ctx, vec_scale, 2 * NB(x), NF(x));
+  return 0;
+}
+
+static int axpby(GsVec y, double alpha, double beta, GsVec x, GsLogEvent ev) {
+  GsContext ctx = x->ctx;
+  void *px = NULL, *py = NULL;
+  GsCall(GsLogEventBegin(ctx, ev));
+  EV_TRY(ctx, ev, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ev, compute_ptr(y, beta == 0.0 ? GS_ACCESS_WRITE : GS_ACCESS_READWRITE, &py));
+  if (x->n) EV_TRY(ctx, ev, ctx->ops->vec.axpby(ctx, x->dt, x->n, alpha, px, beta, py));
+  GsCall(GsLogEventEnd(ctx, ev, (beta == 0.0 ? 2 : 3) * NB(x), (beta == 0.0 ? 1 : 3) * NF(x)));
+  return 0;
+}
+
+int GsVecAXPY(GsVec y, double alpha, GsVec x) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  GsCall(axpby(y, alpha, 1.0, x, x->ctx->ev.vec_axpy));
+  return 0;
+}
+
+int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  GsCall(axpby(y, alpha, beta, x, x->ctx->ev.vec_axpby));
+  return 0;
+}
+
+int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y) {
+  CHECK_VEC(w);
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  CHECK_COMPAT(x, w);
+  GsContext ctx = x->ctx;
+  void *pw = NULL, *px = NULL, *py = NULL;
+  EV_BEGIN(ctx, vec_waxpy);
+  EV_TRY(ctx, ctx->ev.vec_waxpy, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_waxpy, compute_ptr(y, GS_ACCESS_READ, &py));
+  EV_TRY(ctx, ctx->ev.vec_waxpy,
+         compute_ptr(w, (w == x || w == y) ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pw));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_waxpy, ctx->ops->vec.waxpy(ctx, x->dt, x->n, pw, alpha, px, py));
+  EV_END(ctx, vec_waxpy, 3 * NB(x), 2 * NF(x));
+  return 0;
+}
+
+static int pointwise(GsVec w, GsVec x, GsVec y, GsPointwiseOp op) {
+  GsContext ctx = x->ctx;
+  void *pw = NULL, *px = NULL, *py = NULL;
+  EV_BEGIN(ctx, vec_pointwise);
+  EV_TRY(ctx, ctx->ev.vec_pointwise, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_pointwise, compute_ptr(y, GS_ACCESS_READ, &py));
+  EV_TRY(ctx, ctx->ev.vec_pointwise,
+         compute_ptr(w, (w == x || w == y) ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pw));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_pointwise, ctx->ops->vec.pointwise(ctx, x->dt, x->n, op, pw, px, py));
+  EV_END(ctx, vec_pointwise, 3 * NB(x), NF(x));
+  return 0;
+}
+
+int GsVecPointwiseMult(GsVec w, GsVec x, GsVec y) {
+  CHECK_VEC(w);
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  CHECK_COMPAT(x, w);
+  GsCall(pointwise(w, x, y, GS_PW_MULT));
+  return 0;
+}
+
+int GsVecPointwiseDivide(GsVec w, GsVec x, GsVec y) {
+  CHECK_VEC(w);
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  CHECK_COMPAT(x, w);
+  GsCall(pointwise(w, x, y, GS_PW_DIVIDE));
+  return 0;
+}
+
+int GsVecReciprocal(GsVec x) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  void *px = NULL;
+  EV_BEGIN(ctx, vec_reciprocal);
+  EV_TRY(ctx, ctx->ev.vec_reciprocal, compute_ptr(x, GS_ACCESS_READWRITE, &px));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_reciprocal, ctx->ops->vec.reciprocal(ctx, x->dt, x->n, px));
+  EV_END(ctx, vec_reciprocal, 2 * NB(x), NF(x));
+  return 0;
+}
+
+int GsVecDot(GsVec x, GsVec y, double *result) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  GsContext ctx = x->ctx;
+  GsCheck(result != NULL, ctx, GS_ERR_ARG_NULL, "result pointer is NULL");
+  void *px = NULL, *py = NULL;
+  *result = 0;
+  EV_BEGIN(ctx, vec_dot);
+  EV_TRY(ctx, ctx->ev.vec_dot, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_dot, compute_ptr(y, GS_ACCESS_READ, &py));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_dot, ctx->ops->vec.dot(ctx, x->dt, x->n, px, py, result));
+  EV_END(ctx, vec_dot, 2 * NB(x), 2 * NF(x));
+  return 0;
+}
+
+int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  GsCheck(nv >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "number of vectors nv = %d is negative", nv);
+  if (nv == 0) return 0;
+  GsCheck(y != NULL, ctx, GS_ERR_ARG_NULL, "array of vectors y is NULL");
+  GsCheck(results != NULL, ctx, GS_ERR_ARG_NULL, "results array is NULL");
+  for (int k = 0; k < nv; k++) {
+    GsCheck(y[k] != NULL, ctx, GS_ERR_ARG_NULL, "vector y[%d] is NULL", k);
+    GsCheck(y[k]->access == GS_ACCESS_NONE, ctx, GS_ERR_WRONG_STATE,
+            "vector y[%d] has an array checked out; restore it first", k);
+    GsCheck(y[k]->ctx == ctx, ctx, GS_ERR_ARG_INCOMP,
+            "vector y[%d] belongs to a different context than x", k);
+    GsCheck(y[k]->n == x->n, ctx, GS_ERR_ARG_SIZE, "vector y[%d] has %lld entries but x has %lld",
+            k, (long long)y[k]->n, (long long)x->n);
+    GsCheck(y[k]->dt == x->dt, ctx, GS_ERR_ARG_TYPE, "vector y[%d] is %s but x is %s", k,
+            GsDataTypeName(y[k]->dt), GsDataTypeName(x->dt));
+  }
+  const void **py = malloc((size_t)nv * sizeof *py);
+  GsCheck(py != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %d pointers", nv);
+  void *px = NULL;
+  int ierr = GsLogEventBegin(ctx, ctx->ev.vec_mdot);
+  if (!ierr) ierr = compute_ptr(x, GS_ACCESS_READ, &px);
+  for (int k = 0; k < nv && !ierr; k++) {
+    void *p = NULL;
+    ierr = compute_ptr(y[k], GS_ACCESS_READ, &p);
+    py[k] = p;
+  }
+  for (int k = 0; k < nv; k++)
+    results[k] = 0;
+  if (!ierr && x->n) ierr = ctx->ops->vec.mdot(ctx, x->dt, x->n, px, nv, py, results);
+  if (!ierr) ierr = GsLogEventEnd(ctx, ctx->ev.vec_mdot, (nv + 1) * NB(x), 2.0 * nv * NF(x));
+  free(py);
+  if (ierr) {
+    GsLogEventCancel(ctx, ctx->ev.vec_mdot);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+int GsVecNorm(GsVec x, GsNormType type, double *result) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  GsCheck(result != NULL, ctx, GS_ERR_ARG_NULL, "result pointer is NULL");
+  GsCheck(type == GS_NORM_1 || type == GS_NORM_2 || type == GS_NORM_INF, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown norm type %d", (int)type);
+  void *px = NULL;
+  *result = 0;
+  EV_BEGIN(ctx, vec_norm);
+  EV_TRY(ctx, ctx->ev.vec_norm, compute_ptr(x, GS_ACCESS_READ, &px));
+  if (x->n) EV_TRY(ctx, ctx->ev.vec_norm, ctx->ops->vec.norm(ctx, x->dt, x->n, px, type, result));
+  EV_END(ctx, vec_norm, NB(x), 2 * NF(x));
+  return 0;
+}
+
+int GsVecAXPYNorm(GsVec y, double alpha, GsVec x, double *norm) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  GsContext ctx = x->ctx;
+  GsCheck(norm != NULL, ctx, GS_ERR_ARG_NULL, "norm pointer is NULL");
+  GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
+  void *px = NULL, *py = NULL;
+  *norm = 0;
+  EV_BEGIN(ctx, vec_axpy_norm);
+  EV_TRY(ctx, ctx->ev.vec_axpy_norm, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_axpy_norm, compute_ptr(y, GS_ACCESS_READWRITE, &py));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_axpy_norm,
+           ctx->ops->vec.axpy_norm(ctx, x->dt, x->n, alpha, px, py, norm));
+  EV_END(ctx, vec_axpy_norm, 3 * NB(x), 4 * NF(x));
+  return 0;
+}
+
+int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2) {
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  GsContext ctx = x->ctx;
+  GsCheck(dot != NULL && nrm2 != NULL, ctx, GS_ERR_ARG_NULL, "dot or nrm2 pointer is NULL");
+  void *px = NULL, *py = NULL;
+  *dot = *nrm2 = 0;
+  EV_BEGIN(ctx, vec_dot_norm2);
+  EV_TRY(ctx, ctx->ev.vec_dot_norm2, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_dot_norm2, compute_ptr(y, GS_ACCESS_READ, &py));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_dot_norm2,
+           ctx->ops->vec.dot_norm2(ctx, x->dt, x->n, px, py, dot, nrm2));
+  EV_END(ctx, vec_dot_norm2, 2 * NB(x), 4 * NF(x));
+  return 0;
+}
+
+int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi) {
+  CHECK_VEC(x);
+  GsContext ctx = x->ctx;
+  GsCheck(lo <= hi, ctx, GS_ERR_ARG_OUTOFRANGE, "random range [%g, %g) is empty", lo, hi);
+  void *px = NULL;
+  EV_BEGIN(ctx, vec_random);
+  EV_TRY(ctx, ctx->ev.vec_random, compute_ptr(x, GS_ACCESS_WRITE, &px));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_random, ctx->ops->vec.set_random(ctx, x->dt, x->n, px, seed, lo, hi));
+  EV_END(ctx, vec_random, NB(x), 0);
+  return 0;
+}

@@ -1,0 +1,497 @@
+/* Device versus reference: every vector operation on the GPU back end (argv[1], "/gpu/cuda") and on
+ * the CPU back end with identical fresh random inputs, double and float, sizes 1, 33, 4097,
+ * 2^20 + 3, and with device arrays offset by one element (wrapped through GsVecCreateWithArray) so
+ * kernels meet unaligned data. Outputs are poisoned with NaN first. Tolerances are scaled to the
+ * problem: element-wise |g - c| <= k eps_T S_i (S_i the magnitudes of the terms of entry i),
+ * reductions |g - c| <= 4 (n eps_d + eps_p) S (S the sum of |terms|; eps_p = eps_f for float
+ * vectors). Also: deterministic reductions give identical bits over 5 repeats on the device, and
+ * SetRandom gives the same values on both (doubles exactly, floats within one float ulp).
+ *
+ * Running it with argv[1] = "/cpu" compares the CPU back end with itself (a check of the test). */
+#include "harness.h"
+
+static const char *resource = "/gpu/cuda";
+static GsContext cctx, gctx; /* reference (CPU) and device contexts */
+static GsMemType gmem = GS_MEM_DEVICE;
+
+typedef long double LD;
+
+/* ---- Vectors on both back ends ------------------------------------------------------------- */
+
+/* One operand: the CPU vector and the device vector, the latter possibly wrapping a device array
+ * one element into a bigger vector's storage (which stays checked out meanwhile). */
+typedef struct {
+  GsDataType dt;
+  GsInt n;
+  GsVec c, g, big;
+  void *bigp;
+} Pair;
+
+static int pair_create(Pair *p, GsDataType dt, GsInt n, int unaligned) {
+  memset(p, 0, sizeof *p);
+  p->dt = dt;
+  p->n = n;
+  if (CHECK_OK(GsVecCreate(cctx, n, dt, &p->c))) return 1;
+  if (!unaligned) return CHECK_OK(GsVecCreate(gctx, n, dt, &p->g));
+  if (CHECK_OK(GsVecCreate(gctx, n + 2, dt, &p->big))) return 1;
+  CHECK_OK(GsVecSet(p->big, 1.0));
+  if (CHECK_OK(GsVecGetArray(p->big, gmem, &p->bigp))) return 1;
+  return CHECK_OK(
+      GsVecCreateWithArray(gctx, n, dt, gmem, (char *)p->bigp + GsDataTypeSize(dt), &p->g));
+}
+
+static void pair_destroy(Pair *p) {
+  GsVecDestroy(&p->c);
+  GsVecDestroy(&p->g);
+  if (p->big) {
+    if (p->bigp) CHECK_OK(GsVecRestoreArray(p->big, &p->bigp));
+    GsVecDestroy(&p->big);
+  }
+}
+
+static void *scratch;
+static size_t scratch_bytes;
+static void *get_scratch(size_t bytes) {
+  if (!scratch || bytes > scratch_bytes) {
+    free(scratch);
+    scratch = hs_malloc(bytes);
+    scratch_bytes = bytes;
+  }
+  return scratch;
+}
+
+/* Set both copies from host doubles (exactly representable in the type). */
+static void pair_set(Pair *p, const double *vals) {
+  void *buf = get_scratch((size_t)p->n * GsDataTypeSize(p->dt));
+  for (GsInt i = 0; i < p->n; i++)
+    if (p->dt == GS_DOUBLE)
+      ((double *)buf)[i] = vals[i];
+    else
+      ((float *)buf)[i] = (float)vals[i];
+  CHECK_OK(GsVecSetValuesHost(p->c, buf));
+  CHECK_OK(GsVecSetValuesHost(p->g, buf));
+}
+
+static void read_vec(GsVec v, GsDataType dt, GsInt n, double *out) {
+  void *buf = get_scratch((size_t)n * GsDataTypeSize(dt));
+  if (CHECK_OK(GsVecGetValuesHost(v, buf))) {
+    for (GsInt i = 0; i < n; i++)
+      out[i] = NAN;
+    return;
+  }
+  for (GsInt i = 0; i < n; i++)
+    out[i] = dt == GS_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
+}
+
+static void pair_poison(Pair *p) {
+  CHECK_OK(GsVecSet(p->c, NAN));
+  CHECK_OK(GsVecSet(p->g, NAN));
+}
+
+/* ---- Comparisons --------------------------------------------------------------------------- */
+
+typedef struct {
+  GsDataType dt;
+  GsInt n;
+  int unaligned;
+  double *x, *y, *z; /* inputs */
+  double *oc, *og;   /* outputs read back from CPU and device */
+  LD *sc;            /* per-entry scales */
+  Pair X, Y, W;
+} Case;
+
+/* Compare the two read-back outputs entry by entry (k = 0: bitwise equal values). */
+static void cmp_elems(Case *c, const char *what, const LD *scale, double k) {
+  double eps = hs_type_eps(c->dt);
+  GsInt bad = 0, wi = -1;
+  for (GsInt i = 0; i < c->n; i++) {
+    double g = c->og[i], r = c->oc[i];
+    int ok = isfinite(g) && isfinite(r) &&
+             (k == 0 ? g == r : fabsl((LD)g - r) <= (LD)k * eps * scale[i]);
+    if (!ok) {
+      bad++;
+      if (wi < 0) wi = i;
+    }
+  }
+  CHECK(bad == 0, "%s %s n=%lld%s: %lld entries differ; first [%lld]: device %.17g, cpu %.17g",
+        what, GsDataTypeName(c->dt), (long long)c->n, c->unaligned ? " unaligned" : "",
+        (long long)bad, (long long)wi, wi >= 0 ? c->og[wi] : 0.0, wi >= 0 ? c->oc[wi] : 0.0);
+}
+
+static void read_both(Case *c, Pair *p) {
+  read_vec(p->c, p->dt, p->n, c->oc);
+  read_vec(p->g, p->dt, p->n, c->og);
+}
+
+static void cmp_red(Case *c, const char *what, double g, double r, LD S) {
+  LD eps_p = c->dt == GS_FLOAT ? FLT_EPSILON : 0;
+  LD tol = 4 * ((LD)c->n * DBL_EPSILON + eps_p) * S;
+  CHECK(isfinite(g) && isfinite(r) && fabsl((LD)g - r) <= tol,
+        "%s %s n=%lld%s: device %.17g, cpu %.17g (difference %.3Lg, allowed %.3Lg)", what,
+        GsDataTypeName(c->dt), (long long)c->n, c->unaligned ? " unaligned" : "", g, r,
+        fabsl((LD)g - r), tol);
+}
+
+/* ---- The operations ------------------------------------------------------------------------ */
+
+static void ops_elementwise(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  double a = hs_range(rng, -3, 3), b = hs_range(rng, -3, 3);
+  LD *sc = c->sc;
+
+  pair_poison(&c->W);
+  CHECK_OK(GsVecSet(c->W.c, a));
+  CHECK_OK(GsVecSet(c->W.g, a));
+  read_both(c, &c->W);
+  cmp_elems(c, "Set", sc, 0);
+
+  pair_poison(&c->W);
+  CHECK_OK(GsVecCopy(c->X.c, c->W.c));
+  CHECK_OK(GsVecCopy(c->X.g, c->W.g));
+  read_both(c, &c->W);
+  cmp_elems(c, "Copy", sc, 0);
+
+  /* Conversions both ways through a vector of the other type. */
+  {
+    GsDataType ot = c->dt == GS_DOUBLE ? GS_FLOAT : GS_DOUBLE;
+    Pair O;
+    if (!pair_create(&O, ot, n, c->unaligned)) {
+      double *full = hs_malloc((size_t)n * sizeof *full);
+      for (GsInt i = 0; i < n; i++)
+        full[i] = c->x[i] * (1.0 + 0x1.123456789abcdp-20);
+      Pair *D = c->dt == GS_DOUBLE ? &c->W : &O, *F = c->dt == GS_DOUBLE ? &O : &c->W;
+      pair_set(D, full);
+      pair_poison(F);
+      CHECK_OK(GsVecCopy(D->c, F->c));
+      CHECK_OK(GsVecCopy(D->g, F->g));
+      read_vec(F->c, GS_FLOAT, n, c->oc);
+      read_vec(F->g, GS_FLOAT, n, c->og);
+      cmp_elems(c, "Copy double->float", sc, 0);
+      pair_poison(D);
+      CHECK_OK(GsVecCopy(F->c, D->c));
+      CHECK_OK(GsVecCopy(F->g, D->g));
+      read_vec(D->c, GS_DOUBLE, n, c->oc);
+      read_vec(D->g, GS_DOUBLE, n, c->og);
+      cmp_elems(c, "Copy float->double", sc, 0);
+      free(full);
+    }
+    pair_destroy(&O);
+  }
+
+  pair_set(&c->W, c->x);
+  CHECK_OK(GsVecScale(c->W.c, a));
+  CHECK_OK(GsVecScale(c->W.g, a));
+  read_both(c, &c->W);
+  for (GsInt i = 0; i < n; i++)
+    sc[i] = fabsl((LD)a * c->x[i]);
+  cmp_elems(c, "Scale", sc, 2);
+
+  for (GsInt i = 0; i < n; i++)
+    sc[i] = fabsl((LD)a * c->x[i]) + fabsl((LD)c->y[i]);
+  pair_set(&c->W, c->y);
+  CHECK_OK(GsVecAXPY(c->W.c, a, c->X.c));
+  CHECK_OK(GsVecAXPY(c->W.g, a, c->X.g));
+  read_both(c, &c->W);
+  cmp_elems(c, "AXPY", sc, 4);
+
+  const double betas[3] = {b, 1.0, 0.0};
+  const char *bn[3] = {"AXPBY", "AXPBY beta=1", "AXPBY beta=0 over NaN"};
+  for (int k = 0; k < 3; k++) {
+    if (betas[k] == 0.0)
+      pair_poison(&c->W);
+    else
+      pair_set(&c->W, c->y);
+    CHECK_OK(GsVecAXPBY(c->W.c, a, betas[k], c->X.c));
+    CHECK_OK(GsVecAXPBY(c->W.g, a, betas[k], c->X.g));
+    read_both(c, &c->W);
+    for (GsInt i = 0; i < n; i++)
+      sc[i] = fabsl((LD)a * c->x[i]) + (betas[k] == 0.0 ? 0 : fabsl((LD)betas[k] * c->y[i]));
+    cmp_elems(c, bn[k], sc, 4);
+  }
+
+  for (GsInt i = 0; i < n; i++)
+    sc[i] = fabsl((LD)a * c->x[i]) + fabsl((LD)c->y[i]);
+  for (int k = 0; k < 3; k++) {
+    if (k == 0) {
+      pair_poison(&c->W);
+      CHECK_OK(GsVecWAXPY(c->W.c, a, c->X.c, c->Y.c));
+      CHECK_OK(GsVecWAXPY(c->W.g, a, c->X.g, c->Y.g));
+    } else if (k == 1) {
+      pair_set(&c->W, c->x);
+      CHECK_OK(GsVecWAXPY(c->W.c, a, c->W.c, c->Y.c));
+      CHECK_OK(GsVecWAXPY(c->W.g, a, c->W.g, c->Y.g));
+    } else {
+      pair_set(&c->W, c->y);
+      CHECK_OK(GsVecWAXPY(c->W.c, a, c->X.c, c->W.c));
+      CHECK_OK(GsVecWAXPY(c->W.g, a, c->X.g, c->W.g));
+    }
+    read_both(c, &c->W);
+    cmp_elems(c, k == 0 ? "WAXPY" : k == 1 ? "WAXPY w=x" : "WAXPY w=y", sc, 4);
+  }
+
+  for (GsInt i = 0; i < n; i++)
+    sc[i] = fabsl((LD)c->x[i] * c->y[i]);
+  pair_poison(&c->W);
+  CHECK_OK(GsVecPointwiseMult(c->W.c, c->X.c, c->Y.c));
+  CHECK_OK(GsVecPointwiseMult(c->W.g, c->X.g, c->Y.g));
+  read_both(c, &c->W);
+  cmp_elems(c, "PointwiseMult", sc, 2);
+
+  for (GsInt i = 0; i < n; i++)
+    sc[i] = fabsl((LD)c->x[i] / c->y[i]);
+  pair_poison(&c->W);
+  CHECK_OK(GsVecPointwiseDivide(c->W.c, c->X.c, c->Y.c));
+  CHECK_OK(GsVecPointwiseDivide(c->W.g, c->X.g, c->Y.g));
+  read_both(c, &c->W);
+  cmp_elems(c, "PointwiseDivide", sc, 2);
+
+  double *v = hs_malloc((size_t)n * sizeof *v);
+  for (GsInt i = 0; i < n; i++) {
+    v[i] = i % 5 == 2 ? 0.0 : c->x[i];
+    sc[i] = v[i] == 0 ? 0 : fabsl(1 / (LD)v[i]);
+  }
+  pair_set(&c->W, v);
+  CHECK_OK(GsVecReciprocal(c->W.c));
+  CHECK_OK(GsVecReciprocal(c->W.g));
+  read_both(c, &c->W);
+  cmp_elems(c, "Reciprocal", sc, 2);
+  GsInt nonzero = 0;
+  for (GsInt i = 0; i < n; i++)
+    nonzero += v[i] == 0 && c->og[i] != 0;
+  CHECK(nonzero == 0, "Reciprocal on the device: %lld zero entries did not stay zero",
+        (long long)nonzero);
+  free(v);
+}
+
+static LD sum_abs_prod(GsInt n, const double *x, const double *y) {
+  LD s = 0;
+  for (GsInt i = 0; i < n; i++)
+    s += fabsl((LD)x[i] * y[i]);
+  return s;
+}
+
+static void ops_reductions(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  double rc = NAN, rg = NAN, rc2 = NAN, rg2 = NAN;
+  LD S = sum_abs_prod(n, c->x, c->y), Sxx = sum_abs_prod(n, c->x, c->x);
+
+  CHECK_OK(GsVecDot(c->X.c, c->Y.c, &rc));
+  CHECK_OK(GsVecDot(c->X.g, c->Y.g, &rg));
+  cmp_red(c, "Dot", rg, rc, S);
+
+  LD S1 = 0;
+  for (GsInt i = 0; i < n; i++)
+    S1 += fabsl((LD)c->x[i]);
+  const GsNormType types[3] = {GS_NORM_1, GS_NORM_2, GS_NORM_INF};
+  const char *nn[3] = {"Norm1", "Norm2", "NormInf"};
+  for (int k = 0; k < 3; k++) {
+    rc = rg = NAN;
+    CHECK_OK(GsVecNorm(c->X.c, types[k], &rc));
+    CHECK_OK(GsVecNorm(c->X.g, types[k], &rg));
+    if (types[k] == GS_NORM_INF)
+      CHECK(rg == rc, "NormInf %s n=%lld%s: device %.17g, cpu %.17g", GsDataTypeName(c->dt),
+            (long long)n, c->unaligned ? " unaligned" : "", rg, rc);
+    else
+      cmp_red(c, nn[k], rg, rc, types[k] == GS_NORM_1 ? S1 : sqrtl(Sxx));
+  }
+
+  double a = hs_range(rng, -3, 3);
+  pair_set(&c->W, c->y);
+  rc = rg = NAN;
+  CHECK_OK(GsVecAXPYNorm(c->W.c, a, c->X.c, &rc));
+  CHECK_OK(GsVecAXPYNorm(c->W.g, a, c->X.g, &rg));
+  read_both(c, &c->W);
+  LD yy = 0;
+  for (GsInt i = 0; i < n; i++) {
+    c->sc[i] = fabsl((LD)a * c->x[i]) + fabsl((LD)c->y[i]);
+    yy += c->sc[i] * c->sc[i];
+  }
+  cmp_elems(c, "AXPYNorm y", c->sc, 4);
+  /* The two norms are of slightly different vectors (element-wise rounding), hence eps_T. */
+  CHECK(isfinite(rg) &&
+            fabsl((LD)rg - rc) <= 4 * ((LD)n * DBL_EPSILON + hs_type_eps(c->dt)) * sqrtl(yy),
+        "AXPYNorm norm %s n=%lld%s: device %.17g, cpu %.17g", GsDataTypeName(c->dt), (long long)n,
+        c->unaligned ? " unaligned" : "", rg, rc);
+
+  rc = rg = rc2 = rg2 = NAN;
+  CHECK_OK(GsVecDotNorm2(c->X.c, c->Y.c, &rc, &rc2));
+  CHECK_OK(GsVecDotNorm2(c->X.g, c->Y.g, &rg, &rg2));
+  cmp_red(c, "DotNorm2 dot", rg, rc, S);
+  cmp_red(c, "DotNorm2 nrm2", rg2, rc2, sum_abs_prod(n, c->y, c->y));
+
+  /* MDot against nv distinct vectors (5 cycled when n is large). */
+  int nd = n > 100000 ? 5 : 17;
+  double *vals[17];
+  Pair V[17];
+  int ok = 1;
+  for (int k = 0; k < nd; k++) {
+    vals[k] = hs_malloc((size_t)n * sizeof(double));
+    hs_fill_d(rng, n, vals[k], 0.5, 2.0);
+    if (c->dt == GS_FLOAT)
+      for (GsInt i = 0; i < n; i++)
+        vals[k][i] = (float)vals[k][i];
+    if (pair_create(&V[k], c->dt, n, c->unaligned))
+      ok = 0;
+    else
+      pair_set(&V[k], vals[k]);
+  }
+  const int nvs[4] = {1, 3, 9, 17};
+  for (int t = 0; t < 4 && ok; t++) {
+    int nv = nvs[t], map[17];
+    GsVec yc[17], yg[17];
+    double resc[17], resg[17];
+    for (int k = 0; k < nv; k++) {
+      map[k] = (5 * k + t) % nd;
+      yc[k] = V[map[k]].c;
+      yg[k] = V[map[k]].g;
+      resc[k] = resg[k] = NAN;
+    }
+    CHECK_OK(GsVecMDot(c->X.c, nv, (const GsVec *)yc, resc));
+    CHECK_OK(GsVecMDot(c->X.g, nv, (const GsVec *)yg, resg));
+    for (int k = 0; k < nv; k++) {
+      char what[32];
+      snprintf(what, sizeof what, "MDot nv=%d [%d]", nv, k);
+      cmp_red(c, what, resg[k], resc[k], sum_abs_prod(n, c->x, vals[map[k]]));
+    }
+  }
+  for (int k = 0; k < nd; k++) {
+    pair_destroy(&V[k]);
+    free(vals[k]);
+  }
+}
+
+/* SetRandom: the same counter-based stream on both back ends. */
+static void ops_random(Case *c, HsRng *rng) {
+  uint64_t seed = hs_next(rng);
+  pair_poison(&c->W);
+  CHECK_OK(GsVecSetRandom(c->W.c, seed, -1.0, 3.0));
+  CHECK_OK(GsVecSetRandom(c->W.g, seed, -1.0, 3.0));
+  read_both(c, &c->W);
+  if (c->dt == GS_DOUBLE) {
+    GsInt bad = 0, wi = -1;
+    for (GsInt i = 0; i < c->n; i++)
+      if (memcmp(&c->og[i], &c->oc[i], sizeof(double))) {
+        bad++;
+        if (wi < 0) wi = i;
+      }
+    CHECK(bad == 0,
+          "SetRandom double n=%lld seed %llu: %lld entries differ; first [%lld]: "
+          "device %.17g, cpu %.17g",
+          (long long)c->n, (unsigned long long)seed, (long long)bad, (long long)wi,
+          wi >= 0 ? c->og[wi] : 0.0, wi >= 0 ? c->oc[wi] : 0.0);
+  } else {
+    /* One float ulp at most. */
+    for (GsInt i = 0; i < c->n; i++) {
+      float a = fabsf((float)c->oc[i]);
+      c->sc[i] = ((LD)nextafterf(a, INFINITY) - a) / FLT_EPSILON;
+    }
+    cmp_elems(c, "SetRandom", c->sc, 1);
+  }
+}
+
+/* Deterministic reductions on the device: 5 repeats, identical bits. */
+static void ops_deterministic(Case *c) {
+  CHECK_OK(GsSetDeterministic(gctx, 1));
+  double d[5], n1[5], n2[5], dn[5][2], an[5];
+  for (int k = 0; k < 5; k++) {
+    CHECK_OK(GsVecDot(c->X.g, c->Y.g, &d[k]));
+    CHECK_OK(GsVecNorm(c->X.g, GS_NORM_1, &n1[k]));
+    CHECK_OK(GsVecNorm(c->Y.g, GS_NORM_2, &n2[k]));
+    CHECK_OK(GsVecDotNorm2(c->X.g, c->Y.g, &dn[k][0], &dn[k][1]));
+    CHECK_OK(GsVecCopy(c->Y.g, c->W.g));
+    CHECK_OK(GsVecAXPYNorm(c->W.g, 0.75, c->X.g, &an[k]));
+  }
+  int same = 1;
+  for (int k = 1; k < 5; k++)
+    same = same && !memcmp(&d[k], &d[0], sizeof(double)) &&
+           !memcmp(&n1[k], &n1[0], sizeof(double)) && !memcmp(&n2[k], &n2[0], sizeof(double)) &&
+           !memcmp(dn[k], dn[0], sizeof dn[0]) && !memcmp(&an[k], &an[0], sizeof(double));
+  CHECK(same,
+        "deterministic device reductions differ over 5 repeats (%s n=%lld%s; dot %.17g / "
+        "%.17g / %.17g / %.17g / %.17g)",
+        GsDataTypeName(c->dt), (long long)c->n, c->unaligned ? " unaligned" : "", d[0], d[1], d[2],
+        d[3], d[4]);
+  GsVec ys[3] = {c->Y.g, c->X.g, c->Y.g};
+  double m[5][3];
+  for (int k = 0; k < 5; k++)
+    CHECK_OK(GsVecMDot(c->X.g, 3, (const GsVec *)ys, m[k]));
+  same = 1;
+  for (int k = 1; k < 5; k++)
+    same = same && !memcmp(m[k], m[0], sizeof m[0]);
+  CHECK(same, "deterministic device MDot differs over 5 repeats (%s n=%lld)", GsDataTypeName(c->dt),
+        (long long)c->n);
+  CHECK_OK(GsSetDeterministic(gctx, 0));
+}
+
+static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
+  Case c;
+  memset(&c, 0, sizeof c);
+  c.dt = dt;
+  c.n = n;
+  c.unaligned = unaligned;
+  c.x = hs_malloc((size_t)n * sizeof(double));
+  c.y = hs_malloc((size_t)n * sizeof(double));
+  hs_fill_d(rng, n, c.x, 0.5, 2.0);
+  hs_fill_d(rng, n, c.y, 0.5, 2.0);
+  if (dt == GS_FLOAT)
+    for (GsInt i = 0; i < n; i++) {
+      c.x[i] = (float)c.x[i];
+      c.y[i] = (float)c.y[i];
+    }
+  c.oc = hs_malloc((size_t)n * sizeof(double));
+  c.og = hs_malloc((size_t)n * sizeof(double));
+  c.sc = hs_malloc((size_t)n * sizeof(LD));
+  long failed = hs.failed;
+  if (!pair_create(&c.X, dt, n, unaligned) && !pair_create(&c.Y, dt, n, unaligned) &&
+      !pair_create(&c.W, dt, n, unaligned)) {
+    pair_set(&c.X, c.x);
+    pair_set(&c.Y, c.y);
+    ops_elementwise(&c, rng);
+    ops_reductions(&c, rng);
+    ops_random(&c, rng);
+    ops_deterministic(&c);
+  }
+  if (hs.failed > failed)
+    printf("  (failures above: %s n=%lld%s)\n", GsDataTypeName(dt), (long long)n,
+           unaligned ? " unaligned" : "");
+  pair_destroy(&c.X);
+  pair_destroy(&c.Y);
+  pair_destroy(&c.W);
+  free(c.x);
+  free(c.y);
+  free(c.oc);
+  free(c.og);
+  free(c.sc);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_equiv", resource, argc, argv);
+  int rc = hs_init_backend(resource, &gctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  if (CHECK_OK(GsInit("/cpu", &cctx))) {
+    GsDestroy(&gctx);
+    return hs_finish();
+  }
+  hs_watch(cctx);
+  CHECK_OK(GsGetPreferredMemType(gctx, &gmem));
+  GsDeviceInfo info;
+  if (!CHECK_OK(GsGetDeviceInfo(gctx, &info))) printf("device: %s\n", info.name);
+
+  HsRng rng = hs_rng(2);
+  const GsInt sizes[] = {1, 33, 4097, (1 << 20) + 3};
+  for (int t = 0; t < 2; t++) {
+    GsDataType dt = t ? GS_FLOAT : GS_DOUBLE;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+      run_case(dt, sizes[k], 0, &rng);
+    run_case(dt, 4097, 1, &rng);
+    run_case(dt, (1 << 20) + 3, 1, &rng);
+  }
+  free(scratch);
+  hs_unwatch(cctx);
+  hs_unwatch(gctx);
+  CHECK_OK(GsDestroy(&cctx));
+  CHECK_OK(GsDestroy(&gctx));
+  return hs_finish();
+}
