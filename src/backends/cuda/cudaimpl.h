@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusparse.h>
 
 #include "../../gsimpl.h"
 
@@ -77,6 +78,16 @@ typedef struct {
     if (gs_berr_ != CUBLAS_STATUS_SUCCESS)                                                         \
       return GsErrorRaise((ctx), GS_ERR_CUBLAS, __FILE__, __LINE__, __func__, "%s (%s) from %s",   \
                           cublasGetStatusName(gs_berr_), cublasGetStatusString(gs_berr_), #expr);  \
+  } while (0)
+
+/* Return GS_ERR_CUSPARSE when a cuSPARSE call fails, keeping cuSPARSE's name and text. */
+#define GsCallCusparse(ctx, expr)                                                                  \
+  do {                                                                                             \
+    const cusparseStatus_t gs_serr_ = (expr);                                                      \
+    if (gs_serr_ != CUSPARSE_STATUS_SUCCESS)                                                       \
+      return GsErrorRaise((ctx), GS_ERR_CUSPARSE, __FILE__, __LINE__, __func__, "%s (%s) from %s", \
+                          cusparseGetErrorName(gs_serr_), cusparseGetErrorString(gs_serr_),        \
+                          #expr);                                                                  \
   } while (0)
 
 /* Check a kernel launch just made (bad configuration, missing image for this GPU, or a sticky
