@@ -63,8 +63,9 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
     put_str(f, r->resource);
     fprintf(f,
             ", \"n\": %lld, \"repeats\": %d, \"bytes\": %.0f, \"median_s\": %.9g, \"min_s\": "
-            "%.9g, \"gbytes_per_s\": %.2f, \"fraction_of_copy\": %.4f}%s\n",
-            r->n, r->repeats, r->bytes, r->median_s, r->min_s, r->gbps, r->fraction,
+            "%.9g, \"gbytes_per_s\": %.2f, \"floor_gbytes_per_s\": %.2f, \"fraction_of_copy\": "
+            "%.4f}%s\n",
+            r->n, r->repeats, r->bytes, r->median_s, r->min_s, r->gbps, r->floor_gbps, r->fraction,
             i + 1 < rep->nrec ? "," : "");
   }
   fprintf(f, "  ]\n}\n");

@@ -171,6 +171,7 @@ static int bench_type(GsContext ctx, GsInt n, GsDataType dt, int repeats, double
     if (!ierr) ierr = GsVecSetRandom(s.y, 2, -1, 1);
     if (ierr) break;
     r.gbps = r.median_s > 0 ? r.bytes / r.median_s / 1e9 : 0;
+    r.floor_gbps = copy_gbps;
     r.fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
     if (log)
       fprintf(log, "  %-15s %-6s %8.1f GB/s  %5.1f%% of copy\n", r.op, r.dtype, r.gbps,
@@ -225,6 +226,7 @@ int GsBenchVecPeers(GsContext ctx, GsInt n, int repeats, double copy_gbps, GsBen
     r.min_s = r.median_s;
     r.bytes = peers[i].arrays * (double)n * sizeof(double);
     r.gbps = r.bytes / r.median_s / 1e9;
+    r.floor_gbps = copy_gbps;
     r.fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
     if (log)
       fprintf(log, "  %-15s %-6s %8.1f GB/s  %5.1f%% of copy (cuBLAS)\n", r.op, r.dtype, r.gbps,

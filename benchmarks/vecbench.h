@@ -17,8 +17,9 @@ typedef struct {
   double bytes;    /* fewest bytes one call must move */
   double median_s; /* median time of one call */
   double min_s;
-  double gbps;     /* bytes / median_s / 1e9 */
-  double fraction; /* gbps / copy bandwidth measured in the same run on the same device */
+  double gbps;       /* bytes / median_s / 1e9 */
+  double floor_gbps; /* copy bandwidth measured in the same run on the same device */
+  double fraction;   /* gbps / floor_gbps */
 } GsBenchRecord;
 
 typedef struct {

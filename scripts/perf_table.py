@@ -22,15 +22,22 @@ def table(path):
         f"### {r['suite']} on {dev['name']} ({r['resource']})",
         "",
         f"File `{os.path.relpath(path, ROOT)}`, commit `{r['git_sha'][:12]}`, {r['date']}. "
-        f"Copy floor measured in the same run: **{floor:.0f} GB/s** (bytes read + written).",
+        f"Copy floor measured in the same run: **{floor:.0f} GB/s** (bytes read + written). Rows "
+        "on another device (the CPU peer) are measured against that device's own copy bandwidth, "
+        "given in the floor column.",
         "",
-        "| op | type | implementation | back end | n | median (µs) | GB/s | fraction of copy floor |",
-        "|---|---|---|---|---:|---:|---:|---:|",
+        "| op | type | implementation | back end | n | median (µs) | GB/s | floor (GB/s) | fraction of floor |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
+    cpu_floor = r.get("cpu_peer_copy_gbytes_per_s", 0)
     for x in r["records"]:
+        # Files without a per-record floor: CPU peer rows used the CPU copy bandwidth.
+        other = x["resource"] == "/cpu" and r["resource"] != "/cpu"
+        f = x.get("floor_gbytes_per_s", cpu_floor if other else floor)
         lines.append(
             f"| {x['op']} | {x['dtype']} | {x['impl']} | {x['resource']} | {x['n']} | "
-            f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | {100 * x['fraction_of_copy']:.1f} % |")
+            f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | {f:.0f} | "
+            f"{100 * x['fraction_of_copy']:.1f} % |")
     lines.append("")
     return "\n".join(lines)
 

@@ -122,7 +122,7 @@ static int run_vec_bench(int argc, char **argv, int demo) {
   GsInt n = gpu ? (GsInt)1 << 27 : (GsInt)1 << (demo ? 22 : 24);
   GsInt repeats = gpu ? 20 : 5;
   int cpu_peer = gpu, peers = 1;
-  char json_dir[512] = "", json[600] = "";
+  char json_dir[512] = "", json[768] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-repeats", &repeats, NULL));
   GsInt cpu_n = n;
@@ -154,7 +154,13 @@ static int run_vec_bench(int argc, char **argv, int demo) {
   if (json_dir[0] && !json[0]) {
     char s[128];
     slug(gpu ? dev.name : "cpu", s, sizeof s);
-    snprintf(json, sizeof json, "%s/vec-%s.json", json_dir, s);
+    int len = snprintf(json, sizeof json, "%s/vec-%s.json", json_dir, s);
+    if (len < 0 || (size_t)len >= sizeof json) {
+      fprintf(stderr, "gpusolve: -json_dir '%s' is too long\n", json_dir);
+      GsBenchReportFree(&rep);
+      GsDestroy(&ctx);
+      return 1;
+    }
   }
   if (json[0]) {
     char extra[256];
