@@ -29,8 +29,10 @@ demo: build
 
 test: test-main test-sanitize
 
+# ctest hides the output of skipped tests: print their reasons from its log.
 test-main: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@grep -h '^SKIP' $(BUILD)/Testing/Temporary/LastTest.log | sort -u || true
 
 # The CPU back end under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: deps

@@ -40,6 +40,7 @@ if [ "${GS_CHECK_SANITIZER:-0}" = 1 ] && command -v compute-sanitizer >/dev/null
   done
 fi
 step info bench.log "$BUILD/tools/gpusolve" info
+step demo demo.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 # shellcheck disable=SC2086
 step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
 cat "$OUT/summary.txt"
