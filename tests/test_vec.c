@@ -976,6 +976,57 @@ static void test_failure_unwinds(GsContext ctx) {
   munmap(p, bytes);
 }
 
+/* The 2-norm of double vectors whose squares leave the double range: entries near 1e200 (the sum
+ * of squares overflows) and 1e-200 (it underflows) must still give the norm to a few ulps, through
+ * GsVecNorm and GsVecAXPYNorm; inf, NaN and zero vectors keep their meaning. */
+static void test_norm_range(GsContext ctx, HsRng *r) {
+  static const double scales[] = {1e200, 1e-200, 1e300, 1e-300};
+  const GsInt sizes[] = {1000, 100003};
+  for (int si = 0; si < 4; si++) {
+    for (int ni = 0; ni < 2; ni++) {
+      GsInt n = sizes[ni];
+      double *h = hs_malloc((size_t)n * sizeof *h);
+      LD ss = 0;
+      for (GsInt i = 0; i < n; i++) {
+        h[i] = hs_range(r, 0.5, 2.0) * (hs_uniform(r) < 0.5 ? -1 : 1) * scales[si];
+        ss += (LD)h[i] * (LD)h[i];
+      }
+      double want = (double)sqrtl(ss);
+      GsVec x = NULL, y = NULL;
+      double got = 0, got2 = 0;
+      if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+          !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &y))) {
+        CHECK_OK(GsVecSetValuesHost(x, h));
+        CHECK_OK(GsVecNorm(x, GS_NORM_2, &got));
+        CHECK(fabs(got - want) <= 8 * DBL_EPSILON * want,
+              "2-norm of %lld entries near %g: got %.17g, want %.17g", (long long)n, scales[si],
+              got, want);
+        CHECK_OK(GsVecSet(y, 0.0));
+        CHECK_OK(GsVecAXPYNorm(y, 1.0, x, &got2));
+        CHECK(fabs(got2 - want) <= 8 * DBL_EPSILON * want,
+              "AXPYNorm of %lld entries near %g: got %.17g, want %.17g", (long long)n, scales[si],
+              got2, want);
+        if (si == 0 && ni == 0) { /* special values on the rescaled path */
+          h[7] = INFINITY;
+          CHECK_OK(GsVecSetValuesHost(x, h));
+          CHECK_OK(GsVecNorm(x, GS_NORM_2, &got));
+          CHECK(isinf(got), "2-norm with an inf entry gave %g", got);
+          h[7] = NAN;
+          CHECK_OK(GsVecSetValuesHost(x, h));
+          CHECK_OK(GsVecNorm(x, GS_NORM_2, &got));
+          CHECK(isnan(got), "2-norm with a NaN entry gave %g", got);
+          CHECK_OK(GsVecSet(x, 0.0));
+          CHECK_OK(GsVecNorm(x, GS_NORM_2, &got));
+          CHECK(got == 0, "2-norm of a zero vector gave %g", got);
+        }
+      }
+      GsVecDestroy(&x);
+      GsVecDestroy(&y);
+      free(h);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_vec", resource, argc, argv);
@@ -998,6 +1049,7 @@ int main(int argc, char **argv) {
   test_deterministic(ctx, &r);
   test_random_range(ctx);
   test_failure_unwinds(ctx);
+  test_norm_range(ctx, &r);
 
   free(scratch);
   hs_unwatch(ctx);

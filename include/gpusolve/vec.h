@@ -67,9 +67,11 @@ int GsVecReciprocal(GsVec x);
 int GsVecDot(GsVec x, GsVec y, double *result);
 /* results[k] = x . y[k] for k < nv, in one pass over x. */
 int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]);
-/* ||x|| in the 1-, 2- or infinity-norm. */
+/* ||x|| in the 1-, 2- or infinity-norm. The 2-norm is safe from overflow and underflow: a double
+ * vector whose sum of squares leaves the double range is measured again, scaled. */
 int GsVecNorm(GsVec x, GsNormType type, double *result);
-/* y = y + alpha x, then *norm = ||y||_2, in one pass. */
+/* y = y + alpha x, then *norm = ||y||_2, in one pass (a second, scaled one in the rare cases
+ * GsVecNorm describes). */
 int GsVecAXPYNorm(GsVec y, double alpha, GsVec x, double *norm);
 /* *dot = x . y and *nrm2 = y . y, in one pass. */
 int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2);

@@ -1,5 +1,6 @@
 /* Vectors: argument checks, the host/device validity mask, event logging, dispatch to the back end.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,6 +477,36 @@ int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
   return 0;
 }
 
+/* The 2-norm kernels sum squares in double: one fast pass, but the sum overflows for double entries
+ * beyond about 1e154 and loses digits below about 1e-154 (float entries cannot get there). When
+ * the result lies in either range, it is computed again from the vector scaled by a power of two
+ * near its largest entry, as BLAS's dnrm2 does in every call. */
+static int needs_rescale(GsVec x, double nrm) {
+  return x->dt == GS_DOUBLE && x->n > 0 && (isinf(nrm) || nrm < 1e-150);
+}
+
+static int norm2_rescaled(GsVec x, double *nrm) {
+  double m = 0;
+  GsCall(GsVecNorm(x, GS_NORM_INF, &m));
+  if (m == 0 || !isfinite(m)) { /* a zero vector, or an inf or NaN entry: the sum was right */
+    *nrm = m == 0 ? 0 : *nrm;
+    return 0;
+  }
+  /* A power of two, so the scaling itself rounds nothing; clamped for subnormal maxima. */
+  int e = ilogb(m);
+  double scale = ldexp(1.0, e < -1000 ? 1000 : -e);
+  GsVec t = NULL;
+  GsCall(GsVecDuplicate(x, &t));
+  int ierr = GsVecCopy(x, t);
+  if (!ierr) ierr = GsVecScale(t, scale);
+  double s = 0;
+  if (!ierr) ierr = GsVecNorm(t, GS_NORM_2, &s);
+  GsVecDestroy(&t);
+  GsCall(ierr);
+  *nrm = s / scale;
+  return 0;
+}
+
 int GsVecNorm(GsVec x, GsNormType type, double *result) {
   CHECK_VEC(x);
   GsContext ctx = x->ctx;
@@ -488,6 +519,7 @@ int GsVecNorm(GsVec x, GsNormType type, double *result) {
   EV_TRY(ctx, ctx->ev.vec_norm, compute_ptr(x, GS_ACCESS_READ, &px));
   if (x->n) EV_TRY(ctx, ctx->ev.vec_norm, ctx->ops->vec.norm(ctx, x->dt, x->n, px, type, result));
   EV_END(ctx, vec_norm, NB(x), 2 * NF(x));
+  if (type == GS_NORM_2 && needs_rescale(x, *result)) GsCall(norm2_rescaled(x, result));
   return 0;
 }
 
@@ -507,6 +539,7 @@ int GsVecAXPYNorm(GsVec y, double alpha, GsVec x, double *norm) {
     EV_TRY(ctx, ctx->ev.vec_axpy_norm,
            ctx->ops->vec.axpy_norm(ctx, x->dt, x->n, alpha, px, py, norm));
   EV_END(ctx, vec_axpy_norm, 3 * NB(x), 4 * NF(x));
+  if (needs_rescale(y, *norm)) GsCall(norm2_rescaled(y, norm));
   return 0;
 }
 
