@@ -11,6 +11,8 @@ extern "C" {
 #endif
 
 /* ---- Contexts and back ends ------------------------------------------------------------------ */
+/* A context and the objects created on it are used by one host thread at a time (they share the
+ * back end's stream and scratch buffers); separate contexts may be used from separate threads. */
 
 /* Create a context on a back end. resource is "/cpu", "/gpu/cuda" (device 0), "/gpu/cuda:N", or
  * NULL for the default: $GS_BACKEND if set, else the first CUDA device when CUDA is compiled in and
