@@ -455,7 +455,9 @@ int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
     GsCheck(y[k]->dt == x->dt, ctx, GS_ERR_ARG_TYPE, "vector y[%d] is %s but x is %s", k,
             GsDataTypeName(y[k]->dt), GsDataTypeName(x->dt));
   }
-  const void **py = malloc((size_t)nv * sizeof *py);
+  /* The device pointers of y; on the stack for the usual handful of vectors (a Krylov basis). */
+  const void *py_small[16];
+  const void **py = nv <= 16 ? py_small : malloc((size_t)nv * sizeof *py);
   GsCheck(py != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %d pointers", nv);
   void *px = NULL;
   int ierr = GsLogEventBegin(ctx, ctx->ev.vec_mdot);
@@ -469,7 +471,7 @@ int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
     results[k] = 0;
   if (!ierr && x->n) ierr = ctx->ops->vec.mdot(ctx, x->dt, x->n, px, nv, py, results);
   if (!ierr) ierr = GsLogEventEnd(ctx, ctx->ev.vec_mdot, (nv + 1) * NB(x), 2.0 * nv * NF(x));
-  free(py);
+  if (py != py_small) free(py);
   if (ierr) {
     GsLogEventCancel(ctx, ctx->ev.vec_mdot);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);

@@ -16,13 +16,16 @@ static int cpu_device_count(int *count) {
 }
 
 static int cpu_init(GsContext ctx, int device) {
-  (void)ctx;
   (void)device;
+  GsCall(GsMallocHost(ctx, sizeof(GsCpuContext), &ctx->bdata));
   return 0;
 }
 
 static int cpu_destroy(GsContext ctx) {
-  (void)ctx;
+  GsCpuContext *cc = ctx->bdata;
+  if (cc) free(cc->partials);
+  free(cc);
+  ctx->bdata = NULL;
   return 0;
 }
 

@@ -4,6 +4,13 @@
 
 #include "../../gsimpl.h"
 
+/* Per-context state (ctx->bdata): scratch for reduction partials, grown as needed, so that a
+ * reduction allocates nothing in the common case (Krylov methods call them every iteration). */
+typedef struct {
+  double *partials;
+  size_t cap; /* doubles */
+} GsCpuContext;
+
 GS_INTERN void GsCpuFillVecKernels(GsVecKernels *k);
 /* Threaded fill and copy of doubles (used by the bandwidth probe). */
 GS_INTERN void GsCpuFill(GsInt n, double *x, double a);

@@ -44,7 +44,15 @@ void GsCpuCopy(GsInt n, const double *x, double *y) {
 
 /* Partial sums live in a scratch array of nchunks * nvals doubles; fold them in order. */
 static int alloc_partials(GsContext ctx, GsInt n, int nvals, double **part) {
-  GsCall(GsMallocHost(ctx, (size_t)nchunks(n) * (size_t)nvals * sizeof(double), (void **)part));
+  GsCpuContext *cc = ctx->bdata;
+  size_t need = (size_t)nchunks(n) * (size_t)nvals;
+  if (need > cc->cap) {
+    double *p = realloc(cc->partials, need * sizeof *p);
+    GsCheck(p != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %zu reduction partials", need);
+    cc->partials = p;
+    cc->cap = need;
+  }
+  *part = cc->partials;
   return 0;
 }
 
@@ -246,12 +254,11 @@ static int k_set_random(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t
 
 static int k_mdot(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
                   const void *const *y, double *r) {
-  double *part;
+  double *part = NULL;
   GsCall(alloc_partials(ctx, n, nv, &part));
   DISPATCH(dt, mdot_d(n, x, nv, y, part), mdot_f(n, x, nv, y, part));
   for (int k = 0; k < nv; k++)
     r[k] = fold(part, nchunks(n), nv, k);
-  free(part);
   return 0;
 }
 
@@ -262,7 +269,7 @@ static int k_dot(GsContext ctx, GsDataType dt, GsInt n, const void *x, const voi
 
 static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type,
                   double *r) {
-  double *part;
+  double *part = NULL;
   GsCall(alloc_partials(ctx, n, 1, &part));
   DISPATCH(dt, norm_d(n, x, type, part), norm_f(n, x, type, part));
   if (type == GS_NORM_INF)
@@ -270,28 +277,25 @@ static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormTy
   else
     *r = fold(part, nchunks(n), 1, 0);
   if (type == GS_NORM_2) *r = sqrt(*r);
-  free(part);
   return 0;
 }
 
 static int k_axpy_norm(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, void *y,
                        double *nrm) {
-  double *part;
+  double *part = NULL;
   GsCall(alloc_partials(ctx, n, 1, &part));
   DISPATCH(dt, axpy_norm_d(n, a, x, y, part), axpy_norm_f(n, a, x, y, part));
   *nrm = sqrt(fold(part, nchunks(n), 1, 0));
-  free(part);
   return 0;
 }
 
 static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
                        double *dot, double *nrm2) {
-  double *part;
+  double *part = NULL;
   GsCall(alloc_partials(ctx, n, 2, &part));
   DISPATCH(dt, dot_norm2_d(n, x, y, part), dot_norm2_f(n, x, y, part));
   *dot = fold(part, nchunks(n), 2, 0);
   *nrm2 = fold(part, nchunks(n), 2, 1);
-  free(part);
   return 0;
 }
 
