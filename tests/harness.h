@@ -199,6 +199,15 @@ static HS_UNUSED double hs_type_eps(GsDataType dt) {
   return dt == GS_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
 }
 
+/* One reusable host buffer of at least `bytes` bytes (its contents do not survive a larger
+ * request); freed at exit. */
+static void *hs_scratch_buf;
+static size_t hs_scratch_bytes;
+static HS_UNUSED void hs_scratch_free(void) {
+  free(hs_scratch_buf);
+}
+static HS_UNUSED void *hs_scratch(size_t bytes);
+
 /* malloc that ends the test program (status 1) when the host is out of memory. */
 static HS_UNUSED void *hs_malloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
@@ -207,6 +216,16 @@ static HS_UNUSED void *hs_malloc(size_t bytes) {
     exit(1);
   }
   return p;
+}
+
+static HS_UNUSED void *hs_scratch(size_t bytes) {
+  if (!hs_scratch_buf || bytes > hs_scratch_bytes) {
+    if (!hs_scratch_buf) atexit(hs_scratch_free);
+    free(hs_scratch_buf);
+    hs_scratch_buf = hs_malloc(bytes);
+    hs_scratch_bytes = bytes;
+  }
+  return hs_scratch_buf;
 }
 
 static HS_UNUSED HsRng hs_rng(uint64_t stream) {

@@ -49,20 +49,9 @@ static void pair_destroy(Pair *p) {
   }
 }
 
-static void *scratch;
-static size_t scratch_bytes;
-static void *get_scratch(size_t bytes) {
-  if (!scratch || bytes > scratch_bytes) {
-    free(scratch);
-    scratch = hs_malloc(bytes);
-    scratch_bytes = bytes;
-  }
-  return scratch;
-}
-
 /* Set both copies from host doubles (exactly representable in the type). */
 static void pair_set(Pair *p, const double *vals) {
-  void *buf = get_scratch((size_t)p->n * GsDataTypeSize(p->dt));
+  void *buf = hs_scratch((size_t)p->n * GsDataTypeSize(p->dt));
   for (GsInt i = 0; i < p->n; i++)
     if (p->dt == GS_DOUBLE)
       ((double *)buf)[i] = vals[i];
@@ -73,7 +62,7 @@ static void pair_set(Pair *p, const double *vals) {
 }
 
 static void read_vec(GsVec v, GsDataType dt, GsInt n, double *out) {
-  void *buf = get_scratch((size_t)n * GsDataTypeSize(dt));
+  void *buf = hs_scratch((size_t)n * GsDataTypeSize(dt));
   if (CHECK_OK(GsVecGetValuesHost(v, buf))) {
     for (GsInt i = 0; i < n; i++)
       out[i] = NAN;
@@ -488,7 +477,6 @@ int main(int argc, char **argv) {
     run_case(dt, 4097, 1, &rng);
     run_case(dt, (1 << 20) + 3, 1, &rng);
   }
-  free(scratch);
   hs_unwatch(cctx);
   hs_unwatch(gctx);
   CHECK_OK(GsDestroy(&cctx));

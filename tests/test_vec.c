@@ -49,25 +49,13 @@ static double *random_values(HsRng *r, GsDataType dt, GsInt n) {
   return a;
 }
 
-/* Scratch buffer of the vector's type for Set/GetValuesHost. */
-static void *scratch;
-static size_t scratch_bytes;
-static void *get_scratch(size_t bytes) {
-  if (!scratch || bytes > scratch_bytes) {
-    free(scratch);
-    scratch = hs_malloc(bytes);
-    scratch_bytes = bytes;
-  }
-  return scratch;
-}
-
 static int set_values(GsVec v, GsDataType dt, GsInt n, const double *vals) {
-  void *buf = get_scratch((size_t)n * GsDataTypeSize(dt));
+  void *buf = hs_scratch((size_t)n * GsDataTypeSize(dt));
   pack(dt, n, vals, buf);
   return CHECK_OK(GsVecSetValuesHost(v, buf));
 }
 static int get_values(GsVec v, GsDataType dt, GsInt n, double *out) {
-  void *buf = get_scratch((size_t)n * GsDataTypeSize(dt));
+  void *buf = hs_scratch((size_t)n * GsDataTypeSize(dt));
   int rc = CHECK_OK(GsVecGetValuesHost(v, buf));
   if (rc)
     for (GsInt i = 0; i < n; i++)
@@ -1051,7 +1039,6 @@ int main(int argc, char **argv) {
   test_failure_unwinds(ctx);
   test_norm_range(ctx, &r);
 
-  free(scratch);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));
   return hs_finish();
