@@ -1,4 +1,5 @@
 /* JSON output of benchmark reports (the files in benchmarks/results). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,9 +65,25 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
     fprintf(f,
             ", \"n\": %lld, \"repeats\": %d, \"bytes\": %.0f, \"median_s\": %.9g, \"min_s\": "
             "%.9g, \"gbytes_per_s\": %.2f, \"floor_gbytes_per_s\": %.2f, \"fraction_of_copy\": "
-            "%.4f}%s\n",
-            r->n, r->repeats, r->bytes, r->median_s, r->min_s, r->gbps, r->floor_gbps, r->fraction,
-            i + 1 < rep->nrec ? "," : "");
+            "%.4f",
+            r->n, r->repeats, r->bytes, r->median_s, r->min_s, r->gbps, r->floor_gbps, r->fraction);
+    if (r->config[0]) { /* a batched banded record: its case, and the residual of its solution */
+      fprintf(f, ", \"config\": ");
+      put_str(f, r->config);
+      fprintf(f, ", \"group\": ");
+      put_str(f, r->group);
+      fprintf(f, ", \"bands\": %d, \"batch\": %lld, \"unknowns\": %lld, \"layout\": ", r->bands,
+              r->batch, r->n * r->batch);
+      put_str(f, r->layout);
+      fprintf(f, ", \"shared\": %s, \"periodic\": %s, \"mode\": ", r->shared ? "true" : "false",
+              r->periodic ? "true" : "false");
+      put_str(f, r->mode);
+      if (r->residual >= 0 && isfinite(r->residual)) /* NaN or inf would not be JSON */
+        fprintf(f, ", \"residual\": %.3e", r->residual);
+      else
+        fprintf(f, ", \"residual\": null");
+    }
+    fprintf(f, "}%s\n", i + 1 < rep->nrec ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
   int bad = ferror(f);

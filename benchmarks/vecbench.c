@@ -16,7 +16,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int report_add(GsBenchReport *rep, const GsBenchRecord *r) {
+int GsBenchReportAdd(GsBenchReport *rep, const GsBenchRecord *r) {
   if (rep->nrec == rep->cap) {
     int cap = rep->cap ? 2 * rep->cap : 32;
     GsBenchRecord *g = realloc(rep->rec, (size_t)cap * sizeof *g);
@@ -176,7 +176,7 @@ static int bench_type(GsContext ctx, GsInt n, GsDataType dt, int repeats, double
     if (log)
       fprintf(log, "  %-15s %-6s %8.1f GB/s  %5.1f%% of copy\n", r.op, r.dtype, r.gbps,
               100 * r.fraction);
-    ierr = report_add(rep, &r);
+    ierr = GsBenchReportAdd(rep, &r);
   }
   for (int k = 0; k < 4; k++)
     GsVecDestroy(&s.v[k]);
@@ -231,7 +231,7 @@ int GsBenchVecPeers(GsContext ctx, GsInt n, int repeats, double copy_gbps, GsBen
     if (log)
       fprintf(log, "  %-15s %-6s %8.1f GB/s  %5.1f%% of copy (cuBLAS)\n", r.op, r.dtype, r.gbps,
               100 * r.fraction);
-    GsCheck(report_add(rep, &r) == 0, ctx, GS_ERR_MEMORY, "cannot grow the report");
+    GsCheck(GsBenchReportAdd(rep, &r) == 0, ctx, GS_ERR_MEMORY, "cannot grow the report");
   }
 #else
   (void)ctx, (void)n, (void)repeats, (void)copy_gbps, (void)rep, (void)log;

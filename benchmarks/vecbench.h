@@ -20,6 +20,15 @@ typedef struct {
   double gbps;       /* bytes / median_s / 1e9 */
   double floor_gbps; /* copy bandwidth measured in the same run on the same device */
   double fraction;   /* gbps / floor_gbps */
+  /* Batched banded benchmarks (bandedbench.h) fill these; they go to JSON only when config is set,
+   * so vector records keep their format. n above is then the rows of one system. */
+  char config[128]; /* free text: "penta interleaved n=1024 batch=65536 solve" */
+  char group[16];   /* "headline", "sweep" or "" */
+  char layout[16];  /* "interleaved" / "contiguous" */
+  char mode[16];    /* "solve" (factored once) / "factor_solve" / "restore" (a peer's copy) */
+  long long batch;  /* systems */
+  int bands, shared, periodic;
+  double residual; /* ||A x - f||_2 / ||f||_2 of the solution; < 0 when not checked */
 } GsBenchRecord;
 
 typedef struct {
@@ -41,6 +50,8 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
                      const GsDeviceInfo *dev, const char *resource, double copy_gbps,
                      const char *extra_json);
 void GsBenchReportFree(GsBenchReport *rep);
+/* Append a copy of r (GS_ERR_MEMORY if the report cannot grow). */
+int GsBenchReportAdd(GsBenchReport *rep, const GsBenchRecord *r);
 /* The git SHA of the source tree ($GS_GIT_SHA, else `git rev-parse HEAD`, else "unknown"). */
 void GsBenchGitSha(char *buf, size_t len);
 

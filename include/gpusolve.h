@@ -8,5 +8,6 @@
 #include "gpusolve/error.h"
 #include "gpusolve/sys.h"
 #include "gpusolve/vec.h"
+#include "gpusolve/banded.h"
 
 #endif

@@ -43,5 +43,8 @@ step info bench.log "$BUILD/tools/gpusolve" info
 step demo demo.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 # shellcheck disable=SC2086
 step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
+# Batched banded solvers: the headline cases and a sweep of batch x n, cuSPARSE beside.
+# shellcheck disable=SC2086
+step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
 cat "$OUT/summary.txt"
 exit $status

@@ -18,6 +18,8 @@ def table(path):
         r = json.load(f)
     dev = r["device"]
     floor = r["floor"]["gbytes_per_s"]
+    if any("config" in x for x in r["records"]):
+        return banded_table(path, r)
     lines = [
         f"### {r['suite']} on {dev['name']} ({r['resource']})",
         "",
@@ -38,6 +40,33 @@ def table(path):
             f"| {x['op']} | {x['dtype']} | {x['impl']} | {x['resource']} | {x['n']} | "
             f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | {f:.0f} | "
             f"{100 * x['fraction_of_copy']:.1f} % |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def banded_table(path, r):
+    """Batched banded records: one row per case and implementation, each with its own floor (the
+    copy bandwidth measured with buffers of the case's size) and the residual of its solution."""
+    dev = r["device"]
+    lines = [
+        f"### {r['suite']} on {dev['name']} ({r['resource']})",
+        "",
+        f"File `{os.path.relpath(path, ROOT)}`, commit `{r['git_sha'][:12]}`, {r['date']}. "
+        "Each row's floor is the copy bandwidth measured in the same run with buffers moving as "
+        "many bytes as the case's floor; GB/s counts the floor's bytes (docs/performance.md, "
+        "Batched banded solvers). cuSPARSE refactors in every call, so its rows use the "
+        "factor_solve floor; its `_restore` rows time the copy back of the diagonals it overwrites.",
+        "",
+        "| group | op | implementation | case | median (µs) | GB/s | floor (GB/s) | fraction of floor | residual |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for x in r["records"]:
+        res = x.get("residual")
+        res = "–" if res is None else f"{res:.1e}"
+        lines.append(
+            f"| {x.get('group') or '–'} | {x['op']} | {x['impl']} | {x.get('config', '')} | "
+            f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | "
+            f"{x['floor_gbytes_per_s']:.0f} | {100 * x['fraction_of_copy']:.1f} % | {res} |")
     lines.append("")
     return "\n".join(lines)
 

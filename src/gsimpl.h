@@ -59,6 +59,39 @@ typedef struct {
                     double hi);
 } GsVecKernels;
 
+/* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
+typedef struct {
+  int bands, h, periodic, shared;
+  GsInt n, m;        /* rows; rows of the banded block (n - h when periodic) */
+  GsInt batch, nmat; /* systems; matrices (1 when shared) */
+  int interleaved;   /* else contiguous */
+  GsInt stride;      /* contiguous: distance between systems */
+  GsInt rhs_len;     /* entries of one block of right-hand sides */
+  int nfac;          /* factor arrays */
+  int corner_len;    /* per-matrix corner entries (periodic) */
+  GsDataType dt;
+} GsBandedInfo;
+
+/* Outcome of a batched factor or solve: how many systems are bad, the first one and its code. */
+typedef struct {
+  GsInt nbad, first;
+  int code;
+} GsBandedSummary;
+
+/* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);
+ * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
+ * system. All in the back end's memory; the summary is delivered to the host. */
+typedef struct {
+  int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
+                void *C, int *fstatus, int *status, GsBandedSummary *sum);
+  /* nrhs blocks of f into x (x may be f); systems whose matrix failed get NaN. */
+  int (*solve)(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+               const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+               GsBandedSummary *sum);
+  int (*mult)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
+              const void *x, void *y);
+} GsBandedKernels;
+
 typedef struct GsBackendOps {
   const char *family; /* "/cpu", "/gpu/cuda" */
   int compiled;       /* 0 for a registration stub (src/backends/weak) */
@@ -87,6 +120,7 @@ typedef struct GsBackendOps {
   int (*timer_begin)(GsContext ctx, void *timer);
   int (*timer_end)(GsContext ctx, void *timer, double *seconds);
   GsVecKernels vec;
+  GsBandedKernels banded; /* NULL entries: not implemented by this back end */
 } GsBackendOps;
 
 /* Each back end fills its table; stubs in src/backends/weak fill one with compiled = 0. */
@@ -190,6 +224,16 @@ GS_HOST_DEVICE static inline float GsRandomClampFloat(double v, double lo, doubl
 
 /* Allocate zeroed host memory, raising GS_ERR_MEMORY on ctx (which may be NULL). */
 GS_INTERN int GsMallocHost(GsContext ctx, size_t bytes, void **p);
+/* Memory in the back end's compute space (device memory on GPU back ends, host otherwise). */
+GS_INTERN int GsMemAlloc(GsContext ctx, size_t bytes, void **p);
+GS_INTERN void GsMemFree(GsContext ctx, void *p);
+/* Copy bytes between the compute space and the host (direction by the memory types). */
+GS_INTERN int GsMemCopy(GsContext ctx, void *dst, GsMemType dmem, const void *src, GsMemType smem,
+                        size_t bytes);
+/* A vector's array in the back end's compute space, made valid for reading (access has
+ * GS_ACCESS_READ) and marked as the only valid copy when access has GS_ACCESS_WRITE. */
+GS_INTERN int GsVecGetComputeArray(GsVec v, int access, void **p);
+
 /* Drop the error-trace target if it is ctx's buffer (before ctx is freed). */
 GS_INTERN void GsErrorForgetContext(GsContext ctx);
 /* Move ctx's last error to the thread's context-less slot (before ctx is freed). */

@@ -453,6 +453,114 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
   free(c.sc);
 }
 
+/* Batched banded solves and products: the same random diagonally dominant batch on both back
+ * ends, solutions and products compared entrywise (both run the same per-system algorithm, so
+ * they differ only by rounding, e.g. fused multiply-adds on the device). Outputs are poisoned. */
+static void banded_case(int bands, GsInt n, GsInt batch, GsDataType dt, GsBandedLayout layout,
+                        int shared, int periodic, HsRng *rng) {
+  GsBandedDesc d = {bands,  n,       batch, dt, layout, layout == GS_BANDED_CONTIGUOUS ? n + 3 : 0,
+                    shared, periodic};
+  GsBanded Ac = NULL, Ag = NULL;
+  if (CHECK_OK(GsBandedCreate(cctx, &d, &Ac)) || CHECK_OK(GsBandedCreate(gctx, &d, &Ag))) {
+    GsBandedDestroy(&Ac);
+    return;
+  }
+  GsInt dlen = 0, rlen = 0;
+  CHECK_OK(GsBandedGetSizes(Ac, &dlen, &rlen));
+  const GsInt nrhs = 2, flen = nrhs * rlen;
+  GsVec Dc[5] = {0}, Dg[5] = {0}, fc = NULL, fg = NULL, xc = NULL, xg = NULL, yc = NULL, yg = NULL;
+  double *h = hs_malloc((size_t)(dlen > flen ? dlen : flen) * sizeof *h);
+  void *buf = hs_scratch((size_t)(dlen > flen ? dlen : flen) * sizeof(double));
+  int ok = 1;
+  for (int k = 0; k < bands && ok; k++) {
+    ok = !CHECK_OK(GsVecCreate(cctx, dlen, dt, &Dc[k])) &&
+         !CHECK_OK(GsVecCreate(gctx, dlen, dt, &Dg[k]));
+    if (!ok) break;
+    for (GsInt i = 0; i < dlen; i++)
+      h[i] = k == bands / 2 ? (double)bands + hs_uniform(rng) : hs_range(rng, -1, 1);
+    for (GsInt i = 0; i < dlen; i++) {
+      if (dt == GS_DOUBLE)
+        ((double *)buf)[i] = h[i];
+      else
+        ((float *)buf)[i] = (float)h[i];
+    }
+    CHECK_OK(GsVecSetValuesHost(Dc[k], buf));
+    CHECK_OK(GsVecSetValuesHost(Dg[k], buf));
+  }
+  if (ok)
+    ok = !CHECK_OK(GsVecCreate(cctx, flen, dt, &fc)) &&
+         !CHECK_OK(GsVecCreate(gctx, flen, dt, &fg)) &&
+         !CHECK_OK(GsVecCreate(cctx, flen, dt, &xc)) &&
+         !CHECK_OK(GsVecCreate(gctx, flen, dt, &xg)) &&
+         !CHECK_OK(GsVecCreate(cctx, flen, dt, &yc)) && !CHECK_OK(GsVecCreate(gctx, flen, dt, &yg));
+  if (ok) {
+    uint64_t seed = hs_next(rng);
+    CHECK_OK(GsVecSetRandom(fc, seed, -1, 1));
+    CHECK_OK(GsVecSetRandom(fg, seed, -1, 1));
+    CHECK_OK(GsVecSet(xc, NAN));
+    CHECK_OK(GsVecSet(xg, NAN));
+    CHECK_OK(GsVecSet(yc, 0));
+    CHECK_OK(GsVecSet(yg, 0));
+    CHECK_OK(GsBandedFactor(Ac, Dc));
+    CHECK_OK(GsBandedFactor(Ag, Dg));
+    CHECK_OK(GsBandedSolve(Ac, fc, xc));
+    CHECK_OK(GsBandedSolve(Ag, fg, xg));
+    CHECK_OK(GsBandedMult(Ac, Dc, xc, yc));
+    CHECK_OK(GsBandedMult(Ag, Dg, xg, yg));
+    double *a = hs_malloc((size_t)flen * sizeof *a), *b = hs_malloc((size_t)flen * sizeof *b);
+    const double tol = dt == GS_DOUBLE ? 1e-12 : 2e-5;
+    for (int pass = 0; pass < 2; pass++) {
+      GsVec vc = pass ? yc : xc, vg = pass ? yg : xg;
+      read_vec(vc, dt, flen, a);
+      read_vec(vg, dt, flen, b);
+      GsInt bad = 0, first = -1;
+      double worst = 0;
+      for (GsInt i = 0; i < flen; i++) {
+        if (layout == GS_BANDED_CONTIGUOUS && (i % rlen) % (n + 3) >= n) continue; /* gaps */
+        double e = fabs(a[i] - b[i]) / (1 + fabs(a[i]));
+        if (!(e <= tol)) {
+          if (!bad) first = i;
+          bad++;
+        }
+        if (e > worst || e != e) worst = e;
+      }
+      CHECK(bad == 0,
+            "banded %s bands %d n %lld batch %lld %s %s%s%s: %lld entries differ (first %lld, "
+            "worst %.3g)",
+            pass ? "mult" : "solve", bands, (long long)n, (long long)batch, GsDataTypeName(dt),
+            layout == GS_BANDED_CONTIGUOUS ? "contiguous" : "interleaved", shared ? " shared" : "",
+            periodic ? " periodic" : "", (long long)bad, (long long)first, worst);
+    }
+    free(a);
+    free(b);
+  }
+  free(h);
+  for (int k = 0; k < 5; k++) {
+    GsVecDestroy(&Dc[k]);
+    GsVecDestroy(&Dg[k]);
+  }
+  GsVecDestroy(&fc);
+  GsVecDestroy(&fg);
+  GsVecDestroy(&xc);
+  GsVecDestroy(&xg);
+  GsVecDestroy(&yc);
+  GsVecDestroy(&yg);
+  CHECK_OK(GsBandedDestroy(&Ac));
+  CHECK_OK(GsBandedDestroy(&Ag));
+}
+
+static void banded_cases(HsRng *rng) {
+  const GsInt sizes[][2] = {{5, 1}, {7, 33}, {64, 300}, {1000, 129}};
+  for (int b = 3; b <= 5; b += 2)
+    for (int t = 0; t < 2; t++)
+      for (int per = 0; per < 2; per++)
+        for (int sh = 0; sh < 2; sh++)
+          for (int lay = 0; lay < 2; lay++)
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+              banded_case(b, sizes[k][0], sizes[k][1], t ? GS_FLOAT : GS_DOUBLE,
+                          lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, sh, per, rng);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_equiv", resource, argc, argv);
@@ -477,6 +585,7 @@ int main(int argc, char **argv) {
     run_case(dt, 4097, 1, &rng);
     run_case(dt, (1 << 20) + 3, 1, &rng);
   }
+  banded_cases(&rng);
   hs_unwatch(cctx);
   hs_unwatch(gctx);
   CHECK_OK(GsDestroy(&cctx));

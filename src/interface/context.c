@@ -25,6 +25,35 @@ GS_INTERN int GsMallocHost(GsContext ctx, size_t bytes, void **p) {
   return 0;
 }
 
+GS_INTERN int GsMemAlloc(GsContext ctx, size_t bytes, void **p) {
+  *p = NULL;
+  if (ctx->ops->mem_alloc) {
+    if (bytes) GsCall(ctx->ops->mem_alloc(ctx, bytes, p));
+  } else {
+    GsCall(GsMallocHost(ctx, bytes, p));
+  }
+  return 0;
+}
+
+GS_INTERN void GsMemFree(GsContext ctx, void *p) {
+  if (!p) return;
+  if (ctx->ops->mem_free)
+    ctx->ops->mem_free(ctx, p);
+  else
+    free(p);
+}
+
+GS_INTERN int GsMemCopy(GsContext ctx, void *dst, GsMemType dmem, const void *src, GsMemType smem,
+                        size_t bytes) {
+  if (!bytes) return 0;
+  if (dmem == GS_MEM_HOST && smem == GS_MEM_HOST) {
+    memcpy(dst, src, bytes);
+    return 0;
+  }
+  GsCall(ctx->ops->memcpy(ctx, dst, dmem, src, smem, bytes));
+  return 0;
+}
+
 static void list_backends(char *buf, size_t len) {
   size_t k = 0;
   buf[0] = 0;

@@ -97,6 +97,11 @@ static int compute_ptr(GsVec v, int access, void **p) {
   return 0;
 }
 
+GS_INTERN int GsVecGetComputeArray(GsVec v, int access, void **p) {
+  GsCall(compute_ptr(v, access, p));
+  return 0;
+}
+
 static int vec_new(GsContext ctx, GsInt n, GsDataType dt, GsVec *v) {
   GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "context is NULL");
   GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "output vector pointer is NULL");

@@ -139,4 +139,5 @@ void GsBackendFillOps_Cpu(GsBackendOps *ops) {
   ops->timer_begin = cpu_timer_begin;
   ops->timer_end = cpu_timer_end;
   GsCpuFillVecKernels(&ops->vec);
+  GsCpuFillBandedKernels(&ops->banded);
 }

@@ -343,4 +343,5 @@ extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
   ops->timer_begin = GsCudaTimerBegin;
   ops->timer_end = GsCudaTimerEnd;
   GsCudaFillVecKernels(&ops->vec);
+  GsCudaFillBandedKernels(&ops->banded);
 }

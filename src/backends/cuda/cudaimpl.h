@@ -118,6 +118,8 @@ extern "C" {
 #endif
 /* Fill the vector kernel table (vec.cu). */
 GS_INTERN void GsCudaFillVecKernels(GsVecKernels *k);
+/* Fill the banded kernel table (banded.cu). */
+GS_INTERN void GsCudaFillBandedKernels(GsBandedKernels *k);
 #ifdef __cplusplus
 }
 #endif

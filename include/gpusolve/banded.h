@@ -1,0 +1,83 @@
+/* Batched banded solvers: many tridiagonal (3 bands) or pentadiagonal (5 bands) systems at once.
+ *
+ * A GsBanded object describes a batch (sizes, layout, one matrix per system or one shared matrix,
+ * periodic or not) and holds the factors of the matrices it was last given. The matrix itself is
+ * passed as `bands` vectors, one per diagonal, ordered from the lowest to the highest (penta:
+ * a = 2nd sub-, b = sub-, c = main, d = super-, e = 2nd super-diagonal; tri: a, b = main, c).
+ * Entry i of a diagonal is the one in row i; entries that fall outside the matrix (a[0], a[1], b[0]
+ * and d[n-1], e[n-2], e[n-1] for penta) are ignored, or, for periodic systems, are the corner
+ * entries that couple the last and first rows (column indices taken modulo n).
+ *
+ * Layouts, for entry i of system s:
+ *   GS_BANDED_INTERLEAVED   i * batch + s        (coalesced when one GPU thread owns a system)
+ *   GS_BANDED_CONTIGUOUS    s * stride + i       (stride >= n; entries n..stride-1 are untouched)
+ * Diagonals and right-hand sides use the layout; a shared matrix has diagonals of n entries.
+ * Right-hand-side vectors hold nrhs >= 1 consecutive blocks of GsBandedGetSizes' rhs_len entries.
+ *
+ * Factorisation is LU without pivoting (the seed's formulas, cuPentBatch), which needs matrices
+ * whose pivots stay away from zero (diagonally dominant or symmetric positive definite). Periodic
+ * systems are reduced by eliminating the last 1 (tri) or 2 (penta) unknowns: a banded solve of the
+ * leading block and a small dense system, whose data are computed once per matrix by Factor.
+ *
+ * Bad systems do not stop the batch: each system gets a status (zero or tiny pivot, non-finite
+ * value), every good system is solved, the solution of a bad one is NaN, and the call returns
+ * GS_ERR_ZERO_PIVOT or GS_ERR_NOT_FINITE naming the first bad system and how many there are. */
+#ifndef GPUSOLVE_BANDED_H
+#define GPUSOLVE_BANDED_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsBanded_s *GsBanded;
+
+typedef enum { GS_BANDED_INTERLEAVED = 0, GS_BANDED_CONTIGUOUS = 1 } GsBandedLayout;
+
+/* Per-system status codes (GsBandedGetSystemStatus). */
+typedef enum {
+  GS_BANDED_OK = 0,
+  GS_BANDED_ZERO_PIVOT = 1, /* a pivot is zero or tiny against its row: LU without pivoting fails */
+  GS_BANDED_NOT_FINITE = 2  /* a factor or a solution entry is inf or NaN */
+} GsBandedStatus;
+
+typedef struct {
+  int bands;     /* 3 (tridiagonal) or 5 (pentadiagonal) */
+  GsInt n;       /* rows of each system: >= bands */
+  GsInt batch;   /* number of systems: >= 1 */
+  GsDataType dt; /* GS_DOUBLE or GS_FLOAT */
+  GsBandedLayout layout;
+  GsInt stride; /* GS_BANDED_CONTIGUOUS: distance between systems (0 means n) */
+  int shared;   /* 1: one matrix for the whole batch (diagonals of n entries) */
+  int periodic; /* 1: cyclic systems (corner entries wrap around) */
+} GsBandedDesc;
+
+/* Create a batch described by desc (copied). Sizes and flags are checked here. */
+int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A);
+/* Free the factors and the object; *A = NULL. Safe on NULL and twice. */
+int GsBandedDestroy(GsBanded *A);
+/* The description, with stride filled in. */
+int GsBandedGetDesc(GsBanded A, GsBandedDesc *desc);
+/* Entries a diagonal vector must have, and entries of one block of right-hand sides. */
+int GsBandedGetSizes(GsBanded A, GsInt *diag_len, GsInt *rhs_len);
+
+/* Factor the matrices given by diag[0..bands-1] (not modified) and keep the factors. */
+int GsBandedFactor(GsBanded A, const GsVec diag[]);
+/* Solve A x = f with the kept factors for every block of f; x may be f (in place). */
+int GsBandedSolve(GsBanded A, GsVec f, GsVec x);
+/* Factor and solve in one call (refactor-each-call mode); the factors are kept as by Factor. */
+int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x);
+/* y = A x for the matrices given by diag, every block (x and y distinct). */
+int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y);
+
+/* Status of the last Factor / Solve: number of bad systems, the first one (-1 if none) and its
+ * code. Any output pointer may be NULL. */
+int GsBandedGetStatus(GsBanded A, GsInt *nbad, GsInt *first_bad, GsBandedStatus *first_code);
+/* Per-system status of the last Factor / Solve into a host array of `batch` entries. */
+int GsBandedGetSystemStatus(GsBanded A, int status[]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

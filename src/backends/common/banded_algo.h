@@ -1,0 +1,266 @@
+/* The per-system algorithms of the batched banded solvers, written once for the host and the
+ * device: the CPU back end calls them in an OpenMP loop over systems, the CUDA back end from one
+ * thread per system, so both back ends do the same arithmetic in the same order.
+ *
+ * Every array access is arr[base + i * step]: base/step place row i of one system in its layout
+ * (interleaved: base = s, step = batch; contiguous: base = s * stride, step = 1; a shared matrix:
+ * base = 0, step = 1). Matrix data (diagonals, factors) and right-hand sides have their own
+ * base/step, so that a shared matrix serves every system.
+ *
+ * LU without pivoting (cuPentBatch's formulas). Pentadiagonal, rows a b c d e:
+ *   beta_i  = b_i - a_i gamma_{i-2}
+ *   alpha_i = c_i - a_i delta_{i-2} - beta_i gamma_{i-1}
+ *   gamma_i = (d_i - beta_i delta_{i-1}) / alpha_i,   delta_i = e_i / alpha_i
+ *   forward g_i = (f_i - a_i g_{i-2} - beta_i g_{i-1}) / alpha_i
+ *   back    x_i = g_i - gamma_i x_{i+1} - delta_i x_{i+2}
+ * stored as five factor arrays (a, beta, 1/alpha, gamma, delta). Tridiagonal (Thomas), rows a b c:
+ *   alpha_i = b_i - a_i gamma_{i-1},  gamma_i = c_i / alpha_i,
+ *   g_i = (f_i - a_i g_{i-1}) / alpha_i,  x_i = g_i - gamma_i x_{i+1}
+ * stored as three (a, 1/alpha, gamma).
+ *
+ * Periodic systems of n rows and half-bandwidth h split as [E F; G H] with E the leading m = n - h
+ * rows and columns (banded, not periodic). Factor computes the LU of E, W = E^-1 F (h columns of m
+ * entries, kept in h more factor arrays), the last h rows' coefficients (G and H, by diagonal) and
+ * S^-1 with S = H - G W (h x h). Solve: y = E^-1 f_1, z = S^-1 (f_2 - G y), y -= W z. */
+#ifndef GPUSOLVE_BANDED_ALGO_H
+#define GPUSOLVE_BANDED_ALGO_H
+
+#include "../../gsimpl.h"
+
+/* Per-matrix corner data of a periodic system: the last h rows' coefficients by diagonal
+ * (h x bands), then S^-1 (h x h), row-major. */
+#define GS_BANDED_CORNER_LEN(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
+
+/* Factor arrays: 5 (penta) or 3 (tri) for the LU, plus h arrays of W for periodic systems. */
+#define GS_BANDED_NFACTOR(bands, periodic) (((bands) == 5 ? 5 : 3) + ((periodic) ? (bands) / 2 : 0))
+
+/* Everything a per-system routine needs to know; filled by the front end. */
+typedef struct {
+  int bands, h, periodic;
+  GsInt n, m; /* rows; rows of the banded block (n - h when periodic, else n) */
+} GsBandedShape;
+
+#define GS_BANDED_ALGOS(T, S, EPS)                                                                 \
+  /* LU of rows [0, m) of the banded block; returns a GsBandedStatus. Entries reaching outside     \
+   * the block are taken as zero. */                                                               \
+  GS_HOST_DEVICE static inline int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D,    \
+                                                    T *const *F, GsInt base, GsInt step) {         \
+    const GsInt m = sh->m;                                                                         \
+    if (sh->bands == 5) {                                                                          \
+      T g2 = 0, g1 = 0, d2 = 0, d1 = 0;                                                            \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        const GsInt q = base + i * step;                                                           \
+        const T ai = i >= 2 ? D[0][q] : (T)0, bi = i >= 1 ? D[1][q] : (T)0, ci = D[2][q];          \
+        const T di = i + 1 < m ? D[3][q] : (T)0, ei = i + 2 < m ? D[4][q] : (T)0;                  \
+        const T beta = bi - ai * g2;                                                               \
+        const T alpha = ci - ai * d2 - beta * g1;                                                  \
+        const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +               \
+                            fabs((double)di) + fabs((double)ei));                                  \
+        if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                                \
+          return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
+        const T ia = (T)1 / alpha;                                                                 \
+        const T gam = (di - beta * d1) * ia, del = ei * ia;                                        \
+        if (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))             \
+          return GS_BANDED_NOT_FINITE;                                                             \
+        F[0][q] = ai;                                                                              \
+        F[1][q] = beta;                                                                            \
+        F[2][q] = ia;                                                                              \
+        F[3][q] = gam;                                                                             \
+        F[4][q] = del;                                                                             \
+        g2 = g1;                                                                                   \
+        g1 = gam;                                                                                  \
+        d2 = d1;                                                                                   \
+        d1 = del;                                                                                  \
+      }                                                                                            \
+    } else {                                                                                       \
+      T g1 = 0;                                                                                    \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        const GsInt q = base + i * step;                                                           \
+        const T ai = i >= 1 ? D[0][q] : (T)0, bi = D[1][q], ci = i + 1 < m ? D[2][q] : (T)0;       \
+        const T alpha = bi - ai * g1;                                                              \
+        const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci));               \
+        if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                                \
+          return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
+        const T ia = (T)1 / alpha, gam = ci * ia;                                                  \
+        if (!isfinite((double)gam) || !isfinite((double)ia)) return GS_BANDED_NOT_FINITE;          \
+        F[0][q] = ai;                                                                              \
+        F[1][q] = ia;                                                                              \
+        F[2][q] = gam;                                                                             \
+        g1 = gam;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Solve the banded block with its LU: x = E^-1 f over rows [0, m). f and x may be the same      \
+   * array (with the same base/step). */                                                           \
+  GS_HOST_DEVICE static inline void gs_banded_lu_solve_##S(const GsBandedShape *sh,                \
+                                                           const T *const *F, GsInt fb, GsInt fs,  \
+                                                           const T *f, T *x, GsInt rb, GsInt rs) { \
+    const GsInt m = sh->m;                                                                         \
+    if (sh->bands == 5) {                                                                          \
+      T p2 = 0, p1 = 0;                                                                            \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
+        const T g = (f[r] - F[0][q] * p2 - F[1][q] * p1) * F[2][q];                                \
+        x[r] = g;                                                                                  \
+        p2 = p1;                                                                                   \
+        p1 = g;                                                                                    \
+      }                                                                                            \
+      T x1 = 0, x2 = 0; /* x_{i+1}, x_{i+2} */                                                     \
+      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
+        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
+        const T xi = x[r] - F[3][q] * x1 - F[4][q] * x2;                                           \
+        x[r] = xi;                                                                                 \
+        x2 = x1;                                                                                   \
+        x1 = xi;                                                                                   \
+      }                                                                                            \
+    } else {                                                                                       \
+      T p1 = 0;                                                                                    \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
+        const T g = (f[r] - F[0][q] * p1) * F[1][q];                                               \
+        x[r] = g;                                                                                  \
+        p1 = g;                                                                                    \
+      }                                                                                            \
+      T x1 = 0;                                                                                    \
+      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
+        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
+        const T xi = x[r] - F[2][q] * x1;                                                          \
+        x[r] = xi;                                                                                 \
+        x1 = xi;                                                                                   \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
+  GS_HOST_DEVICE static inline int gs_banded_factor_##S(                                           \
+      const GsBandedShape *sh, const T *const *D, T *const *F, T *C, GsInt base, GsInt step) {     \
+    int st = gs_banded_lu_##S(sh, D, F, base, step);                                               \
+    if (st || !sh->periodic) return st;                                                            \
+    const int h = sh->h, nb = sh->bands, nlu = nb == 5 ? 5 : 3;                                    \
+    const GsInt n = sh->n, m = sh->m;                                                              \
+    /* W_j = E^-1 F_j: column j of F (rows of E reaching column m + j) solved in place. */         \
+    for (int j = 0; j < h; j++) {                                                                  \
+      T *W = F[nlu + j];                                                                           \
+      for (GsInt i = 0; i < m; i++)                                                                \
+        W[base + i * step] = 0;                                                                    \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        if (i >= h && i < m - h) continue; /* only rows near the ends reach the last columns */    \
+        for (int o = -h; o <= h; o++) {                                                            \
+          GsInt col = ((i + o) % n + n) % n;                                                       \
+          if (col == m + j) W[base + i * step] += D[o + h][base + i * step];                       \
+        }                                                                                          \
+      }                                                                                            \
+      gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, W, W, base, step);               \
+    }                                                                                              \
+    /* The last h rows by diagonal, and S = H - G W. */                                            \
+    T Sm[2][2] = {{0, 0}, {0, 0}};                                                                 \
+    for (int r = 0; r < h; r++) {                                                                  \
+      const GsInt row = m + r;                                                                     \
+      for (int o = -h; o <= h; o++) {                                                              \
+        const T v = D[o + h][base + row * step];                                                   \
+        C[r * nb + (o + h)] = v;                                                                   \
+        const GsInt col = ((row + o) % n + n) % n;                                                 \
+        for (int l = 0; l < h; l++) {                                                              \
+          if (col >= m)                                                                            \
+            Sm[r][l] += col == m + l ? v : (T)0;                                                   \
+          else                                                                                     \
+            Sm[r][l] -= v * F[nlu + l][base + col * step];                                         \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    T *Si = C + h * nb;                                                                            \
+    if (h == 1) {                                                                                  \
+      const T s = Sm[0][0];                                                                        \
+      if (!(fabs((double)s) > (double)(EPS)*fabs((double)C[1])))                                   \
+        return s == s ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;                               \
+      Si[0] = (T)1 / s;                                                                            \
+    } else {                                                                                       \
+      const T det = Sm[0][0] * Sm[1][1] - Sm[0][1] * Sm[1][0];                                     \
+      const double big = fabs((double)Sm[0][0]) + fabs((double)Sm[1][1]) +                         \
+                         fabs((double)Sm[0][1]) + fabs((double)Sm[1][0]);                          \
+      if (!(fabs((double)det) > (double)(EPS)*big * big))                                          \
+        return det == det && big == big ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;             \
+      const T id = (T)1 / det;                                                                     \
+      Si[0] = Sm[1][1] * id;                                                                       \
+      Si[1] = -Sm[0][1] * id;                                                                      \
+      Si[2] = -Sm[1][0] * id;                                                                      \
+      Si[3] = Sm[0][0] * id;                                                                       \
+    }                                                                                              \
+    for (int q = 0; q < h * h; q++)                                                                \
+      if (!isfinite((double)Si[q])) return GS_BANDED_NOT_FINITE;                                   \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Solve one system with its factors; returns GS_BANDED_NOT_FINITE if the solution has an inf or \
+   * NaN entry. f and x may be the same array. */                                                  \
+  GS_HOST_DEVICE static inline int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, \
+                                                       const T *C, GsInt fb, GsInt fs, const T *f, \
+                                                       T *x, GsInt rb, GsInt rs) {                 \
+    const GsInt n = sh->n, m = sh->m;                                                              \
+    const int h = sh->h, nb = sh->bands, nlu = nb == 5 ? 5 : 3;                                    \
+    T z[2] = {0, 0};                                                                               \
+    if (sh->periodic) { /* read the last h entries of f before x (maybe f) is written */           \
+      for (int r = 0; r < h; r++)                                                                  \
+        z[r] = f[rb + (m + r) * rs];                                                               \
+    }                                                                                              \
+    gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                                           \
+    if (sh->periodic) {                                                                            \
+      T t[2] = {0, 0};                                                                             \
+      for (int r = 0; r < h; r++) {                                                                \
+        T s = z[r];                                                                                \
+        for (int o = -h; o <= h; o++) {                                                            \
+          const GsInt col = ((m + r + o) % n + n) % n;                                             \
+          if (col < m) s -= C[r * nb + (o + h)] * x[rb + col * rs];                                \
+        }                                                                                          \
+        t[r] = s;                                                                                  \
+      }                                                                                            \
+      const T *Si = C + h * nb;                                                                    \
+      for (int r = 0; r < h; r++) {                                                                \
+        T s = 0;                                                                                   \
+        for (int l = 0; l < h; l++)                                                                \
+          s += Si[r * h + l] * t[l];                                                               \
+        z[r] = s;                                                                                  \
+      }                                                                                            \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        T s = x[rb + i * rs];                                                                      \
+        for (int l = 0; l < h; l++)                                                                \
+          s -= F[nlu + l][fb + i * fs] * z[l];                                                     \
+        x[rb + i * rs] = s;                                                                        \
+      }                                                                                            \
+      for (int r = 0; r < h; r++)                                                                  \
+        x[rb + (m + r) * rs] = z[r];                                                               \
+    }                                                                                              \
+    for (GsInt i = 0; i < n; i++)                                                                  \
+      if (!isfinite((double)x[rb + i * rs])) return GS_BANDED_NOT_FINITE;                          \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Fill one system's solution with NaN (its matrix could not be factored). */                    \
+  GS_HOST_DEVICE static inline void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {      \
+    for (GsInt i = 0; i < n; i++)                                                                  \
+      x[rb + i * rs] = (T)NAN;                                                                     \
+  }                                                                                                \
+                                                                                                   \
+  /* y = A x for one system (x and y distinct). */                                                 \
+  GS_HOST_DEVICE static inline void gs_banded_mult_##S(const GsBandedShape *sh, const T *const *D, \
+                                                       GsInt db, GsInt ds, const T *x, T *y,       \
+                                                       GsInt rb, GsInt rs) {                       \
+    const GsInt n = sh->n;                                                                         \
+    const int h = sh->h;                                                                           \
+    for (GsInt i = 0; i < n; i++) {                                                                \
+      T s = 0;                                                                                     \
+      for (int o = -h; o <= h; o++) {                                                              \
+        GsInt col = i + o;                                                                         \
+        if (col < 0 || col >= n) {                                                                 \
+          if (!sh->periodic) continue;                                                             \
+          col = (col + n) % n;                                                                     \
+        }                                                                                          \
+        s += D[o + h][db + i * ds] * x[rb + col * rs];                                             \
+      }                                                                                            \
+      y[rb + i * rs] = s;                                                                          \
+    }                                                                                              \
+  }
+
+#endif

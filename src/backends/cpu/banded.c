@@ -1,0 +1,152 @@
+/* CPU batched banded kernels: the shared per-system algorithms in an OpenMP loop over systems. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "../common/banded_algo.h"
+#include "cpuimpl.h"
+
+GS_BANDED_ALGOS(double, d, DBL_EPSILON)
+GS_BANDED_ALGOS(float, f, FLT_EPSILON)
+
+static GsBandedShape shape_of(const GsBandedInfo *bi) {
+  GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m};
+  return sh;
+}
+
+/* Where row 0 of system s is, and the distance between rows, in the right-hand-side layout. */
+static void rhs_place(const GsBandedInfo *bi, GsInt s, GsInt *base, GsInt *step) {
+  *base = bi->interleaved ? s : s * bi->stride;
+  *step = bi->interleaved ? bi->batch : 1;
+}
+
+/* The same for matrix data (diagonals, factors): a shared matrix is one plain system. */
+static void mat_place(const GsBandedInfo *bi, GsInt s, GsInt *base, GsInt *step) {
+  if (bi->shared) {
+    *base = 0;
+    *step = 1;
+  } else {
+    rhs_place(bi, s, base, step);
+  }
+}
+
+/* Count bad entries of status[0..count) and find the first, in a fixed order. */
+static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
+  sum->nbad = 0;
+  sum->first = -1;
+  sum->code = 0;
+  for (GsInt s = 0; s < count; s++) {
+    if (!status[s]) continue;
+    if (!sum->nbad) {
+      sum->first = s;
+      sum->code = status[s];
+    }
+    sum->nbad++;
+  }
+}
+
+#define GS_CPU_BANDED(T, S)                                                                        \
+  static void factor_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv, void *Cv, \
+                         int *fstatus) {                                                           \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *D[5];                                                                                 \
+    T *F[8];                                                                                       \
+    for (int k = 0; k < bi->bands; k++)                                                            \
+      D[k] = (const T *)Dv[k];                                                                     \
+    for (int k = 0; k < bi->nfac; k++)                                                             \
+      F[k] = (T *)Fv[k];                                                                           \
+    _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->nmat; s++) {            \
+      GsInt base, step;                                                                            \
+      mat_place(bi, s, &base, &step);                                                              \
+      fstatus[s] = gs_banded_factor_##S(&sh, D, F, (T *)Cv + s * bi->corner_len, base, step);      \
+    }                                                                                              \
+  }                                                                                                \
+  static void solve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,             \
+                        const int *fstatus, GsInt nrhs, const void *fv, void *xv, int *status) {   \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *F[8];                                                                                 \
+    for (int k = 0; k < bi->nfac; k++)                                                             \
+      F[k] = (const T *)Fv[k];                                                                     \
+    const GsInt total = nrhs * bi->batch;                                                          \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
+      const GsInt mat = bi->shared ? 0 : s;                                                        \
+      GsInt rb, rs, fb, fs;                                                                        \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      mat_place(bi, s, &fb, &fs);                                                                  \
+      const T *f = (const T *)fv;                                                                  \
+      T *x = (T *)xv;                                                                              \
+      int st = fstatus[mat];                                                                       \
+      if (st)                                                                                      \
+        gs_banded_poison_##S(bi->n, x, rb, rs);                                                    \
+      else                                                                                         \
+        st = gs_banded_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb, fs, f, x, rb,   \
+                                 rs);                                                              \
+      /* A system is bad if any of its right-hand sides is (status was cleared before). */         \
+      if (st) {                                                                                    \
+        _Pragma("omp atomic write") status[s] = st;                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  static void mult_##S(const GsBandedInfo *bi, const void *const *Dv, GsInt nrhs, const void *xv,  \
+                       void *yv) {                                                                 \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *D[5];                                                                                 \
+    for (int k = 0; k < bi->bands; k++)                                                            \
+      D[k] = (const T *)Dv[k];                                                                     \
+    const GsInt total = nrhs * bi->batch;                                                          \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
+      GsInt rb, rs, db, ds;                                                                        \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      mat_place(bi, s, &db, &ds);                                                                  \
+      gs_banded_mult_##S(&sh, D, db, ds, (const T *)xv, (T *)yv, rb, rs);                          \
+    }                                                                                              \
+  }
+
+GS_CPU_BANDED(double, d)
+GS_CPU_BANDED(float, f)
+
+static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
+                    void *C, int *fstatus, int *status, GsBandedSummary *sum) {
+  (void)ctx;
+  if (bi->dt == GS_DOUBLE)
+    factor_d(bi, D, F, C, fstatus);
+  else
+    factor_f(bi, D, F, C, fstatus);
+  for (GsInt s = 0; s < bi->batch; s++)
+    status[s] = fstatus[bi->shared ? 0 : s];
+  summarise(status, bi->batch, sum);
+  return 0;
+}
+
+static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+                   GsBandedSummary *sum) {
+  (void)ctx;
+  memset(status, 0, (size_t)bi->batch * sizeof *status);
+  if (bi->dt == GS_DOUBLE)
+    solve_d(bi, F, C, fstatus, nrhs, f, x, status);
+  else
+    solve_f(bi, F, C, fstatus, nrhs, f, x, status);
+  summarise(status, bi->batch, sum);
+  return 0;
+}
+
+static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
+                  const void *x, void *y) {
+  (void)ctx;
+  if (bi->dt == GS_DOUBLE)
+    mult_d(bi, D, nrhs, x, y);
+  else
+    mult_f(bi, D, nrhs, x, y);
+  return 0;
+}
+
+void GsCpuFillBandedKernels(GsBandedKernels *k) {
+  k->factor = k_factor;
+  k->solve = k_solve;
+  k->mult = k_mult;
+}

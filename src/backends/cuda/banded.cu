@@ -1,0 +1,292 @@
+/* CUDA batched banded kernels: one thread per system (per matrix for the factorisation), running
+ * the per-system algorithms shared with the CPU back end (src/backends/common/banded_algo.h).
+ *
+ * With the interleaved layout, row i of consecutive systems is consecutive in memory, so the
+ * threads of a warp load 32 consecutive entries per row: coalesced. The contiguous layout works
+ * with the same kernels but its loads are strided (one system per thread); a split of long
+ * systems over several threads is the next step for that regime and for few long systems.
+ *
+ * Floors (double, per unknown): factored solve reads the factor arrays (5 penta, 3 tri; +h for
+ * periodic) and f and writes x: 56 / 40 bytes; with a shared matrix only f and x: 16 bytes.
+ *
+ * Status: the status array is cleared before a solve; a thread whose system fails writes its code,
+ * and the first thread to mark a system counts it and lowers the first-bad index with atomics, so
+ * the host reads two integers to know whether anything failed. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "../common/banded_algo.h"
+#include "cudaimpl.h"
+
+GS_BANDED_ALGOS(double, d, DBL_EPSILON)
+GS_BANDED_ALGOS(float, f, FLT_EPSILON)
+
+#define GS_BANDED_THREADS 128
+
+/* Summary in device memory: bad systems and the smallest bad index (ULLONG_MAX when none). */
+typedef struct {
+  unsigned long long nbad, first;
+} GsBandedDevSummary;
+
+typedef struct {
+  GsBandedShape sh;
+  GsInt batch, nmat, stride, rhs_len, nrhs;
+  int interleaved, shared, corner_len, nfac, bands;
+} GsBandedKArgs;
+
+typedef struct {
+  const void *p[8];
+} GsPtrs;
+
+static __device__ __forceinline__ void gs_rhs_place(const GsBandedKArgs *a, GsInt s, GsInt *base,
+                                                    GsInt *step) {
+  *base = a->interleaved ? s : s * a->stride;
+  *step = a->interleaved ? a->batch : 1;
+}
+
+static __device__ __forceinline__ void gs_mat_place(const GsBandedKArgs *a, GsInt s, GsInt *base,
+                                                    GsInt *step) {
+  if (a->shared) {
+    *base = 0;
+    *step = 1;
+  } else {
+    gs_rhs_place(a, s, base, step);
+  }
+}
+
+/* Mark system s bad with code st (once) and update the summary. */
+static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
+                                               GsBandedDevSummary *sum) {
+  if (atomicCAS(status + s, 0, st) == 0) {
+    atomicAdd(&sum->nbad, 1ull);
+    atomicMin(&sum->first, (unsigned long long)s);
+  }
+}
+
+/* Kernels for element type T, BANDS (3 or 5) and PER (periodic 0/1) known at compile time: after
+ * inlining, every index into the diagonal and factor pointer arrays is a constant, so they live
+ * in registers rather than local memory, and the periodic code vanishes from non-periodic
+ * kernels. */
+#define GS_CUDA_BANDED(T, S, BANDS, PER)                                                           \
+  static __global__ void gs_banded_factor_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, \
+                                                            T *C, int *fstatus) {                  \
+    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (s >= a.nmat) return;                                                                       \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = PER;                                                                             \
+    const T *D[5];                                                                                 \
+    T *F[8];                                                                                       \
+    _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (T *)Fp.p[k];                             \
+    GsInt base, step;                                                                              \
+    gs_mat_place(&a, s, &base, &step);                                                             \
+    fstatus[s] = gs_banded_factor_##S(&sh, D, F, C + s * a.corner_len, base, step);                \
+  }                                                                                                \
+  static __global__ void gs_banded_solve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Fp, const T *C, \
+                                                           const int *fstatus, const T *f, T *x,   \
+                                                           int *status, GsBandedDevSummary *sum) { \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.nrhs) return;                                                             \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = PER;                                                                             \
+    const GsInt s = t % a.batch, blk = t / a.batch, mat = a.shared ? 0 : s;                        \
+    const T *F[8];                                                                                 \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (const T *)Fp.p[k];                       \
+    GsInt rb, rs, fb, fs;                                                                          \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += blk * a.rhs_len;                                                                         \
+    gs_mat_place(&a, s, &fb, &fs);                                                                 \
+    int st = fstatus[mat];                                                                         \
+    if (st)                                                                                        \
+      gs_banded_poison_##S(sh.n, x, rb, rs);                                                       \
+    else                                                                                           \
+      st = gs_banded_solve_##S(&sh, F, C + mat * a.corner_len, fb, fs, f, x, rb, rs);              \
+    if (st) gs_mark(status, s, st, sum);                                                           \
+  }                                                                                                \
+  static __global__ void gs_banded_mult_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, const T *x,  \
+                                                          T *y) {                                  \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.nrhs) return;                                                             \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = PER;                                                                             \
+    const GsInt s = t % a.batch, blk = t / a.batch;                                                \
+    const T *D[5];                                                                                 \
+    _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
+    GsInt rb, rs, db, ds;                                                                          \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += blk * a.rhs_len;                                                                         \
+    gs_mat_place(&a, s, &db, &ds);                                                                 \
+    gs_banded_mult_##S(&sh, D, db, ds, x, y, rb, rs);                                              \
+  }
+
+/* Tables of kernel instances, indexed [bands == 5][periodic]. */
+#define GS_CUDA_BANDED_ALL(T, S)                                                                   \
+  GS_CUDA_BANDED(T, S, 3, 0)                                                                       \
+  GS_CUDA_BANDED(T, S, 3, 1)                                                                       \
+  GS_CUDA_BANDED(T, S, 5, 0)                                                                       \
+  GS_CUDA_BANDED(T, S, 5, 1)                                                                       \
+  typedef void (*GsFactorK_##S)(GsBandedKArgs, GsPtrs, GsPtrs, T *, int *);                        \
+  typedef void (*GsSolveK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,      \
+                               int *, GsBandedDevSummary *);                                       \
+  typedef void (*GsMultK_##S)(GsBandedKArgs, GsPtrs, const T *, T *);                              \
+  static const GsFactorK_##S gs_factor_k_##S[2][2] = {                                             \
+      {gs_banded_factor_k_##S##30, gs_banded_factor_k_##S##31},                                    \
+      {gs_banded_factor_k_##S##50, gs_banded_factor_k_##S##51}};                                   \
+  static const GsSolveK_##S gs_solve_k_##S[2][2] = {                                               \
+      {gs_banded_solve_k_##S##30, gs_banded_solve_k_##S##31},                                      \
+      {gs_banded_solve_k_##S##50, gs_banded_solve_k_##S##51}};                                     \
+  static const GsMultK_##S gs_mult_k_##S[2][2] = {                                                 \
+      {gs_banded_mult_k_##S##30, gs_banded_mult_k_##S##31},                                        \
+      {gs_banded_mult_k_##S##50, gs_banded_mult_k_##S##51}};
+
+GS_CUDA_BANDED_ALL(double, d)
+GS_CUDA_BANDED_ALL(float, f)
+
+/* Spread the factor status over the systems (a shared matrix's status applies to all) and count
+ * the bad ones. */
+static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
+                                          GsBandedDevSummary *sum) {
+  const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= batch) return;
+  const int st = fstatus[shared ? 0 : s];
+  status[s] = st;
+  if (st) {
+    atomicAdd(&sum->nbad, 1ull);
+    atomicMin(&sum->first, (unsigned long long)s);
+  }
+}
+
+static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
+  GsBandedKArgs a;
+  memset(&a, 0, sizeof a);
+  a.sh.bands = bi->bands;
+  a.sh.h = bi->h;
+  a.sh.periodic = bi->periodic;
+  a.sh.n = bi->n;
+  a.sh.m = bi->m;
+  a.batch = bi->batch;
+  a.nmat = bi->nmat;
+  a.stride = bi->stride;
+  a.rhs_len = bi->rhs_len;
+  a.nrhs = nrhs;
+  a.interleaved = bi->interleaved;
+  a.shared = bi->shared;
+  a.corner_len = bi->corner_len;
+  a.nfac = bi->nfac;
+  a.bands = bi->bands;
+  return a;
+}
+
+static unsigned int blocks_for(GsInt threads) {
+  return (unsigned int)((threads + GS_BANDED_THREADS - 1) / GS_BANDED_THREADS);
+}
+
+/* The summary lives in the context's reduction scratch (the stream orders its uses). */
+static int summary_reset(GsContext ctx, GsCudaContext *cc, GsBandedDevSummary **dsum) {
+  *dsum = (GsBandedDevSummary *)cc->results;
+  GsCallCuda(ctx, cudaMemsetAsync(&(*dsum)->nbad, 0, sizeof(unsigned long long), cc->stream));
+  GsCallCuda(ctx, cudaMemsetAsync(&(*dsum)->first, 0xff, sizeof(unsigned long long), cc->stream));
+  return 0;
+}
+
+/* Bring the summary to the host; with bad systems also the first one's code. */
+static int summary_read(GsContext ctx, GsCudaContext *cc, const GsBandedDevSummary *dsum,
+                        const int *status, GsBandedSummary *sum) {
+  GsBandedDevSummary *h = (GsBandedDevSummary *)cc->results_host;
+  GsCallCuda(ctx, cudaMemcpyAsync(h, dsum, sizeof *h, cudaMemcpyDeviceToHost, cc->stream));
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  sum->nbad = (GsInt)h->nbad;
+  sum->first = h->nbad ? (GsInt)h->first : -1;
+  sum->code = 0;
+  if (h->nbad) {
+    int code = 0;
+    GsCallCuda(ctx, cudaMemcpy(&code, status + h->first, sizeof code, cudaMemcpyDeviceToHost));
+    sum->code = code;
+  }
+  return 0;
+}
+
+static GsPtrs ptrs(const void *const *p, int n) {
+  GsPtrs r;
+  memset(&r, 0, sizeof r);
+  for (int k = 0; k < n; k++)
+    r.p[k] = p[k];
+  return r;
+}
+
+static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
+                    void *C, int *fstatus, int *status, GsBandedSummary *sum) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsBandedKArgs a = kargs(bi, 1);
+  GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
+  const int b5 = bi->bands == 5, per = bi->periodic;
+  if (bi->dt == GS_DOUBLE)
+    gs_factor_k_d[b5][per]<<<blocks_for(bi->nmat), GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Dp, Fp, (double *)C, fstatus);
+  else
+    gs_factor_k_f[b5][per]<<<blocks_for(bi->nmat), GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Dp, Fp, (float *)C, fstatus);
+  GsCheckLaunchCuda(ctx, "gs_banded_factor_k");
+  GsBandedDevSummary *dsum = NULL;
+  GsCall(summary_reset(ctx, cc, &dsum));
+  gs_banded_expand_k<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
+      fstatus, bi->shared, bi->batch, status, dsum);
+  GsCheckLaunchCuda(ctx, "gs_banded_expand_k");
+  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  return 0;
+}
+
+static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+                   GsBandedSummary *sum) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsBandedKArgs a = kargs(bi, nrhs);
+  GsPtrs Fp = ptrs(F, bi->nfac);
+  GsBandedDevSummary *dsum = NULL;
+  GsCall(summary_reset(ctx, cc, &dsum));
+  GsCallCuda(ctx, cudaMemsetAsync(status, 0, (size_t)bi->batch * sizeof(int), cc->stream));
+  const unsigned int nb = blocks_for(bi->batch * nrhs);
+  const int b5 = bi->bands == 5, per = bi->periodic;
+  if (bi->dt == GS_DOUBLE)
+    gs_solve_k_d[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+  else
+    gs_solve_k_f[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
+  GsCheckLaunchCuda(ctx, "gs_banded_solve_k");
+  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  return 0;
+}
+
+static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
+                  const void *x, void *y) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsBandedKArgs a = kargs(bi, nrhs);
+  GsPtrs Dp = ptrs(D, bi->bands);
+  const unsigned int nb = blocks_for(bi->batch * nrhs);
+  const int b5 = bi->bands == 5, per = bi->periodic;
+  if (bi->dt == GS_DOUBLE)
+    gs_mult_k_d[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, (const double *)x,
+                                                                   (double *)y);
+  else
+    gs_mult_k_f[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, (const float *)x,
+                                                                   (float *)y);
+  GsCheckLaunchCuda(ctx, "gs_banded_mult_k");
+  return 0;
+}
+
+extern "C" void GsCudaFillBandedKernels(GsBandedKernels *k) {
+  k->factor = k_factor;
+  k->solve = k_solve;
+  k->mult = k_mult;
+}

@@ -1,0 +1,304 @@
+/* Batched banded solvers: argument checks, factor storage, status, dispatch to the back end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backends/common/banded_algo.h"
+#include "../gsimpl.h"
+
+#define GS_BANDED_MAX_FAC 8
+
+struct GsBanded_s {
+  GsContext ctx;
+  GsBandedDesc desc;
+  GsBandedInfo info;
+  void *fac[GS_BANDED_MAX_FAC]; /* factor arrays (back-end memory) */
+  void *corner;                 /* nmat * corner_len entries (periodic) */
+  int *fstatus;                 /* factor status per matrix */
+  int *status;                  /* status per system of the last factor or solve */
+  int factored;                 /* factors are valid for solving */
+  GsBandedSummary last;         /* of the last factor or solve */
+  GsLogEvent ev_factor, ev_solve, ev_mult;
+};
+
+static const char *const status_text[] = {"ok", "zero or tiny pivot", "non-finite value"};
+
+int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, desc);
+  GsCheckHandle(ctx, A);
+  *A = NULL;
+  const GsBandedDesc *d = desc;
+  GsCheck(d->bands == 3 || d->bands == 5, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "bands = %d: only 3 (tridiagonal) and 5 (pentadiagonal) are supported", d->bands);
+  GsCheck(d->n >= d->bands, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "n = %lld rows is too small for %d bands (need n >= %d)", (long long)d->n, d->bands,
+          d->bands);
+  GsCheck(d->batch >= 1, ctx, GS_ERR_ARG_OUTOFRANGE, "batch = %lld systems: need at least 1",
+          (long long)d->batch);
+  GsCheck(d->dt == GS_DOUBLE || d->dt == GS_FLOAT, ctx, GS_ERR_ARG_TYPE, "unknown data type %d",
+          (int)d->dt);
+  GsCheck(d->layout == GS_BANDED_INTERLEAVED || d->layout == GS_BANDED_CONTIGUOUS, ctx,
+          GS_ERR_ARG_OUTOFRANGE, "unknown layout %d", (int)d->layout);
+  GsInt stride = d->layout == GS_BANDED_CONTIGUOUS && d->stride ? d->stride : d->n;
+  GsCheck(d->layout == GS_BANDED_CONTIGUOUS || d->stride == 0 || d->stride == d->n, ctx,
+          GS_ERR_ARG_INCOMP, "stride = %lld is only meaningful for the contiguous layout",
+          (long long)d->stride);
+  GsCheck(stride >= d->n, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "contiguous stride %lld is smaller than n = %lld", (long long)stride, (long long)d->n);
+  GsCheck(d->batch <= GS_INT_MAX / stride, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "batch %lld x stride %lld overflows the index range", (long long)d->batch,
+          (long long)stride);
+  GsCheck(ctx->ops->banded.factor && ctx->ops->banded.solve && ctx->ops->banded.mult, ctx,
+          GS_ERR_UNSUPPORTED, "back end %s has no batched banded solver", ctx->resource);
+
+  GsBanded B = calloc(1, sizeof *B);
+  GsCheck(B != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a banded object");
+  B->ctx = ctx;
+  B->desc = *d;
+  B->desc.stride = stride;
+  B->desc.shared = d->shared != 0;
+  B->desc.periodic = d->periodic != 0;
+  GsBandedInfo *bi = &B->info;
+  bi->bands = d->bands;
+  bi->h = d->bands / 2;
+  bi->periodic = B->desc.periodic;
+  bi->shared = B->desc.shared;
+  bi->n = d->n;
+  bi->m = bi->periodic ? d->n - bi->h : d->n;
+  bi->batch = d->batch;
+  bi->nmat = bi->shared ? 1 : d->batch;
+  bi->interleaved = d->layout == GS_BANDED_INTERLEAVED;
+  bi->stride = stride;
+  bi->rhs_len = bi->interleaved ? d->n * d->batch : stride * d->batch;
+  bi->nfac = GS_BANDED_NFACTOR(d->bands, bi->periodic);
+  bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(d->bands) : 0;
+  bi->dt = d->dt;
+
+  size_t es = GsDataTypeSize(d->dt);
+  GsInt diag_len = bi->shared ? d->n : bi->rhs_len;
+  int ierr = 0;
+  for (int k = 0; k < bi->nfac && !ierr; k++)
+    ierr = GsMemAlloc(ctx, (size_t)diag_len * es, &B->fac[k]);
+  if (!ierr && bi->corner_len)
+    ierr = GsMemAlloc(ctx, (size_t)bi->nmat * (size_t)bi->corner_len * es, &B->corner);
+  if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->nmat * sizeof(int), (void **)&B->fstatus);
+  if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->batch * sizeof(int), (void **)&B->status);
+  if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactor", &B->ev_factor);
+  if (!ierr) ierr = GsLogEventRegister(ctx, "BandedSolve", &B->ev_solve);
+  if (!ierr) ierr = GsLogEventRegister(ctx, "BandedMult", &B->ev_mult);
+  B->last.first = -1;
+  ctx->nobjects++;
+  *A = B;
+  if (ierr) {
+    GsBandedDestroy(A);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+int GsBandedDestroy(GsBanded *A) {
+  if (!A || !*A) return 0;
+  GsBanded B = *A;
+  for (int k = 0; k < GS_BANDED_MAX_FAC; k++)
+    GsMemFree(B->ctx, B->fac[k]);
+  GsMemFree(B->ctx, B->corner);
+  GsMemFree(B->ctx, B->fstatus);
+  GsMemFree(B->ctx, B->status);
+  B->ctx->nobjects--;
+  free(B);
+  *A = NULL;
+  return 0;
+}
+
+int GsBandedGetDesc(GsBanded A, GsBandedDesc *desc) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, desc);
+  *desc = A->desc;
+  return 0;
+}
+
+int GsBandedGetSizes(GsBanded A, GsInt *diag_len, GsInt *rhs_len) {
+  GsCheckHandle(NULL, A);
+  if (diag_len) *diag_len = A->info.shared ? A->info.n : A->info.rhs_len;
+  if (rhs_len) *rhs_len = A->info.rhs_len;
+  return 0;
+}
+
+/* Check one vector against the batch: context, type, and a length of `len` (times a positive
+ * count when count is not NULL). */
+static int check_vec(GsBanded A, GsVec v, const char *name, GsInt len, GsInt *count) {
+  GsContext ctx = A->ctx;
+  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", name);
+  GsContext vctx;
+  GsInt n;
+  GsDataType dt;
+  GsCall(GsVecGetContext(v, &vctx));
+  GsCall(GsVecGetSize(v, &n));
+  GsCall(GsVecGetDataType(v, &dt));
+  GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than the batch",
+          name);
+  GsCheck(dt == A->info.dt, ctx, GS_ERR_ARG_TYPE, "%s is %s but the batch is %s", name,
+          GsDataTypeName(dt), GsDataTypeName(A->info.dt));
+  if (count) {
+    GsCheck(n > 0 && n % len == 0, ctx, GS_ERR_ARG_SIZE,
+            "%s has %lld entries: not a positive multiple of the %lld entries of one block of "
+            "right-hand sides (n = %lld, batch = %lld, %s layout)",
+            name, (long long)n, (long long)len, (long long)A->info.n, (long long)A->info.batch,
+            A->info.interleaved ? "interleaved" : "contiguous");
+    *count = n / len;
+  } else {
+    GsCheck(n == len, ctx, GS_ERR_ARG_SIZE, "%s has %lld entries, expected %lld (n = %lld%s%s)",
+            name, (long long)n, (long long)len, (long long)A->info.n,
+            A->info.shared ? ", shared matrix" : "",
+            A->info.shared ? "" : " times the batch, in the layout");
+  }
+  return 0;
+}
+
+/* Pointers to the diagonals, checked. */
+static int get_diags(GsBanded A, const GsVec diag[], void **D) {
+  GsCheck(diag != NULL, A->ctx, GS_ERR_ARG_NULL, "array of diagonals is NULL");
+  GsInt len = A->info.shared ? A->info.n : A->info.rhs_len;
+  for (int k = 0; k < A->info.bands; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "diagonal %d", k);
+    GsCall(check_vec(A, diag[k], name, len, NULL));
+  }
+  for (int k = 0; k < A->info.bands; k++)
+    GsCall(GsVecGetComputeArray(diag[k], GS_ACCESS_READ, &D[k]));
+  return 0;
+}
+
+/* Turn a summary into the call's result: 0, or an error naming the first bad system. */
+static int report(GsBanded A, const char *what) {
+  const GsBandedSummary *s = &A->last;
+  if (!s->nbad) return 0;
+  int code = s->code == GS_BANDED_ZERO_PIVOT ? GS_ERR_ZERO_PIVOT : GS_ERR_NOT_FINITE;
+  int c = s->code >= 0 && s->code <= 2 ? s->code : 0;
+  return GsError(A->ctx, code,
+                 "%s: %lld of %lld systems failed; the first is system %lld (%s)%s; the other "
+                 "systems were solved (GsBandedGetSystemStatus lists them all)",
+                 what, (long long)s->nbad, (long long)A->info.batch, (long long)s->first,
+                 status_text[c],
+                 A->info.shared && s->code == GS_BANDED_ZERO_PIVOT ? " in the shared matrix" : "");
+}
+
+int GsBandedFactor(GsBanded A, const GsVec diag[]) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  void *D[5];
+  GsCall(get_diags(A, diag, D));
+  A->factored = 0;
+  GsCall(GsLogEventBegin(ctx, A->ev_factor));
+  int ierr = ctx->ops->banded.factor(ctx, &A->info, (const void *const *)D, A->fac, A->corner,
+                                     A->fstatus, A->status, &A->last);
+  size_t es = GsDataTypeSize(A->info.dt);
+  double per = (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es;
+  if (ierr) {
+    GsLogEventCancel(ctx, A->ev_factor);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  GsCall(GsLogEventEnd(ctx, A->ev_factor, per * (A->info.bands + A->info.nfac), 0));
+  A->factored = 1;
+  GsCall(report(A, "GsBandedFactor"));
+  return 0;
+}
+
+static int solve(GsBanded A, GsVec f, GsVec x) {
+  GsContext ctx = A->ctx;
+  GsInt nf = 0, nx = 0;
+  GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
+  GsCall(check_vec(A, x, "solution x", A->info.rhs_len, &nx));
+  GsCheck(nf == nx, ctx, GS_ERR_ARG_SIZE, "f holds %lld blocks of right-hand sides but x %lld",
+          (long long)nf, (long long)nx);
+  void *pf = NULL, *px = NULL;
+  if (x != f) {
+    GsCall(GsVecGetComputeArray(f, GS_ACCESS_READ, &pf));
+    /* Contiguous layouts with stride > n leave x's gap entries alone: keep them valid. */
+    GsCall(GsVecGetComputeArray(
+        x, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &px));
+  } else {
+    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READWRITE, &px));
+    pf = px;
+  }
+  GsCall(GsLogEventBegin(ctx, A->ev_solve));
+  int ierr = ctx->ops->banded.solve(ctx, &A->info, (const void *const *)A->fac, A->corner,
+                                    A->fstatus, nf, pf, px, A->status, &A->last);
+  if (ierr) {
+    GsLogEventCancel(ctx, A->ev_solve);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  size_t es = GsDataTypeSize(A->info.dt);
+  double fac_bytes =
+      (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es * A->info.nfac;
+  double rhs_bytes = 2.0 * (double)A->info.n * (double)A->info.batch * (double)es * (double)nf;
+  GsCall(GsLogEventEnd(ctx, A->ev_solve, fac_bytes + rhs_bytes, 0));
+  GsCall(report(A, "GsBandedSolve"));
+  return 0;
+}
+
+int GsBandedSolve(GsBanded A, GsVec f, GsVec x) {
+  GsCheckHandle(NULL, A);
+  GsCheck(A->factored, A->ctx, GS_ERR_WRONG_STATE,
+          "GsBandedSolve before a successful GsBandedFactor (or after one that failed to run)");
+  GsCall(solve(A, f, x));
+  return 0;
+}
+
+int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
+  GsCheckHandle(NULL, A);
+  /* A bad system in the factorisation is reported by the solve, which also solves the rest. */
+  int ierr = GsBandedFactor(A, diag);
+  if (ierr && ierr != GS_ERR_ZERO_PIVOT && ierr != GS_ERR_NOT_FINITE)
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  GsClearError(A->ctx);
+  GsCall(solve(A, f, x));
+  return 0;
+}
+
+int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  void *D[5];
+  GsCall(get_diags(A, diag, D));
+  GsInt nx = 0, ny = 0;
+  GsCall(check_vec(A, x, "x", A->info.rhs_len, &nx));
+  GsCall(check_vec(A, y, "y", A->info.rhs_len, &ny));
+  GsCheck(nx == ny, ctx, GS_ERR_ARG_SIZE, "x holds %lld blocks but y %lld", (long long)nx,
+          (long long)ny);
+  GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
+  void *px = NULL, *py = NULL;
+  GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, &px));
+  GsCall(GsVecGetComputeArray(y, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE,
+                              &py));
+  GsCall(GsLogEventBegin(ctx, A->ev_mult));
+  int ierr = ctx->ops->banded.mult(ctx, &A->info, (const void *const *)D, nx, px, py);
+  if (ierr) {
+    GsLogEventCancel(ctx, A->ev_mult);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  size_t es = GsDataTypeSize(A->info.dt);
+  double bytes =
+      (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es * A->info.bands +
+      2.0 * (double)A->info.n * (double)A->info.batch * (double)es * (double)nx;
+  GsCall(GsLogEventEnd(ctx, A->ev_mult, bytes,
+                       2.0 * A->info.bands * A->info.n * A->info.batch * (double)nx));
+  return 0;
+}
+
+int GsBandedGetStatus(GsBanded A, GsInt *nbad, GsInt *first_bad, GsBandedStatus *first_code) {
+  GsCheckHandle(NULL, A);
+  if (nbad) *nbad = A->last.nbad;
+  if (first_bad) *first_bad = A->last.nbad ? A->last.first : -1;
+  if (first_code) *first_code = (GsBandedStatus)(A->last.nbad ? A->last.code : GS_BANDED_OK);
+  return 0;
+}
+
+int GsBandedGetSystemStatus(GsBanded A, int status[]) {
+  GsCheckHandle(NULL, A);
+  GsCheck(status != NULL, A->ctx, GS_ERR_ARG_NULL, "status array is NULL");
+  GsMemType mem = A->ctx->ops->mem;
+  GsCall(
+      GsMemCopy(A->ctx, status, GS_MEM_HOST, A->status, mem, (size_t)A->info.batch * sizeof(int)));
+  return 0;
+}

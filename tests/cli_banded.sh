@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `gpusolve banded` on the CPU: one small case of each kind and a tiny sweep; every JSON file must
+# parse, hold its records with the fields docs/performance.md needs, and small residuals.
+# Usage: cli_banded.sh GPUSOLVE WORKDIR
+set -euo pipefail
+cli=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+export GS_GIT_SHA=0123456789abcdef
+
+"$cli" banded --help | grep -q "usage: gpusolve banded"
+"$cli" help | grep -q banded
+
+k=0
+run() { # run ARGS...: one case on the CPU, its JSON in $work/case-N.json
+  k=$((k + 1))
+  echo "== gpusolve banded $*"
+  "$cli" banded -gs_backend /cpu -repeats 3 -json "$work/case-$k.json" "$@" | tee "$work/case-$k.txt"
+  grep -Eq "residual [0-9.]+e-[0-9]+" "$work/case-$k.txt"
+}
+run -bands 3 -n 100 -batch 64
+run -bands 5 -n 100 -batch 64
+run -bands 3 -n 50 -batch 40 -periodic 1
+run -bands 5 -n 50 -batch 40 -periodic 1
+run -bands 3 -n 64 -batch 33 -shared 1
+run -bands 5 -n 64 -batch 33 -shared 1
+run -bands 3 -n 70 -batch 20 -layout contiguous
+run -bands 5 -n 70 -batch 20 -layout contiguous -periodic 1
+run -bands 5 -n 64 -batch 32 -layout contiguous -shared 1 -periodic 1
+run -bands 3 -n 80 -batch 16 -mode factor_solve
+run -bands 5 -n 80 -batch 16 -mode factor_solve -layout contiguous
+run -bands 5 -n 80 -batch 16 -mode factor_solve -shared 1
+run -bands 5 -n 5 -batch 7 -periodic 1 -dtype float
+run -bands 3 -n 60 -batch 10 -dtype float -layout contiguous -mode factor_solve
+
+echo "== gpusolve banded -sweep 1 -max_unknowns 100000"
+"$cli" banded -gs_backend /cpu -sweep 1 -max_unknowns 100000 -repeats 2 -json "$work/sweep.json" \
+  >"$work/sweep.txt"
+tail -n 3 "$work/sweep.txt"
+
+python3 - "$work" "$k" <<'PY'
+import glob, json, os, sys
+work, ncase = sys.argv[1], int(sys.argv[2])
+tol = {"double": 1e-8, "float": 1e-4}
+# Values per unknown of the floor (solve: factors + f + x; shared: f + x; factor_solve: diagonals + f + x).
+def floor_values(x):
+    if x["mode"] == "factor_solve":
+        per = 2 + (0 if x["shared"] else x["bands"])
+    else:
+        nfac = (5 if x["bands"] == 5 else 3) + (x["bands"] // 2 if x["periodic"] else 0)
+        per = 2 + (0 if x["shared"] else nfac)
+    extra = 0
+    if x["shared"]:
+        extra = (x["bands"] if x["mode"] == "factor_solve" else
+                 (5 if x["bands"] == 5 else 3) + (x["bands"] // 2 if x["periodic"] else 0)) * x["n"]
+    return per * x["unknowns"] + extra
+
+def check(path, records_wanted=None):
+    r = json.load(open(path))
+    assert r["suite"] == "banded", r["suite"]
+    assert r["git_sha"] == "0123456789abcdef", r["git_sha"]
+    assert r["resource"] == "/cpu", r["resource"]
+    # Rates are written with 2 decimals: on a slow or crowded machine small cases read 0.00.
+    assert r["floor"]["gbytes_per_s"] >= 0
+    recs = r["records"]
+    if records_wanted is not None:
+        assert len(recs) == records_wanted, (path, len(recs))
+    for x in recs:
+        assert x["impl"] == "gpusolve" and x["resource"] == "/cpu", x
+        assert x["op"] in ("banded_solve", "banded_factor_solve"), x
+        assert x["median_s"] > 0 and x["gbytes_per_s"] >= 0 and x["floor_gbytes_per_s"] >= 0, x
+        assert x["unknowns"] == x["n"] * x["batch"], x
+        es = 8 if x["dtype"] == "double" else 4
+        assert x["bytes"] == floor_values(x) * es, (x["bytes"], floor_values(x) * es, x)
+        gbps = x["bytes"] / x["median_s"] / 1e9
+        assert abs(x["gbytes_per_s"] - gbps) <= 0.006 + 1e-3 * gbps, (gbps, x)
+        if x["floor_gbytes_per_s"] >= 1:
+            assert abs(x["fraction_of_copy"] - gbps / x["floor_gbytes_per_s"]) < 1e-2, x
+        res = x["residual"]
+        assert res is not None and 0 <= res < tol[x["dtype"]], x
+    return r
+
+for i in range(1, ncase + 1):
+    check(os.path.join(work, "case-%d.json" % i), 1)
+s = check(os.path.join(work, "sweep.json"))
+assert s["banded"]["sweep"] is True and s["banded"]["max_unknowns"] == 100000
+recs = s["records"]
+assert len(recs) == 12, len(recs)  # 6 (batch, n) pairs under 1e5 unknowns, penta and tri
+assert all(x["unknowns"] <= 100000 and x["group"] == "sweep" for x in recs)
+assert {x["bands"] for x in recs} == {3, 5}
+print("cli_banded: %d cases and a sweep of %d records OK" % (ncase, len(recs)))
+PY
+
+# Mistakes end with a message and status 1.
+if "$cli" banded -gs_backend /cpu -bands 4 2>"$work/err.txt"; then exit 1; fi
+grep -q "bands must be 3 or 5" "$work/err.txt"
+if "$cli" banded -gs_backend /cpu -layout diagonal 2>"$work/err.txt"; then exit 1; fi
+grep -q "GS_ERR_OPTION" "$work/err.txt"
+if "$cli" banded -gs_backend /cpu -bands 5 -n 4 -batch 3 2>"$work/err.txt"; then exit 1; fi
+grep -q "too small for 5 bands" "$work/err.txt"
+echo "cli_banded: error cases OK"

@@ -1,0 +1,1350 @@
+/* Batched banded solvers (banded.h) on one back end (argv[1]): tridiagonal and pentadiagonal,
+ * double and float.
+ *
+ * 1. Solves: random strictly diagonally dominant matrices and SPD hyperdiffusion matrices, in every
+ *    combination of layout (interleaved, contiguous with stride n and with stride > n), shared or
+ *    per-system matrix, periodic or not, and mode (Factor then two Solves, FactorSolve, Solve in
+ *    place, three blocks of right-hand sides), for n from the minimum to 1000 and batches of 1 to
+ *    512. Every system's relative residual ||A x - f||_inf / ||f||_inf is computed on the host in
+ *    long double from the diagonals, with the layout, the periodic wrap and the ignored entries.
+ *    Ignored entries (outside a non-periodic matrix) and the gaps of contiguous layouts hold NaN,
+ *    so reading them shows; the gaps of x hold a sentinel that Solve must leave alone.
+ * 2. Small systems (n <= 12), periodic and not, against a dense Gaussian elimination with partial
+ *    pivoting in long double, entrywise.
+ * 3. GsBandedMult against the host product, entrywise.
+ * 4. Bad systems: a zero pivot, a tiny pivot, a NaN in a matrix or in a right-hand side (also in a
+ *    later block), a singular shared matrix: per-system status, error codes and messages, NaN
+ *    solutions for bad matrices and good solutions for every other system.
+ * 5. Argument errors, queries, object lifetime.
+ * 6. The event log counts BandedFactor / BandedSolve / BandedMult calls.
+ *
+ * Tolerances. LU without pivoting of a diagonally dominant or SPD matrix is backward stable with
+ * a backward error of a few eps per row that depends on the bandwidth, not on n (each row of the
+ * factors has at most bands/2 + 1 entries, plus bands/2 columns of the periodic border), so
+ *   ||A x - f||_inf / ||f||_inf <= c u, u = 2 bands eps kappa,  kappa = ||A||_inf ||A^-1||_inf,
+ * which is tighter than c n eps kappa once n > 2 bands (the measured residuals are a few eps for
+ * every n, up to ~0.15 u at n = bands). kappa is bounded per matrix: diagonally dominant rows give
+ * ||A^-1||_inf <= 1 / min_i (|a_ii| - sum_j |a_ij|) (the tridiagonal hyperdiffusion rows -s, 1+2s,
+ * -s too); the pentadiagonal hyperdiffusion matrix I + sigma T (T Toeplitz or circulant with the
+ * symbol (2 - 2 cos t)^2 >= 0, so eigenvalues >= 1) is not diagonally dominant and is given
+ * ||A^-1||_inf <= 2 (computed: <= 1.14 for sigma in [0.15, 15], n <= 200, periodic or not). The
+ * same bound c u is used for the entrywise error against the dense solve (forward error <= kappa
+ * times the backward error). */
+#include "harness.h"
+
+typedef long double LD;
+
+static const char *resource = "/cpu";
+
+/* Tolerance constant c in c u, u = 2 bands eps kappa. */
+#define TOL_C 1.0
+/* Value in the gaps of x / y (contiguous layouts with stride > n): must survive Solve and Mult. */
+#define SENTINEL (-4242.5)
+
+/* Worst residual seen, in units of u, per type (printed at the end). */
+static double worst_ratio[2], worst_dense[2];
+
+/* ---- Typed host buffers -------------------------------------------------------------------- */
+
+static double to_type(GsDataType dt, double v) {
+  return dt == GS_DOUBLE ? v : (double)(float)v;
+}
+
+static int same(double a, double b) {
+  return (isnan(a) && isnan(b)) || a == b;
+}
+
+static int set_vec(GsVec v, GsDataType dt, GsInt n, const double *vals) {
+  void *buf = hs_scratch((size_t)(n > 0 ? n : 1) * GsDataTypeSize(dt));
+  if (dt == GS_DOUBLE)
+    memcpy(buf, vals, (size_t)n * sizeof(double));
+  else
+    for (GsInt i = 0; i < n; i++)
+      ((float *)buf)[i] = (float)vals[i];
+  return CHECK_OK(GsVecSetValuesHost(v, buf));
+}
+
+static int get_vec(GsVec v, GsDataType dt, GsInt n, double *out) {
+  void *buf = hs_scratch((size_t)(n > 0 ? n : 1) * GsDataTypeSize(dt));
+  int rc = CHECK_OK(GsVecGetValuesHost(v, buf));
+  for (GsInt i = 0; i < n; i++)
+    out[i] = rc ? NAN : dt == GS_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
+  return rc;
+}
+
+static GsVec new_vec(GsContext ctx, GsDataType dt, GsInt n, const double *vals) {
+  GsVec v = NULL;
+  if (CHECK_OK(GsVecCreate(ctx, n, dt, &v))) return NULL;
+  if (vals) set_vec(v, dt, n, vals);
+  return v;
+}
+
+static void destroy_vecs(int k, GsVec *v) {
+  for (int i = 0; i < k; i++)
+    CHECK_OK(GsVecDestroy(&v[i]));
+}
+
+/* ---- A batch on the host: sizes, layout, diagonals ----------------------------------------- */
+
+typedef struct {
+  GsBandedDesc d; /* as given to GsBandedCreate */
+  int h;
+  GsInt stride; /* effective distance between systems (contiguous) */
+  GsInt rl, dl; /* entries of one block of right-hand sides; of one diagonal */
+  GsInt nmat;
+  double *D[5]; /* diagonals as the vectors hold them (values exact in d.dt) */
+  double kappa; /* bound on ||A||_inf ||A^-1||_inf over the batch's matrices */
+} Batch;
+
+static void batch_init(Batch *b, const GsBandedDesc *d) {
+  memset(b, 0, sizeof *b);
+  b->d = *d;
+  b->h = d->bands / 2;
+  int contig = d->layout == GS_BANDED_CONTIGUOUS;
+  b->stride = contig && d->stride ? d->stride : d->n;
+  b->rl = contig ? b->stride * d->batch : d->n * d->batch;
+  b->dl = d->shared ? d->n : b->rl;
+  b->nmat = d->shared ? 1 : d->batch;
+  for (int k = 0; k < d->bands; k++)
+    b->D[k] = hs_malloc((size_t)b->dl * sizeof(double));
+}
+
+static void batch_free(Batch *b) {
+  for (int k = 0; k < 5; k++) {
+    free(b->D[k]);
+    b->D[k] = NULL;
+  }
+}
+
+/* Entry i of system s in a right-hand side block; in the matrix data. */
+static GsInt ridx(const Batch *b, GsInt s, GsInt i) {
+  return b->d.layout == GS_BANDED_INTERLEAVED ? i * b->d.batch + s : s * b->stride + i;
+}
+static GsInt midx(const Batch *b, GsInt s, GsInt i) {
+  return b->d.shared ? i : ridx(b, s, i);
+}
+/* Whether position k of a right-hand-side vector is a gap (contiguous, stride > n). */
+static int is_gap(const Batch *b, GsInt k) {
+  if (b->d.layout == GS_BANDED_INTERLEAVED) return 0;
+  return (k % b->rl) % b->stride >= b->d.n;
+}
+/* Whether offset o of row i is a matrix entry (periodic: always; columns wrap). */
+static int in_matrix(const Batch *b, GsInt i, int o) {
+  return b->d.periodic || (i + o >= 0 && i + o < b->d.n);
+}
+static GsInt col_of(const Batch *b, GsInt i, int o) {
+  return ((i + o) % b->d.n + b->d.n) % b->d.n;
+}
+
+static const char *layout_name(const Batch *b) {
+  if (b->d.layout == GS_BANDED_INTERLEAVED) return "interleaved";
+  return b->stride > b->d.n ? "contiguous(stride>n)" : "contiguous(stride=n)";
+}
+
+enum { KIND_DD, KIND_SPD_SMALL, KIND_SPD_LARGE, NKIND };
+static const char *const kind_name[] = {"diag-dominant", "hyperdiffusion(0.3)",
+                                        "hyperdiffusion(10)"};
+
+enum { MODE_TWICE, MODE_FACTORSOLVE, MODE_INPLACE, MODE_NRHS, NMODE };
+static const char *const mode_name[] = {"Factor+Solve x2", "FactorSolve", "Solve in place",
+                                        "3 rhs blocks"};
+
+static void describe(const Batch *b, int kind, const char *mode, char *buf, size_t len) {
+  snprintf(buf, len, "%s %s %s %s%s n=%lld batch=%lld %s [%s]", b->d.bands == 5 ? "penta" : "tri",
+           b->d.dt == GS_DOUBLE ? "double" : "float", layout_name(b),
+           b->d.shared ? "shared" : "per-system", b->d.periodic ? " periodic" : "",
+           (long long)b->d.n, (long long)b->d.batch, kind >= 0 ? kind_name[kind] : "", mode);
+}
+
+/* Hyperdiffusion row coefficient at offset o != 0. */
+static double spd_coef(int bands, int o, double sig) {
+  if (bands == 3) return -sig;
+  return (o == 1 || o == -1) ? -4 * sig : sig;
+}
+
+/* Fill the diagonals: every entry NaN first (gaps and ignored entries stay NaN), then the matrix
+ * entries. Diagonally dominant: off-diagonals uniform in [-1, 1], main diagonal sum |off| plus
+ * uniform [1, 2] with a random sign. Hyperdiffusion: sigma (per system, varied around the nominal
+ * value unless shared). Sets b->kappa. */
+static void fill_matrix(Batch *b, int kind, HsRng *r) {
+  const GsInt n = b->d.n;
+  const int h = b->h, bands = b->d.bands;
+  const GsDataType dt = b->d.dt;
+  for (int k = 0; k < bands; k++)
+    for (GsInt q = 0; q < b->dl; q++)
+      b->D[k][q] = NAN;
+  double kappa = 0;
+  for (GsInt m = 0; m < b->nmat; m++) {
+    double sig = kind == KIND_SPD_SMALL ? 0.3 : 10.0;
+    if (!b->d.shared) sig *= hs_range(r, 0.5, 1.5);
+    double norm = 0, marg = INFINITY;
+    for (GsInt i = 0; i < n; i++) {
+      const GsInt q = midx(b, m, i);
+      double off = 0;
+      for (int o = -h; o <= h; o++) {
+        if (o == 0 || !in_matrix(b, i, o)) continue;
+        double v = to_type(dt, kind == KIND_DD ? hs_range(r, -1, 1) : spd_coef(bands, o, sig));
+        b->D[o + h][q] = v;
+        off += fabs(v);
+      }
+      double c;
+      if (kind == KIND_DD)
+        c = to_type(dt, (off + hs_range(r, 1, 2)) * ((hs_next(r) & 1) ? -1 : 1));
+      else
+        c = to_type(dt, 1 + (bands == 5 ? 6 : 2) * sig);
+      b->D[h][q] = c;
+      norm = fmax(norm, off + fabs(c));
+      marg = fmin(marg, fabs(c) - off);
+    }
+    double km = marg > 0.5 ? norm / marg : 2 * norm;
+    kappa = fmax(kappa, km);
+  }
+  b->kappa = kappa;
+}
+
+/* Right-hand sides: nrhs blocks, rows uniform in [-1, 1], gaps `gap`. */
+static double *make_rhs(const Batch *b, GsInt nrhs, double gap, HsRng *r) {
+  GsInt len = b->rl * nrhs;
+  double *f = hs_malloc((size_t)len * sizeof *f);
+  for (GsInt k = 0; k < len; k++)
+    f[k] = is_gap(b, k) ? gap : to_type(b->d.dt, hs_range(r, -1, 1));
+  return f;
+}
+
+/* Initial x: NaN in the rows, SENTINEL in the gaps. */
+static double *make_x0(const Batch *b, GsInt nrhs) {
+  GsInt len = b->rl * nrhs;
+  double *x = hs_malloc((size_t)len * sizeof *x);
+  for (GsInt k = 0; k < len; k++)
+    x[k] = is_gap(b, k) ? SENTINEL : NAN;
+  return x;
+}
+
+/* Poison a solution vector: NaN everywhere (GsVecSet), then the sentinel in the gaps. */
+static void poison_x(const Batch *b, GsVec X, const double *x0, GsInt nrhs) {
+  CHECK_OK(GsVecSet(X, NAN));
+  if (b->stride > b->d.n && b->d.layout == GS_BANDED_CONTIGUOUS)
+    set_vec(X, b->d.dt, b->rl * nrhs, x0);
+}
+
+/* (A x)_i of system s in block blk, in long double, and the sum of |terms|. */
+static LD ref_row(const Batch *b, GsInt s, GsInt blk, GsInt i, const double *x, LD *sabs) {
+  LD sum = 0, sa = 0;
+  const GsInt q = midx(b, s, i), off = blk * b->rl;
+  for (int o = -b->h; o <= b->h; o++) {
+    if (!in_matrix(b, i, o)) continue;
+    LD t = (LD)b->D[o + b->h][q] * (LD)x[off + ridx(b, s, col_of(b, i, o))];
+    sum += t;
+    sa += fabsl(t);
+  }
+  if (sabs) *sabs = sa;
+  return sum;
+}
+
+/* Relative residual ||A x - f||_inf / ||f||_inf of system s, block blk (inf if not finite). */
+static double rel_residual(const Batch *b, GsInt s, GsInt blk, const double *f, const double *x) {
+  LD rmax = 0, fmax_ = 0;
+  for (GsInt i = 0; i < b->d.n; i++) {
+    GsInt k = blk * b->rl + ridx(b, s, i);
+    LD rr = fabsl(ref_row(b, s, blk, i, x, NULL) - (LD)f[k]);
+    if (!isfinite((double)x[k]) || isnan((double)rr)) return INFINITY;
+    if (rr > rmax) rmax = rr;
+    if (fabsl((LD)f[k]) > fmax_) fmax_ = fabsl((LD)f[k]);
+  }
+  return fmax_ > 0 ? (double)(rmax / fmax_) : (double)rmax;
+}
+
+/* Check every system's residual (systems with skip[s] set excepted), and that x's gaps equal
+ * those of gapref. */
+static void check_solution(const Batch *b, const char *what, const double *f, const double *x,
+                           GsInt nrhs, const char *skip, const double *gapref) {
+  const double eps = hs_type_eps(b->d.dt), unit = 2.0 * b->d.bands * eps * b->kappa;
+  const double tol = TOL_C * unit;
+  GsInt bad = 0, wsys = -1, wblk = -1;
+  double worst = 0;
+  for (GsInt blk = 0; blk < nrhs; blk++)
+    for (GsInt s = 0; s < b->d.batch; s++) {
+      if (skip && skip[s]) continue;
+      double rel = rel_residual(b, s, blk, f, x);
+      if (!(rel <= tol)) bad++;
+      if (wsys < 0 || !(rel <= worst)) {
+        worst = rel;
+        wsys = s;
+        wblk = blk;
+      }
+    }
+  int ti = b->d.dt == GS_DOUBLE ? 0 : 1;
+  if (worst / unit > worst_ratio[ti] || isnan(worst)) worst_ratio[ti] = worst / unit;
+  CHECK(bad == 0,
+        "%s: %lld of %lld system solves have a relative residual above %.3g; worst: system %lld "
+        "block %lld: %.3g (kappa bound %.3g)",
+        what, (long long)bad, (long long)(b->d.batch * nrhs), tol, (long long)wsys, (long long)wblk,
+        worst, b->kappa);
+  if (b->d.layout == GS_BANDED_CONTIGUOUS && b->stride > b->d.n) {
+    GsInt gbad = 0, first = -1;
+    for (GsInt k = 0; k < b->rl * nrhs; k++)
+      if (is_gap(b, k) && !same(x[k], gapref[k])) {
+        if (first < 0) first = k;
+        gbad++;
+      }
+    CHECK(gbad == 0, "%s: %lld gap entries of x changed; first [%lld] = %g, was %g", what,
+          (long long)gbad, (long long)first, first >= 0 ? x[first] : 0.0,
+          first >= 0 ? gapref[first] : 0.0);
+  }
+}
+
+/* GsBandedGetStatus says all systems are good, and so does GsBandedGetSystemStatus. */
+static void check_all_good(GsBanded A, const Batch *b, const char *what) {
+  GsInt nbad = -1, first = -2;
+  GsBandedStatus code = (GsBandedStatus)-1;
+  CHECK_OK(GsBandedGetStatus(A, &nbad, &first, &code));
+  CHECK(nbad == 0 && first == -1 && code == GS_BANDED_OK,
+        "%s: status nbad=%lld first=%lld code=%d, expected 0, -1, OK", what, (long long)nbad,
+        (long long)first, (int)code);
+  int *st = hs_malloc((size_t)b->d.batch * sizeof *st);
+  for (GsInt s = 0; s < b->d.batch; s++)
+    st[s] = -1;
+  CHECK_OK(GsBandedGetSystemStatus(A, st));
+  GsInt nb = 0;
+  for (GsInt s = 0; s < b->d.batch; s++)
+    nb += st[s] != GS_BANDED_OK;
+  CHECK(nb == 0, "%s: %lld systems have a bad per-system status", what, (long long)nb);
+  free(st);
+}
+
+/* ---- 1. Residuals -------------------------------------------------------------------------- */
+
+static void run_case(GsContext ctx, const GsBandedDesc *d, int kind, int mode, HsRng *r) {
+  Batch b;
+  batch_init(&b, d);
+  char what[256];
+  describe(&b, kind, mode_name[mode], what, sizeof what);
+  const GsDataType dt = d->dt;
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  double *f = NULL, *f2 = NULL, *x0 = NULL, *x = NULL, *chk = NULL;
+  if (CHECK_OK(GsBandedCreate(ctx, d, &A))) goto done;
+  GsInt dl = -1, rl = -1;
+  CHECK_OK(GsBandedGetSizes(A, &dl, &rl));
+  CHECK(dl == b.dl && rl == b.rl, "%s: GetSizes gave %lld, %lld; expected %lld, %lld", what,
+        (long long)dl, (long long)rl, (long long)b.dl, (long long)b.rl);
+  fill_matrix(&b, kind, r);
+  for (int k = 0; k < d->bands; k++)
+    if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done;
+
+  const GsInt nrhs = mode == MODE_NRHS ? 3 : 1, len = b.rl * nrhs;
+  const int inplace = mode == MODE_INPLACE;
+  f = make_rhs(&b, nrhs, inplace ? SENTINEL : NAN, r);
+  x0 = make_x0(&b, nrhs);
+  x = hs_malloc((size_t)len * sizeof *x);
+  if (!(F = new_vec(ctx, dt, len, f))) goto done;
+  if (!inplace) {
+    if (!(X = new_vec(ctx, dt, len, NULL))) goto done;
+    poison_x(&b, X, x0, nrhs);
+  }
+
+  switch (mode) {
+  case MODE_TWICE: {
+    CHECK_OK(GsBandedFactor(A, Dv));
+    check_all_good(A, &b, what);
+    /* The diagonals are not modified. */
+    chk = hs_malloc((size_t)b.dl * sizeof *chk);
+    for (int k = 0; k < d->bands; k++) {
+      get_vec(Dv[k], dt, b.dl, chk);
+      GsInt nd = 0;
+      for (GsInt q = 0; q < b.dl; q++)
+        nd += !same(chk[q], b.D[k][q]);
+      CHECK(nd == 0, "%s: Factor changed %lld entries of diagonal %d", what, (long long)nd, k);
+    }
+    CHECK_OK(GsBandedSolve(A, F, X));
+    get_vec(X, dt, len, x);
+    check_solution(&b, what, f, x, nrhs, NULL, x0);
+    check_all_good(A, &b, what);
+    /* A second right-hand side with the kept factors; the diagonals are gone (NaN) meanwhile. */
+    for (int k = 0; k < d->bands; k++)
+      CHECK_OK(GsVecSet(Dv[k], NAN));
+    f2 = make_rhs(&b, nrhs, NAN, r);
+    set_vec(F, dt, len, f2);
+    poison_x(&b, X, x0, nrhs);
+    CHECK_OK(GsBandedSolve(A, F, X));
+    get_vec(X, dt, len, x);
+    check_solution(&b, what, f2, x, nrhs, NULL, x0);
+    check_all_good(A, &b, what);
+    break;
+  }
+  case MODE_FACTORSOLVE:
+    CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
+    get_vec(X, dt, len, x);
+    check_solution(&b, what, f, x, nrhs, NULL, x0);
+    check_all_good(A, &b, what);
+    break;
+  case MODE_INPLACE:
+    CHECK_OK(GsBandedFactor(A, Dv));
+    CHECK_OK(GsBandedSolve(A, F, F));
+    get_vec(F, dt, len, x);
+    check_solution(&b, what, f, x, nrhs, NULL, f);
+    check_all_good(A, &b, what);
+    break;
+  case MODE_NRHS:
+    if (d->n % 2) {
+      CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
+    } else {
+      CHECK_OK(GsBandedFactor(A, Dv));
+      CHECK_OK(GsBandedSolve(A, F, X));
+    }
+    get_vec(X, dt, len, x);
+    check_solution(&b, what, f, x, nrhs, NULL, x0);
+    check_all_good(A, &b, what);
+    break;
+  }
+
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  free(f2);
+  free(x0);
+  free(x);
+  free(chk);
+  batch_free(&b);
+}
+
+static void test_residuals(GsContext ctx, HsRng *r) {
+  static const GsInt batches[4] = {1, 3, 37, 512};
+  long cases = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int t = 0; t < 2; t++) {
+      const GsDataType dt = t ? GS_FLOAT : GS_DOUBLE;
+      const GsInt ns[5] = {bands, bands + 1, 7, 64, 1000};
+      int combo = 0;
+      for (int lay = 0; lay < 3; lay++)
+        for (int shared = 0; shared < 2; shared++)
+          for (int periodic = 0; periodic < 2; periodic++)
+            for (int mode = 0; mode < NMODE; mode++, combo++)
+              for (int ni = 0; ni < 5; ni++) {
+                GsInt n = ns[ni], batch = batches[(combo + ni) % 4];
+                if (n * batch > 40000) batch = 37;
+                GsBandedDesc d = {bands,
+                                  n,
+                                  batch,
+                                  dt,
+                                  lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                                  lay == 2   ? n + 1 + (combo + ni) % 3
+                                  : lay == 1 ? (ni % 2 ? n : 0)
+                                             : 0,
+                                  shared,
+                                  periodic};
+                run_case(ctx, &d, (combo + ni) % NKIND, mode, r);
+                cases++;
+              }
+      /* The largest size: n = 1000 and 512 systems. */
+      GsBandedDesc big1 = {bands, 1000, 512, dt, GS_BANDED_INTERLEAVED, 0, 0, 0};
+      run_case(ctx, &big1, KIND_DD, MODE_TWICE, r);
+      GsBandedDesc big2 = {bands, 1000, 512, dt, GS_BANDED_CONTIGUOUS, 1003, 0, 1};
+      run_case(ctx, &big2, KIND_SPD_LARGE, MODE_NRHS, r);
+      GsBandedDesc big3 = {bands, 999, 512, dt, GS_BANDED_INTERLEAVED, 0, 1, 1};
+      run_case(ctx, &big3, KIND_SPD_SMALL, MODE_INPLACE, r);
+      cases += 3;
+    }
+  printf("residuals: %ld cases; worst residual %.3g (double), %.3g (float) x 2 bands eps kappa\n",
+         cases, worst_ratio[0], worst_ratio[1]);
+}
+
+/* ---- 2. Small systems against a dense solve ------------------------------------------------ */
+
+/* Solve the n x n system M y = rhs (row-major M, both overwritten) by Gaussian elimination with
+ * partial pivoting; the solution is left in rhs. Returns 0, or 1 if M is singular. */
+static int dense_solve(int n, LD *M, LD *rhs) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabsl(M[i * n + k]) > fabsl(M[p * n + k])) p = i;
+    if (M[p * n + k] == 0) return 1;
+    if (p != k) {
+      for (int j = 0; j < n; j++) {
+        LD t = M[k * n + j];
+        M[k * n + j] = M[p * n + j];
+        M[p * n + j] = t;
+      }
+      LD t = rhs[k];
+      rhs[k] = rhs[p];
+      rhs[p] = t;
+    }
+    for (int i = k + 1; i < n; i++) {
+      LD l = M[i * n + k] / M[k * n + k];
+      if (l == 0) continue;
+      for (int j = k; j < n; j++)
+        M[i * n + j] -= l * M[k * n + j];
+      rhs[i] -= l * rhs[k];
+    }
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    LD s = rhs[i];
+    for (int j = i + 1; j < n; j++)
+      s -= M[i * n + j] * rhs[j];
+    rhs[i] = s / M[i * n + i];
+  }
+  return 0;
+}
+
+static void test_dense(GsContext ctx, HsRng *r) {
+  int idx = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int t = 0; t < 2; t++)
+      for (int periodic = 1; periodic >= 0; periodic--)
+        for (int n = bands; n <= 12; n++, idx++) {
+          const GsDataType dt = t ? GS_FLOAT : GS_DOUBLE;
+          int lay = idx % 3;
+          GsBandedDesc d = {bands,
+                            n,
+                            4,
+                            dt,
+                            lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                            lay == 2 ? n + 2 : 0,
+                            (idx / 3) % 2,
+                            periodic};
+          int kind = idx % NKIND;
+          Batch b;
+          batch_init(&b, &d);
+          char what[256];
+          describe(&b, kind, "dense reference", what, sizeof what);
+          GsBanded A = NULL;
+          GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+          double *f = NULL, *x0 = NULL, *x = NULL;
+          if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto next;
+          fill_matrix(&b, kind, r);
+          for (int k = 0; k < bands; k++)
+            if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto next;
+          f = make_rhs(&b, 1, NAN, r);
+          x0 = make_x0(&b, 1);
+          x = hs_malloc((size_t)b.rl * sizeof *x);
+          if (!(F = new_vec(ctx, dt, b.rl, f)) || !(X = new_vec(ctx, dt, b.rl, NULL))) goto next;
+          poison_x(&b, X, x0, 1);
+          if (idx % 2) {
+            CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
+          } else {
+            CHECK_OK(GsBandedFactor(A, Dv));
+            CHECK_OK(GsBandedSolve(A, F, X));
+          }
+          get_vec(X, dt, b.rl, x);
+          check_solution(&b, what, f, x, 1, NULL, x0);
+          {
+            const double tol = TOL_C * 2.0 * bands * hs_type_eps(dt) * b.kappa;
+            LD M[144], y[12];
+            for (GsInt s = 0; s < d.batch; s++) {
+              memset(M, 0, sizeof M);
+              for (int i = 0; i < n; i++) {
+                for (int o = -b.h; o <= b.h; o++)
+                  if (in_matrix(&b, i, o))
+                    M[i * n + col_of(&b, i, o)] += (LD)b.D[o + b.h][midx(&b, s, i)];
+                y[i] = f[ridx(&b, s, i)];
+              }
+              if (!CHECK(dense_solve(n, M, y) == 0, "%s: dense matrix %lld is singular", what,
+                         (long long)s))
+                continue;
+              LD emax = 0, ymax = 0;
+              for (int i = 0; i < n; i++) {
+                LD e = fabsl((LD)x[ridx(&b, s, i)] - y[i]);
+                if (!(e <= emax)) emax = e;
+                if (fabsl(y[i]) > ymax) ymax = fabsl(y[i]);
+              }
+              double rel = (double)(emax / ymax);
+              if (!(rel / (tol / TOL_C) <= worst_dense[t])) worst_dense[t] = rel / (tol / TOL_C);
+              CHECK(rel <= tol,
+                    "%s: system %lld differs from the dense solve by %.3g (allowed %.3g)", what,
+                    (long long)s, rel, tol);
+            }
+          }
+        next:
+          destroy_vecs(5, Dv);
+          GsVecDestroy(&F);
+          GsVecDestroy(&X);
+          CHECK_OK(GsBandedDestroy(&A));
+          free(f);
+          free(x0);
+          free(x);
+          batch_free(&b);
+        }
+}
+
+/* ---- 3. Mult ------------------------------------------------------------------------------- */
+
+static void test_mult(GsContext ctx, HsRng *r) {
+  static const GsInt batches[3] = {1, 3, 37};
+  int idx = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int t = 0; t < 2; t++)
+      for (int lay = 0; lay < 3; lay++)
+        for (int shared = 0; shared < 2; shared++)
+          for (int periodic = 0; periodic < 2; periodic++, idx++) {
+            const GsDataType dt = t ? GS_FLOAT : GS_DOUBLE;
+            const GsInt ns[5] = {bands, bands + 1, 7, 64, 1000};
+            GsInt n = ns[idx % 5], batch = batches[idx % 3], nrhs = 1 + idx % 3;
+            GsBandedDesc d = {bands,
+                              n,
+                              batch,
+                              dt,
+                              lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                              lay == 2 ? n + 3 : 0,
+                              shared,
+                              periodic};
+            Batch b;
+            batch_init(&b, &d);
+            char what[256];
+            describe(&b, idx % NKIND, "Mult", what, sizeof what);
+            GsBanded A = NULL;
+            GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, Xv = NULL, Yv = NULL;
+            const GsInt len = b.rl * nrhs;
+            double *xs = NULL, *y0 = NULL, *y = NULL;
+            if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto next;
+            fill_matrix(&b, idx % NKIND, r);
+            for (int k = 0; k < bands; k++)
+              if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto next;
+            xs = make_rhs(&b, nrhs, NAN, r); /* x's gaps are NaN: Mult must not read them */
+            y0 = make_x0(&b, nrhs);
+            y = hs_malloc((size_t)len * sizeof *y);
+            if (!(Xv = new_vec(ctx, dt, len, xs)) || !(Yv = new_vec(ctx, dt, len, NULL))) goto next;
+            poison_x(&b, Yv, y0, nrhs);
+            CHECK_OK(GsBandedMult(A, Dv, Xv, Yv));
+            get_vec(Yv, dt, len, y);
+            {
+              const double eps = hs_type_eps(dt);
+              GsInt bad = 0, worst_k = -1;
+              double worst = 0;
+              for (GsInt blk = 0; blk < nrhs; blk++)
+                for (GsInt s = 0; s < batch; s++)
+                  for (GsInt i = 0; i < n; i++) {
+                    LD sa = 0, e = ref_row(&b, s, blk, i, xs, &sa);
+                    GsInt k = blk * b.rl + ridx(&b, s, i);
+                    LD err = fabsl((LD)y[k] - e);
+                    double ratio = sa > 0 ? (double)(err / (eps * sa)) : (double)err;
+                    if (!(ratio <= 2 * bands)) {
+                      bad++;
+                      if (worst_k < 0 || !(ratio <= worst)) {
+                        worst = ratio;
+                        worst_k = k;
+                      }
+                    }
+                  }
+              CHECK(bad == 0,
+                    "%s nrhs=%lld: %lld of %lld entries of y wrong; worst [%lld] = %g (error %.3g "
+                    "eps S)",
+                    what, (long long)nrhs, (long long)bad, (long long)(n * batch * nrhs),
+                    (long long)worst_k, worst_k >= 0 ? y[worst_k] : 0.0, worst);
+              GsInt gbad = 0;
+              for (GsInt k = 0; k < len; k++)
+                gbad += is_gap(&b, k) && !same(y[k], SENTINEL);
+              CHECK(gbad == 0, "%s: Mult changed %lld gap entries of y", what, (long long)gbad);
+              /* x is not modified. */
+              get_vec(Xv, dt, len, y);
+              GsInt xbad = 0;
+              for (GsInt k = 0; k < len; k++)
+                xbad += !same(y[k], xs[k]);
+              CHECK(xbad == 0, "%s: Mult changed %lld entries of x", what, (long long)xbad);
+            }
+          next:
+            destroy_vecs(5, Dv);
+            GsVecDestroy(&Xv);
+            GsVecDestroy(&Yv);
+            CHECK_OK(GsBandedDestroy(&A));
+            free(xs);
+            free(y0);
+            free(y);
+            batch_free(&b);
+          }
+}
+
+/* ---- 4. Bad systems ------------------------------------------------------------------------ */
+
+/* Status summary and per-system codes against expectations: want[s] per system. */
+static void check_status(GsBanded A, const char *what, GsInt batch, const int *want) {
+  GsInt nb = 0, first = -1;
+  for (GsInt s = 0; s < batch; s++)
+    if (want[s]) {
+      if (first < 0) first = s;
+      nb++;
+    }
+  GsInt nbad = -1, fb = -2;
+  GsBandedStatus code = (GsBandedStatus)-1;
+  CHECK_OK(GsBandedGetStatus(A, &nbad, &fb, &code));
+  CHECK(nbad == nb && fb == first && (int)code == (first >= 0 ? want[first] : GS_BANDED_OK),
+        "%s: GetStatus gave nbad=%lld first=%lld code=%d; expected %lld, %lld, %d", what,
+        (long long)nbad, (long long)fb, (int)code, (long long)nb, (long long)first,
+        first >= 0 ? want[first] : 0);
+  int *st = hs_malloc((size_t)batch * sizeof *st);
+  for (GsInt s = 0; s < batch; s++)
+    st[s] = -1;
+  CHECK_OK(GsBandedGetSystemStatus(A, st));
+  GsInt wrong = 0, fw = -1;
+  for (GsInt s = 0; s < batch; s++)
+    if (st[s] != want[s]) {
+      if (fw < 0) fw = s;
+      wrong++;
+    }
+  CHECK(wrong == 0, "%s: %lld per-system statuses wrong; first: system %lld is %d, expected %d",
+        what, (long long)wrong, (long long)fw, fw >= 0 ? st[fw] : 0, fw >= 0 ? want[fw] : 0);
+  free(st);
+}
+
+/* Systems of x (block blk) that must be all NaN. */
+static void check_nan_system(const Batch *b, const char *what, const double *x, GsInt s,
+                             GsInt nrhs) {
+  GsInt fin = 0;
+  for (GsInt blk = 0; blk < nrhs; blk++)
+    for (GsInt i = 0; i < b->d.n; i++)
+      fin += !isnan(x[blk * b->rl + ridx(b, s, i)]);
+  CHECK(fin == 0, "%s: the solution of bad system %lld has %lld non-NaN entries", what,
+        (long long)s, (long long)fin);
+}
+
+/* Zero row i of the matrix of system s (its in-matrix entries). */
+static void zero_row(Batch *b, GsInt s, GsInt i) {
+  for (int o = -b->h; o <= b->h; o++)
+    if (in_matrix(b, i, o)) b->D[o + b->h][midx(b, s, i)] = 0;
+}
+
+/* A batch of 37 per-system matrices with system 5 singular (row 0 zero: the first pivot is 0) and a
+ * NaN in system 20's right-hand side, through Factor + Solve or FactorSolve. */
+static void bad_batch(GsContext ctx, int bands, GsDataType dt, int lay, int periodic, int via_fs,
+                      HsRng *r) {
+  const GsInt n = 64, batch = 37;
+  GsBandedDesc d = {bands,
+                    n,
+                    batch,
+                    dt,
+                    lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                    lay == 2 ? n + 4 : 0,
+                    0,
+                    periodic};
+  Batch b;
+  batch_init(&b, &d);
+  char what[256];
+  describe(&b, KIND_DD, via_fs ? "bad systems, FactorSolve" : "bad systems, Factor+Solve", what,
+           sizeof what);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  double *f = NULL, *x0 = NULL, *x = NULL;
+  int want[37];
+  char skip[37];
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  fill_matrix(&b, KIND_DD, r);
+  zero_row(&b, 5, 0);
+  for (int k = 0; k < bands; k++)
+    if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 1, NAN, r);
+  f[ridx(&b, 20, n / 2)] = NAN;
+  x0 = make_x0(&b, 1);
+  x = hs_malloc((size_t)b.rl * sizeof *x);
+  if (!(F = new_vec(ctx, dt, b.rl, f)) || !(X = new_vec(ctx, dt, b.rl, NULL))) goto done;
+  poison_x(&b, X, x0, 1);
+  memset(want, 0, sizeof want);
+  memset(skip, 0, sizeof skip);
+  if (!via_fs) {
+    CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_ZERO_PIVOT);
+    CHECK_MSG(ctx, "system 5 ");
+    CHECK_MSG(ctx, "1 of 37");
+    want[5] = GS_BANDED_ZERO_PIVOT;
+    check_status(A, what, batch, want);
+    CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_ZERO_PIVOT);
+  } else {
+    CHECK_ERR(GsBandedFactorSolve(A, Dv, F, X), GS_ERR_ZERO_PIVOT);
+  }
+  CHECK_MSG(ctx, "system 5 ");
+  CHECK_MSG(ctx, "2 of 37");
+  want[5] = GS_BANDED_ZERO_PIVOT;
+  want[20] = GS_BANDED_NOT_FINITE;
+  check_status(A, what, batch, want);
+  get_vec(X, dt, b.rl, x);
+  check_nan_system(&b, what, x, 5, 1);
+  skip[5] = skip[20] = 1;
+  check_solution(&b, what, f, x, 1, skip, x0);
+
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  free(x0);
+  free(x);
+  batch_free(&b);
+}
+
+/* Other bad batches: a singular shared matrix, a NaN in a matrix, a tiny pivot, a NaN only in a
+ * right-hand side (then a good solve clears the status), and NaNs in later blocks of several
+ * right-hand sides. */
+static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRng *r) {
+  char what[256];
+  /* Singular shared matrix: every system is bad. */
+  {
+    const GsInt n = 16, batch = 37;
+    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_CONTIGUOUS, n + 1, 1, periodic};
+    Batch b;
+    batch_init(&b, &d);
+    describe(&b, KIND_DD, "singular shared matrix", what, sizeof what);
+    GsBanded A = NULL;
+    GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+    double *f = NULL, *x0 = NULL, *x = NULL;
+    int want[37];
+    if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done1;
+    fill_matrix(&b, KIND_DD, r);
+    zero_row(&b, 0, 0);
+    for (int k = 0; k < bands; k++)
+      if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done1;
+    f = make_rhs(&b, 1, NAN, r);
+    x0 = make_x0(&b, 1);
+    x = hs_malloc((size_t)b.rl * sizeof *x);
+    if (!(F = new_vec(ctx, dt, b.rl, f)) || !(X = new_vec(ctx, dt, b.rl, NULL))) goto done1;
+    poison_x(&b, X, x0, 1);
+    for (int s = 0; s < 37; s++)
+      want[s] = GS_BANDED_ZERO_PIVOT;
+    CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_ZERO_PIVOT);
+    CHECK_MSG(ctx, "37 of 37");
+    check_status(A, what, batch, want);
+    CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_ZERO_PIVOT);
+    CHECK_MSG(ctx, "37 of 37");
+    check_status(A, what, batch, want);
+    get_vec(X, dt, b.rl, x);
+    for (GsInt s = 0; s < batch; s++)
+      check_nan_system(&b, what, x, s, 1);
+    char all[37];
+    memset(all, 1, sizeof all);
+    check_solution(&b, what, f, x, 1, all, x0); /* only the gaps of x are checked */
+  done1:
+    destroy_vecs(5, Dv);
+    GsVecDestroy(&F);
+    GsVecDestroy(&X);
+    CHECK_OK(GsBandedDestroy(&A));
+    free(f);
+    free(x0);
+    free(x);
+    batch_free(&b);
+  }
+  /* A NaN in system 9's matrix, a tiny pivot in system 11's, then a NaN only in the right-hand side
+   * of system 20, then all good again. */
+  {
+    const GsInt n = 40, batch = 37;
+    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, periodic};
+    Batch b;
+    batch_init(&b, &d);
+    describe(&b, KIND_DD, "non-finite matrix / tiny pivot / non-finite rhs", what, sizeof what);
+    GsBanded A = NULL;
+    GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+    double *f = NULL, *x0 = NULL, *x = NULL, save9, save11;
+    int want[37];
+    char skip[37];
+    if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done2;
+    fill_matrix(&b, KIND_DD, r);
+    save9 = b.D[b.h][midx(&b, 9, 3)];
+    save11 = b.D[b.h][midx(&b, 11, 0)];
+    b.D[b.h][midx(&b, 9, 3)] = NAN;
+    b.D[b.h][midx(&b, 11, 0)] = 1e-20;
+    for (int k = 0; k < bands; k++)
+      if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done2;
+    f = make_rhs(&b, 1, NAN, r);
+    x0 = make_x0(&b, 1);
+    x = hs_malloc((size_t)b.rl * sizeof *x);
+    if (!(F = new_vec(ctx, dt, b.rl, f)) || !(X = new_vec(ctx, dt, b.rl, NULL))) goto done2;
+    poison_x(&b, X, x0, 1);
+    memset(want, 0, sizeof want);
+    memset(skip, 0, sizeof skip);
+    want[9] = GS_BANDED_NOT_FINITE;
+    want[11] = GS_BANDED_ZERO_PIVOT;
+    CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_NOT_FINITE);
+    CHECK_MSG(ctx, "system 9 ");
+    CHECK_MSG(ctx, "2 of 37");
+    check_status(A, what, batch, want);
+    CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_NOT_FINITE);
+    check_status(A, what, batch, want);
+    get_vec(X, dt, b.rl, x);
+    check_nan_system(&b, what, x, 9, 1);
+    check_nan_system(&b, what, x, 11, 1);
+    skip[9] = skip[11] = 1;
+    check_solution(&b, what, f, x, 1, skip, x0);
+
+    /* Repaired matrices; a NaN only in system 20's right-hand side. */
+    b.D[b.h][midx(&b, 9, 3)] = save9;
+    b.D[b.h][midx(&b, 11, 0)] = save11;
+    set_vec(Dv[b.h], dt, b.dl, b.D[b.h]);
+    CHECK_OK(GsBandedFactor(A, Dv));
+    check_all_good(A, &b, what);
+    f[ridx(&b, 20, 0)] = NAN;
+    set_vec(F, dt, b.rl, f);
+    poison_x(&b, X, x0, 1);
+    CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_NOT_FINITE);
+    CHECK_MSG(ctx, "system 20 ");
+    CHECK_MSG(ctx, "1 of 37");
+    memset(want, 0, sizeof want);
+    want[20] = GS_BANDED_NOT_FINITE;
+    check_status(A, what, batch, want);
+    get_vec(X, dt, b.rl, x);
+    memset(skip, 0, sizeof skip);
+    skip[20] = 1;
+    check_solution(&b, what, f, x, 1, skip, x0);
+    /* The status is that of the last call: a good solve clears it. */
+    f[ridx(&b, 20, 0)] = 0.5;
+    set_vec(F, dt, b.rl, f);
+    CHECK_OK(GsBandedSolve(A, F, X));
+    check_all_good(A, &b, what);
+    get_vec(X, dt, b.rl, x);
+    check_solution(&b, what, f, x, 1, NULL, x0);
+  done2:
+    destroy_vecs(5, Dv);
+    GsVecDestroy(&F);
+    GsVecDestroy(&X);
+    CHECK_OK(GsBandedDestroy(&A));
+    free(f);
+    free(x0);
+    free(x);
+    batch_free(&b);
+  }
+}
+
+/* Three blocks of right-hand sides over 512 systems with NaNs in blocks 1 and 2 only: a system is
+ * bad when any of its right-hand sides is, whatever order the blocks are processed in. */
+static void bad_later_blocks(GsContext ctx, GsDataType dt, HsRng *r) {
+  const GsInt n = 200, batch = 512, nrhs = 3;
+  GsBandedDesc d = {5, n, batch, dt, GS_BANDED_CONTIGUOUS, 0, 0, 0};
+  Batch b;
+  batch_init(&b, &d);
+  char what[256];
+  describe(&b, KIND_DD, "NaN in later rhs blocks", what, sizeof what);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  double *f = NULL, *x0 = NULL, *x = NULL;
+  int *want = hs_malloc((size_t)batch * sizeof *want);
+  char *skip = hs_malloc((size_t)batch);
+  static const GsInt bad1[] = {1, 170, 260, 300, 345, 400, 450, 500, 511};
+  static const GsInt bad2[] = {3, 100, 200, 333};
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, nrhs, NAN, r);
+  memset(want, 0, (size_t)batch * sizeof *want);
+  memset(skip, 0, (size_t)batch);
+  for (size_t j = 0; j < sizeof bad1 / sizeof bad1[0]; j++) {
+    f[1 * b.rl + ridx(&b, bad1[j], n - 1)] = NAN;
+    want[bad1[j]] = GS_BANDED_NOT_FINITE;
+    skip[bad1[j]] = 1;
+  }
+  for (size_t j = 0; j < sizeof bad2 / sizeof bad2[0]; j++) {
+    f[2 * b.rl + ridx(&b, bad2[j], 7)] = INFINITY;
+    want[bad2[j]] = GS_BANDED_NOT_FINITE;
+    skip[bad2[j]] = 1;
+  }
+  x0 = make_x0(&b, nrhs);
+  x = hs_malloc((size_t)(b.rl * nrhs) * sizeof *x);
+  if (!(F = new_vec(ctx, dt, b.rl * nrhs, f)) || !(X = new_vec(ctx, dt, b.rl * nrhs, NULL)))
+    goto done;
+  CHECK_OK(GsBandedFactor(A, Dv));
+  for (int rep = 0; rep < 3; rep++) {
+    poison_x(&b, X, x0, nrhs);
+    CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_NOT_FINITE);
+    CHECK_MSG(ctx, "13 of 512");
+    check_status(A, what, batch, want);
+    get_vec(X, dt, b.rl * nrhs, x);
+    check_solution(&b, what, f, x, nrhs, skip, x0);
+  }
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  free(x0);
+  free(x);
+  free(want);
+  free(skip);
+  batch_free(&b);
+}
+
+static void test_bad(GsContext ctx, HsRng *r) {
+  int idx = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int t = 0; t < 2; t++)
+      for (int periodic = 0; periodic < 2; periodic++) {
+        const GsDataType dt = t ? GS_FLOAT : GS_DOUBLE;
+        for (int via_fs = 0; via_fs < 2; via_fs++, idx++)
+          bad_batch(ctx, bands, dt, idx % 3, periodic, via_fs, r);
+        bad_more(ctx, bands, dt, periodic, r);
+      }
+  bad_later_blocks(ctx, GS_DOUBLE, r);
+  bad_later_blocks(ctx, GS_FLOAT, r);
+}
+
+/* ---- 5. Argument errors, queries, lifetime ------------------------------------------------- */
+
+static void check_create_err(GsContext ctx, GsBandedDesc d, int code, const char *why) {
+  GsBanded A = (GsBanded)&d; /* any non-NULL value: a failed create must leave NULL */
+  int rc = CHECK_ERR(GsBandedCreate(ctx, &d, &A), code);
+  CHECK(A == NULL, "%s: a failed GsBandedCreate left a non-NULL object", why);
+  if (!rc) GsBandedDestroy(&A);
+}
+
+static void test_errors(GsContext ctx, HsRng *r) {
+  const GsBandedDesc good = {5, 8, 4, GS_DOUBLE, GS_BANDED_CONTIGUOUS, 0, 0, 0};
+  GsBandedDesc d;
+
+  /* Create */
+  d = good, d.bands = 4;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "bands 4");
+  CHECK_MSG(ctx, "bands = 4");
+  d = good, d.bands = 7;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "bands 7");
+  d = good, d.bands = 0;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "bands 0");
+  d = good, d.n = 4;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "penta n 4");
+  d = good, d.bands = 3, d.n = 2;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "tri n 2");
+  d = good, d.bands = 3, d.n = 2, d.periodic = 1;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "periodic tri n 2");
+  d = good, d.n = 0;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "n 0");
+  d = good, d.batch = 0;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "batch 0");
+  d = good, d.batch = -3;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "batch -3");
+  d = good, d.stride = 7;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "contiguous stride < n");
+  d = good, d.stride = -1;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "contiguous stride -1");
+  d = good, d.layout = GS_BANDED_INTERLEAVED, d.stride = 9;
+  check_create_err(ctx, d, GS_ERR_ARG_INCOMP, "stride with interleaved");
+  d = good, d.layout = (GsBandedLayout)7;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "layout 7");
+  d = good, d.dt = (GsDataType)9;
+  check_create_err(ctx, d, GS_ERR_ARG_TYPE, "data type 9");
+  d = good, d.batch = GS_INT_MAX / 4;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "batch x n overflows");
+  d = good, d.layout = GS_BANDED_INTERLEAVED, d.batch = GS_INT_MAX / 4;
+  check_create_err(ctx, d, GS_ERR_ARG_OUTOFRANGE, "interleaved batch x n overflows");
+  GsBanded A = NULL;
+  CHECK_ERR(GsBandedCreate(NULL, &good, &A), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedCreate(ctx, NULL, &A), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedCreate(ctx, &good, NULL), GS_ERR_ARG_NULL);
+
+  /* Queries */
+  GsBandedDesc got;
+  GsInt dl = -1, rl = -1;
+  struct {
+    GsBandedLayout layout;
+    GsInt stride;
+    int shared;
+    GsInt want_stride, want_dl, want_rl;
+  } q[] = {{GS_BANDED_CONTIGUOUS, 0, 0, 8, 32, 32},   {GS_BANDED_CONTIGUOUS, 8, 0, 8, 32, 32},
+           {GS_BANDED_CONTIGUOUS, 11, 0, 11, 44, 44}, {GS_BANDED_CONTIGUOUS, 11, 1, 11, 8, 44},
+           {GS_BANDED_INTERLEAVED, 0, 0, 8, 32, 32},  {GS_BANDED_INTERLEAVED, 0, 1, 8, 8, 32}};
+  for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+    d = good, d.layout = q[k].layout, d.stride = q[k].stride, d.shared = q[k].shared;
+    d.periodic = (int)(k % 2);
+    if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) continue;
+    memset(&got, 0xff, sizeof got);
+    CHECK_OK(GsBandedGetDesc(A, &got));
+    CHECK(got.bands == 5 && got.n == 8 && got.batch == 4 && got.dt == GS_DOUBLE &&
+              got.layout == q[k].layout && got.stride == q[k].want_stride &&
+              got.shared == q[k].shared && got.periodic == d.periodic,
+          "GetDesc case %zu: bands %d n %lld batch %lld dt %d layout %d stride %lld shared %d "
+          "periodic %d",
+          k, got.bands, (long long)got.n, (long long)got.batch, (int)got.dt, (int)got.layout,
+          (long long)got.stride, got.shared, got.periodic);
+    CHECK_OK(GsBandedGetSizes(A, &dl, &rl));
+    CHECK(dl == q[k].want_dl && rl == q[k].want_rl,
+          "GetSizes case %zu: %lld, %lld; expected %lld, %lld", k, (long long)dl, (long long)rl,
+          (long long)q[k].want_dl, (long long)q[k].want_rl);
+    dl = -1;
+    CHECK_OK(GsBandedGetSizes(A, &dl, NULL));
+    CHECK(dl == q[k].want_dl, "GetSizes with rhs_len NULL");
+    CHECK_OK(GsBandedGetSizes(A, NULL, NULL));
+    CHECK_OK(GsBandedDestroy(&A));
+    CHECK(A == NULL, "GsBandedDestroy did not clear the handle");
+  }
+  /* Flags are normalised to 0/1. */
+  d = good, d.shared = 5, d.periodic = -2;
+  if (!CHECK_OK(GsBandedCreate(ctx, &d, &A))) {
+    CHECK_OK(GsBandedGetDesc(A, &got));
+    CHECK(got.shared == 1 && got.periodic == 1, "GetDesc: flags %d %d, expected 1 1", got.shared,
+          got.periodic);
+    CHECK_OK(GsBandedGetSizes(A, &dl, &rl));
+    CHECK(dl == 8 && rl == 32, "GetSizes of a shared batch: %lld %lld", (long long)dl,
+          (long long)rl);
+    CHECK_OK(GsBandedDestroy(&A));
+  }
+  CHECK_ERR(GsBandedGetDesc(NULL, &got), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedGetSizes(NULL, &dl, &rl), GS_ERR_ARG_NULL);
+
+  /* Destroy: NULL and twice */
+  CHECK_OK(GsBandedDestroy(NULL));
+  A = NULL;
+  CHECK_OK(GsBandedDestroy(&A));
+
+  /* Calls on a batch: penta double contiguous n 8, batch 4. */
+  Batch b;
+  batch_init(&b, &good);
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, Dflt = NULL, Dshort = NULL;
+  GsVec F = NULL, X = NULL, F2 = NULL, Fodd = NULL, F0 = NULL, Fflt = NULL, Fother = NULL,
+        Dother = NULL;
+  GsContext ctx2 = NULL;
+  double *f = NULL;
+  if (CHECK_OK(GsBandedCreate(ctx, &good, &A))) goto done;
+  CHECK_OK(GsBandedGetDesc(A, &got));
+  CHECK(got.stride == 8, "GetDesc: stride %lld, expected n = 8", (long long)got.stride);
+  CHECK_ERR(GsBandedGetDesc(A, NULL), GS_ERR_ARG_NULL);
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, GS_DOUBLE, 32, b.D[k]))) goto done;
+  f = make_rhs(&b, 2, NAN, r);
+  F = new_vec(ctx, GS_DOUBLE, 32, f);
+  X = new_vec(ctx, GS_DOUBLE, 32, NULL);
+  F2 = new_vec(ctx, GS_DOUBLE, 64, f);
+  Fodd = new_vec(ctx, GS_DOUBLE, 33, NULL);
+  F0 = new_vec(ctx, GS_DOUBLE, 0, NULL);
+  Fflt = new_vec(ctx, GS_FLOAT, 32, NULL);
+  Dshort = new_vec(ctx, GS_DOUBLE, 31, NULL);
+  Dflt = new_vec(ctx, GS_FLOAT, 32, NULL);
+  if (!F || !X || !F2 || !Fodd || !F0 || !Fflt || !Dshort || !Dflt) goto done;
+  CHECK_OK(GsVecSet(Fodd, 1.0));
+  CHECK_OK(GsVecSet(Fflt, 1.0));
+  CHECK_OK(GsVecSet(Dshort, 1.0));
+  CHECK_OK(GsVecSet(Dflt, 1.0));
+  CHECK_OK(GsVecSet(X, 0.0));
+
+  /* Solve before Factor; also after a Factor that failed its argument checks. */
+  CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_WRONG_STATE);
+  GsVec Dmix[5] = {Dv[0], Dv[1], Dshort, Dv[3], Dv[4]};
+  CHECK_ERR(GsBandedFactor(A, Dmix), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "expected 32");
+  CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_WRONG_STATE);
+
+  /* Diagonals */
+  CHECK_ERR(GsBandedFactor(NULL, Dv), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedFactor(A, NULL), GS_ERR_ARG_NULL);
+  GsVec Dnull[5] = {Dv[0], Dv[1], Dv[2], NULL, Dv[4]};
+  CHECK_ERR(GsBandedFactor(A, Dnull), GS_ERR_ARG_NULL);
+  Dmix[2] = Dflt;
+  CHECK_ERR(GsBandedFactor(A, Dmix), GS_ERR_ARG_TYPE);
+  Dmix[2] = F2;
+  CHECK_ERR(GsBandedFactor(A, Dmix), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "expected 32");
+  /* A vector of another context. */
+  if (!CHECK_OK(GsInit(resource, &ctx2))) {
+    hs_watch(ctx2);
+    Dother = new_vec(ctx2, GS_DOUBLE, 32, b.D[2]);
+    Fother = new_vec(ctx2, GS_DOUBLE, 32, f);
+    if (Dother) {
+      Dmix[2] = Dother;
+      CHECK_ERR(GsBandedFactor(A, Dmix), GS_ERR_ARG_INCOMP);
+      CHECK_ERR(GsBandedMult(A, Dmix, F, X), GS_ERR_ARG_INCOMP);
+      CHECK_ERR(GsBandedFactorSolve(A, Dmix, F, X), GS_ERR_ARG_INCOMP);
+    }
+  }
+  /* Diagonals of a shared batch have n entries: the per-system length is wrong. */
+  {
+    GsBandedDesc ds = good;
+    ds.shared = 1;
+    GsBanded As = NULL;
+    if (!CHECK_OK(GsBandedCreate(ctx, &ds, &As))) {
+      CHECK_ERR(GsBandedFactor(As, Dv), GS_ERR_ARG_SIZE);
+      CHECK_MSG(ctx, "expected 8");
+      CHECK_OK(GsBandedDestroy(&As));
+    }
+  }
+
+  /* Right-hand sides */
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_ERR(GsBandedSolve(NULL, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedSolve(A, NULL, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedSolve(A, F, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedSolve(A, Fodd, X), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "32");
+  CHECK_ERR(GsBandedSolve(A, F, Fodd), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedSolve(A, F0, F0), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedSolve(A, F2, X), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedSolve(A, F, F2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedSolve(A, Fflt, X), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsBandedSolve(A, F, Fflt), GS_ERR_ARG_TYPE);
+  if (Fother) {
+    CHECK_ERR(GsBandedSolve(A, Fother, X), GS_ERR_ARG_INCOMP);
+    CHECK_ERR(GsBandedSolve(A, F, Fother), GS_ERR_ARG_INCOMP);
+  }
+  CHECK_ERR(GsBandedFactorSolve(NULL, Dv, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedFactorSolve(A, NULL, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedFactorSolve(A, Dv, Fodd, X), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedFactorSolve(A, Dv, F2, X), GS_ERR_ARG_SIZE);
+  /* After all that the factors still solve. */
+  CHECK_OK(GsBandedSolve(A, F, X));
+  {
+    double x[32];
+    get_vec(X, GS_DOUBLE, 32, x);
+    check_solution(&b, "solve after argument errors", f, x, 1, NULL, NULL);
+  }
+
+  /* Mult */
+  CHECK_ERR(GsBandedMult(NULL, Dv, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedMult(A, NULL, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedMult(A, Dnull, F, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedMult(A, Dv, NULL, X), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedMult(A, Dv, F, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedMult(A, Dv, X, X), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsBandedMult(A, Dv, F, F2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedMult(A, Dv, Fodd, Fodd), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsBandedMult(A, Dv, F, Fflt), GS_ERR_ARG_TYPE);
+
+  /* Status queries */
+  CHECK_ERR(GsBandedGetStatus(NULL, NULL, NULL, NULL), GS_ERR_ARG_NULL);
+  CHECK_OK(GsBandedGetStatus(A, NULL, NULL, NULL));
+  CHECK_ERR(GsBandedGetSystemStatus(NULL, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedGetSystemStatus(A, NULL), GS_ERR_ARG_NULL);
+
+  /* The context cannot go while the batch lives. */
+  {
+    GsContext keep = ctx;
+    CHECK_ERR(GsDestroy(&keep), GS_ERR_WRONG_STATE);
+    CHECK(keep == ctx, "a refused GsDestroy cleared the context handle");
+  }
+
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&Dflt);
+  GsVecDestroy(&Dshort);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  GsVecDestroy(&F2);
+  GsVecDestroy(&Fodd);
+  GsVecDestroy(&F0);
+  GsVecDestroy(&Fflt);
+  GsVecDestroy(&Fother);
+  GsVecDestroy(&Dother);
+  if (ctx2) {
+    hs_unwatch(ctx2);
+    CHECK_OK(GsDestroy(&ctx2));
+  }
+  CHECK_OK(GsBandedDestroy(&A));
+  CHECK_OK(GsBandedDestroy(&A)); /* twice */
+  CHECK(A == NULL, "GsBandedDestroy did not clear the handle");
+  free(f);
+  batch_free(&b);
+}
+
+/* ---- 6. Event log -------------------------------------------------------------------------- */
+
+static void event_info(GsContext ctx, const char *name, GsInt *calls, double *bytes,
+                       double *flops) {
+  GsLogEvent ev = -1;
+  *calls = -1;
+  *bytes = *flops = -1;
+  if (CHECK_OK(GsLogEventGetId(ctx, name, &ev))) return;
+  CHECK_OK(GsLogEventGetInfo(ctx, ev, calls, NULL, bytes, flops));
+}
+
+static void test_log(GsContext ctx, HsRng *r) {
+  GsBandedDesc d = {3, 50, 10, GS_FLOAT, GS_BANDED_INTERLEAVED, 0, 0, 1};
+  Batch b;
+  batch_init(&b, &d);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL, F2 = NULL, X2 = NULL;
+  double *f = NULL;
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 3; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 2, NAN, r);
+  F = new_vec(ctx, d.dt, b.rl, f);
+  X = new_vec(ctx, d.dt, b.rl, NULL);
+  F2 = new_vec(ctx, d.dt, 2 * b.rl, f);
+  X2 = new_vec(ctx, d.dt, 2 * b.rl, NULL);
+  if (!F || !X || !F2 || !X2) goto done;
+
+  GsInt f0, s0, m0, f1, s1, m1;
+  double bf, bs, bm, ff, fs, fm, bytes, flops;
+  CHECK_OK(GsLogEnable(ctx, 1));
+  event_info(ctx, "BandedFactor", &f0, &bf, &ff);
+  event_info(ctx, "BandedSolve", &s0, &bs, &fs);
+  event_info(ctx, "BandedMult", &m0, &bm, &fm);
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedSolve(A, F2, X2));
+  CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
+  CHECK_ERR(GsBandedSolve(A, F, X2), GS_ERR_ARG_SIZE); /* refused: not counted */
+  CHECK_ERR(GsBandedFactor(A, NULL), GS_ERR_ARG_NULL);
+  event_info(ctx, "BandedFactor", &f1, &bytes, &flops);
+  CHECK(f1 - f0 == 2, "BandedFactor counted %lld calls, expected 2", (long long)(f1 - f0));
+  CHECK(bytes > bf, "BandedFactor credited no bytes");
+  event_info(ctx, "BandedSolve", &s1, &bytes, &flops);
+  CHECK(s1 - s0 == 3, "BandedSolve counted %lld calls, expected 3", (long long)(s1 - s0));
+  CHECK(bytes > bs, "BandedSolve credited no bytes");
+
+  /* Mult: one block, then two; the work credited doubles with the blocks. */
+  CHECK_OK(GsBandedMult(A, Dv, F, X));
+  GsInt mm;
+  double bm1, fm1, bm2, fm2;
+  event_info(ctx, "BandedMult", &mm, &bm1, &fm1);
+  CHECK(mm - m0 == 1, "BandedMult counted %lld calls, expected 1", (long long)(mm - m0));
+  CHECK_OK(GsBandedMult(A, Dv, F2, X2));
+  event_info(ctx, "BandedMult", &m1, &bm2, &fm2);
+  CHECK(m1 - m0 == 2, "BandedMult counted %lld calls, expected 2", (long long)(m1 - m0));
+  CHECK(fm1 - fm > 0 && fm2 - fm1 == 2 * (fm1 - fm),
+        "BandedMult flops: %g for one block of right-hand sides, %g for two (expected twice)",
+        fm1 - fm, fm2 - fm1);
+  CHECK(bm2 - bm1 > bm1 - bm, "BandedMult bytes: %g for one block, %g for two", bm1 - bm,
+        bm2 - bm1);
+
+  /* A call that finds bad systems still ran and counts. */
+  b.D[1][0] = 0; /* system 0, row 0 (interleaved): main diagonal */
+  b.D[2][0] = 0;
+  b.D[0][0] = 0;
+  set_vec(Dv[0], d.dt, b.dl, b.D[0]);
+  set_vec(Dv[1], d.dt, b.dl, b.D[1]);
+  set_vec(Dv[2], d.dt, b.dl, b.D[2]);
+  CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_ZERO_PIVOT);
+  CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_ZERO_PIVOT);
+  event_info(ctx, "BandedFactor", &f0, &bytes, &flops);
+  event_info(ctx, "BandedSolve", &s0, &bytes, &flops);
+  CHECK(f0 - f1 == 1 && s0 - s1 == 1,
+        "calls finding bad systems: %lld factor and %lld solve counted, expected 1 and 1",
+        (long long)(f0 - f1), (long long)(s0 - s1));
+
+  /* Logging off: nothing counts. */
+  CHECK_OK(GsLogEnable(ctx, 0));
+  GsBandedFactor(A, Dv);
+  GsBandedSolve(A, F, X);
+  event_info(ctx, "BandedFactor", &f1, &bytes, &flops);
+  event_info(ctx, "BandedSolve", &s1, &bytes, &flops);
+  CHECK(f1 == f0 && s1 == s0, "with logging off, calls were counted");
+done:
+  CHECK_OK(GsLogEnable(ctx, 0));
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  GsVecDestroy(&F2);
+  GsVecDestroy(&X2);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  batch_free(&b);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_banded", resource, argc, argv);
+  GsContext ctx = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+
+  HsRng r = hs_rng(1);
+  test_errors(ctx, &r);
+  test_log(ctx, &r);
+  test_mult(ctx, &r);
+  test_dense(ctx, &r);
+  printf("dense: worst error %.3g (double), %.3g (float) x 2 bands eps kappa\n", worst_dense[0],
+         worst_dense[1]);
+  test_bad(ctx, &r);
+  test_residuals(ctx, &r);
+
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
