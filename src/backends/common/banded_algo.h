@@ -40,97 +40,167 @@ typedef struct {
   GsInt n, m; /* rows; rows of the banded block (n - h when periodic, else n) */
 } GsBandedShape;
 
+/* Rows are processed in chunks of GS_BANDED_CHUNK: all loads of a chunk are issued before any of
+ * its arithmetic and stores. The recurrences themselves are sequential, but their inputs are not,
+ * and without this each row would wait a full memory latency (the compiler may not move a load
+ * of f above the store of x, which can be the same array). With one GPU thread per system this
+ * is what turns a latency-bound sweep into a bandwidth-bound one. */
+#define GS_BANDED_CHUNK 8
+#if defined(__CUDA_ARCH__)
+#define GS_UNROLL_ALL _Pragma("unroll")
+#elif defined(__CUDACC__) /* host pass of a .cu file: the host compiler needs no hint */
+#define GS_UNROLL_ALL
+#elif defined(__GNUC__) && !defined(__clang__)
+#define GS_UNROLL_ALL _Pragma("GCC unroll 8")
+#else
+#define GS_UNROLL_ALL
+#endif
+
 #define GS_BANDED_ALGOS(T, S, EPS)                                                                 \
   /* LU of rows [0, m) of the banded block; returns a GsBandedStatus. Entries reaching outside     \
    * the block are taken as zero. */                                                               \
   GS_HOST_DEVICE static inline int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D,    \
                                                     T *const *F, GsInt base, GsInt step) {         \
     const GsInt m = sh->m;                                                                         \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
     if (sh->bands == 5) {                                                                          \
       T g2 = 0, g1 = 0, d2 = 0, d1 = 0;                                                            \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        const GsInt q = base + i * step;                                                           \
-        const T ai = i >= 2 ? D[0][q] : (T)0, bi = i >= 1 ? D[1][q] : (T)0, ci = D[2][q];          \
-        const T di = i + 1 < m ? D[3][q] : (T)0, ei = i + 2 < m ? D[4][q] : (T)0;                  \
-        const T beta = bi - ai * g2;                                                               \
-        const T alpha = ci - ai * d2 - beta * g1;                                                  \
-        const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +               \
-                            fabs((double)di) + fabs((double)ei));                                  \
-        if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                                \
-          return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
-        const T ia = (T)1 / alpha;                                                                 \
-        const T gam = (di - beta * d1) * ia, del = ei * ia;                                        \
-        if (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))             \
-          return GS_BANDED_NOT_FINITE;                                                             \
-        F[0][q] = ai;                                                                              \
-        F[1][q] = beta;                                                                            \
-        F[2][q] = ia;                                                                              \
-        F[3][q] = gam;                                                                             \
-        F[4][q] = del;                                                                             \
-        g2 = g1;                                                                                   \
-        g1 = gam;                                                                                  \
-        d2 = d1;                                                                                   \
-        d1 = del;                                                                                  \
+      for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
+        T va[K] = {0}, vb[K] = {0}, vc[K] = {0}, vd[K] = {0}, ve[K] = {0};                         \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u, q = base + i * step;                                             \
+          if (i < m) {                                                                             \
+            va[u] = i >= 2 ? D[0][q] : (T)0;                                                       \
+            vb[u] = i >= 1 ? D[1][q] : (T)0;                                                       \
+            vc[u] = D[2][q];                                                                       \
+            vd[u] = i + 1 < m ? D[3][q] : (T)0;                                                    \
+            ve[u] = i + 2 < m ? D[4][q] : (T)0;                                                    \
+          }                                                                                        \
+        }                                                                                          \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u, q = base + i * step;                                             \
+          if (i < m) {                                                                             \
+            const T ai = va[u], bi = vb[u], ci = vc[u], di = vd[u], ei = ve[u];                    \
+            const T beta = bi - ai * g2;                                                           \
+            const T alpha = ci - ai * d2 - beta * g1;                                              \
+            const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +           \
+                                fabs((double)di) + fabs((double)ei));                              \
+            if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                            \
+              return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT                       \
+                                                      : GS_BANDED_NOT_FINITE;                      \
+            const T ia = (T)1 / alpha;                                                             \
+            const T gam = (di - beta * d1) * ia, del = ei * ia;                                    \
+            if (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))         \
+              return GS_BANDED_NOT_FINITE;                                                         \
+            F[0][q] = ai;                                                                          \
+            F[1][q] = beta;                                                                        \
+            F[2][q] = ia;                                                                          \
+            F[3][q] = gam;                                                                         \
+            F[4][q] = del;                                                                         \
+            g2 = g1;                                                                               \
+            g1 = gam;                                                                              \
+            d2 = d1;                                                                               \
+            d1 = del;                                                                              \
+          }                                                                                        \
+        }                                                                                          \
       }                                                                                            \
     } else {                                                                                       \
       T g1 = 0;                                                                                    \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        const GsInt q = base + i * step;                                                           \
-        const T ai = i >= 1 ? D[0][q] : (T)0, bi = D[1][q], ci = i + 1 < m ? D[2][q] : (T)0;       \
-        const T alpha = bi - ai * g1;                                                              \
-        const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci));               \
-        if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                                \
-          return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
-        const T ia = (T)1 / alpha, gam = ci * ia;                                                  \
-        if (!isfinite((double)gam) || !isfinite((double)ia)) return GS_BANDED_NOT_FINITE;          \
-        F[0][q] = ai;                                                                              \
-        F[1][q] = ia;                                                                              \
-        F[2][q] = gam;                                                                             \
-        g1 = gam;                                                                                  \
+      for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
+        T va[K] = {0}, vb[K] = {0}, vc[K] = {0};                                                   \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u, q = base + i * step;                                             \
+          if (i < m) {                                                                             \
+            va[u] = i >= 1 ? D[0][q] : (T)0;                                                       \
+            vb[u] = D[1][q];                                                                       \
+            vc[u] = i + 1 < m ? D[2][q] : (T)0;                                                    \
+          }                                                                                        \
+        }                                                                                          \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u, q = base + i * step;                                             \
+          if (i < m) {                                                                             \
+            const T ai = va[u], bi = vb[u], ci = vc[u];                                            \
+            const T alpha = bi - ai * g1;                                                          \
+            const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci));           \
+            if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                            \
+              return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT                       \
+                                                      : GS_BANDED_NOT_FINITE;                      \
+            const T ia = (T)1 / alpha, gam = ci * ia;                                              \
+            if (!isfinite((double)gam) || !isfinite((double)ia)) return GS_BANDED_NOT_FINITE;      \
+            F[0][q] = ai;                                                                          \
+            F[1][q] = ia;                                                                          \
+            F[2][q] = gam;                                                                         \
+            g1 = gam;                                                                              \
+          }                                                                                        \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
   /* Solve the banded block with its LU: x = E^-1 f over rows [0, m). f and x may be the same      \
-   * array (with the same base/step). */                                                           \
-  GS_HOST_DEVICE static inline void gs_banded_lu_solve_##S(const GsBandedShape *sh,                \
-                                                           const T *const *F, GsInt fb, GsInt fs,  \
-                                                           const T *f, T *x, GsInt rb, GsInt rs) { \
+   * array (with the same base/step): a chunk's loads all come before its stores. */               \
+  GS_HOST_DEVICE static inline int gs_banded_lu_solve_##S(const GsBandedShape *sh,                 \
+                                                          const T *const *F, GsInt fb, GsInt fs,   \
+                                                          const T *f, T *x, GsInt rb, GsInt rs) {  \
     const GsInt m = sh->m;                                                                         \
-    if (sh->bands == 5) {                                                                          \
-      T p2 = 0, p1 = 0;                                                                            \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
-        const T g = (f[r] - F[0][q] * p2 - F[1][q] * p1) * F[2][q];                                \
-        x[r] = g;                                                                                  \
-        p2 = p1;                                                                                   \
-        p1 = g;                                                                                    \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    const int penta = sh->bands == 5;                                                              \
+    /* Forward: g_i = (f_i - a_i g_{i-2} - beta_i g_{i-1}) / alpha_i (tri: no beta term). */       \
+    T p2 = 0, p1 = 0;                                                                              \
+    for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
+      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m) {                                                                               \
+          const GsInt q = fb + i * fs;                                                             \
+          vf[u] = f[rb + i * rs];                                                                  \
+          v0[u] = F[0][q];                                                                         \
+          v1[u] = F[1][q];                                                                         \
+          if (penta) v2[u] = F[2][q];                                                              \
+        }                                                                                          \
       }                                                                                            \
-      T x1 = 0, x2 = 0; /* x_{i+1}, x_{i+2} */                                                     \
-      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
-        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
-        const T xi = x[r] - F[3][q] * x1 - F[4][q] * x2;                                           \
-        x[r] = xi;                                                                                 \
-        x2 = x1;                                                                                   \
-        x1 = xi;                                                                                   \
-      }                                                                                            \
-    } else {                                                                                       \
-      T p1 = 0;                                                                                    \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
-        const T g = (f[r] - F[0][q] * p1) * F[1][q];                                               \
-        x[r] = g;                                                                                  \
-        p1 = g;                                                                                    \
-      }                                                                                            \
-      T x1 = 0;                                                                                    \
-      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
-        const GsInt q = fb + i * fs, r = rb + i * rs;                                              \
-        const T xi = x[r] - F[2][q] * x1;                                                          \
-        x[r] = xi;                                                                                 \
-        x1 = xi;                                                                                   \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m) {                                                                               \
+          T g;                                                                                     \
+          if (penta) {                                                                             \
+            g = (vf[u] - v0[u] * p2 - v1[u] * p1) * v2[u];                                         \
+            p2 = p1;                                                                               \
+          } else {                                                                                 \
+            g = (vf[u] - v0[u] * p1) * v1[u];                                                      \
+          }                                                                                        \
+          p1 = g;                                                                                  \
+          x[rb + i * rs] = g;                                                                      \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
+    /* Back: x_i = g_i - gamma_i x_{i+1} - delta_i x_{i+2}, from the last row up. */               \
+    T x1 = 0, x2 = 0;                                                                              \
+    int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
+    for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
+      T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          const GsInt q = fb + i * fs;                                                             \
+          vg[u] = x[rb + i * rs];                                                                  \
+          vc[u] = F[penta ? 3 : 2][q];                                                             \
+          if (penta) vd[u] = F[4][q];                                                              \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          const T xi = penta ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;               \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+          x2 = x1;                                                                                 \
+          x1 = xi;                                                                                 \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return finite;                                                                                 \
   }                                                                                                \
                                                                                                    \
   /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
@@ -152,7 +222,7 @@ typedef struct {
           if (col == m + j) W[base + i * step] += D[o + h][base + i * step];                       \
         }                                                                                          \
       }                                                                                            \
-      gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, W, W, base, step);               \
+      (void)gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, W, W, base, step);         \
     }                                                                                              \
     /* The last h rows by diagonal, and S = H - G W. */                                            \
     T Sm[2][2] = {{0, 0}, {0, 0}};                                                                 \
@@ -205,7 +275,7 @@ typedef struct {
       for (int r = 0; r < h; r++)                                                                  \
         z[r] = f[rb + (m + r) * rs];                                                               \
     }                                                                                              \
-    gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                                           \
+    int finite = gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                              \
     if (sh->periodic) {                                                                            \
       T t[2] = {0, 0};                                                                             \
       for (int r = 0; r < h; r++) {                                                                \
@@ -223,18 +293,32 @@ typedef struct {
           s += Si[r * h + l] * t[l];                                                               \
         z[r] = s;                                                                                  \
       }                                                                                            \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        T s = x[rb + i * rs];                                                                      \
-        for (int l = 0; l < h; l++)                                                                \
-          s -= F[nlu + l][fb + i * fs] * z[l];                                                     \
-        x[rb + i * rs] = s;                                                                        \
+      enum { K = GS_BANDED_CHUNK };                                                                \
+      for (GsInt i0 = 0; i0 < m; i0 += K) { /* y -= W z, loads of a chunk first */                 \
+        T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                   \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u;                                                                  \
+          if (i < m) {                                                                             \
+            vx[u] = x[rb + i * rs];                                                                \
+            w0[u] = F[nlu][fb + i * fs];                                                           \
+            if (h > 1) w1[u] = F[nlu + 1][fb + i * fs];                                            \
+          }                                                                                        \
+        }                                                                                          \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u;                                                                  \
+          if (i < m) {                                                                             \
+            const T xi = vx[u] - w0[u] * z[0] - (h > 1 ? w1[u] * z[1] : (T)0);                     \
+            x[rb + i * rs] = xi;                                                                   \
+            finite &= isfinite((double)xi) ? 1 : 0;                                                \
+          }                                                                                        \
+        }                                                                                          \
       }                                                                                            \
-      for (int r = 0; r < h; r++)                                                                  \
+      for (int r = 0; r < h; r++) {                                                                \
         x[rb + (m + r) * rs] = z[r];                                                               \
+        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
+      }                                                                                            \
     }                                                                                              \
-    for (GsInt i = 0; i < n; i++)                                                                  \
-      if (!isfinite((double)x[rb + i * rs])) return GS_BANDED_NOT_FINITE;                          \
-    return GS_BANDED_OK;                                                                           \
+    return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
   }                                                                                                \
                                                                                                    \
   /* Fill one system's solution with NaN (its matrix could not be factored). */                    \

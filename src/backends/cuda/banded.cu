@@ -23,6 +23,9 @@ GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
 
 #define GS_BANDED_THREADS 128
+/* 4 resident blocks of 128 threads per SM (at most 128 registers a thread): 65536 systems, one
+ * thread each, then fit the H200's 132 SMs in one wave (496 threads per SM). */
+#define GS_BANDED_MIN_BLOCKS 4
 
 /* Summary in device memory: bad systems and the smallest bad index (ULLONG_MAX when none). */
 typedef struct {
@@ -69,8 +72,9 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
  * in registers rather than local memory, and the periodic code vanishes from non-periodic
  * kernels. */
 #define GS_CUDA_BANDED(T, S, BANDS, PER)                                                           \
-  static __global__ void gs_banded_factor_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, \
-                                                            T *C, int *fstatus) {                  \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_factor_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, T *C,              \
+                                         int *fstatus) {                                           \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (s >= a.nmat) return;                                                                       \
     GsBandedShape sh = a.sh;                                                                       \
@@ -85,9 +89,10 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
     gs_mat_place(&a, s, &base, &step);                                                             \
     fstatus[s] = gs_banded_factor_##S(&sh, D, F, C + s * a.corner_len, base, step);                \
   }                                                                                                \
-  static __global__ void gs_banded_solve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Fp, const T *C, \
-                                                           const int *fstatus, const T *f, T *x,   \
-                                                           int *status, GsBandedDevSummary *sum) { \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_solve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Fp, const T *C,                    \
+                                        const int *fstatus, const T *f, T *x, int *status,         \
+                                        GsBandedDevSummary *sum) {                                 \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.nrhs) return;                                                             \
     GsBandedShape sh = a.sh;                                                                       \
