@@ -90,6 +90,10 @@ typedef struct {
                GsBandedSummary *sum);
   int (*mult)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
               const void *x, void *y);
+  /* Refactor-each-call for per-system, non-periodic batches and one block: factor and solve in one
+   * sweep, keeping only what the back substitution needs (F holds nfac arrays, partly used). */
+  int (*factor_solve)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
+                      const void *f, void *x, int *status, GsBandedSummary *sum);
 } GsBandedKernels;
 
 typedef struct GsBackendOps {

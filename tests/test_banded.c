@@ -1326,6 +1326,52 @@ done:
   batch_free(&b);
 }
 
+/* FactorSolve on per-system, non-periodic matrices with one block is a fused sweep that keeps
+ * only part of the factors: a Solve after it must be refused until a Factor; it is logged as
+ * BandedFactorSolve. With periodic matrices (or several blocks) the factors are kept. */
+static void test_fused_state(GsContext ctx, HsRng *r) {
+  for (int periodic = 0; periodic < 2; periodic++) {
+    GsBandedDesc d = {5, 40, 9, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, periodic};
+    Batch b;
+    batch_init(&b, &d);
+    GsBanded A = NULL;
+    GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+    double *f = NULL;
+    if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+    fill_matrix(&b, KIND_DD, r);
+    for (int k = 0; k < 5; k++)
+      if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+    f = make_rhs(&b, 1, NAN, r);
+    F = new_vec(ctx, d.dt, b.rl, f);
+    X = new_vec(ctx, d.dt, b.rl, NULL);
+    if (!F || !X) goto done;
+    GsInt c0 = 0, c1 = 0;
+    double bytes, flops;
+    CHECK_OK(GsLogEnable(ctx, 1));
+    event_info(ctx, "BandedFactorSolve", &c0, &bytes, &flops);
+    CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
+    event_info(ctx, "BandedFactorSolve", &c1, &bytes, &flops);
+    CHECK(c1 - c0 == (periodic ? 0 : 1), "%s FactorSolve logged %lld fused calls",
+          periodic ? "periodic" : "non-periodic", (long long)(c1 - c0));
+    if (periodic) {
+      CHECK_OK(GsBandedSolve(A, F, X));
+    } else {
+      CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_WRONG_STATE);
+      CHECK_MSG(ctx, "GsBandedFactor");
+      CHECK_OK(GsBandedFactor(A, Dv));
+      CHECK_OK(GsBandedSolve(A, F, X));
+    }
+  done:
+    CHECK_OK(GsLogEnable(ctx, 0));
+    destroy_vecs(5, Dv);
+    GsVecDestroy(&F);
+    GsVecDestroy(&X);
+    CHECK_OK(GsBandedDestroy(&A));
+    free(f);
+    batch_free(&b);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1337,6 +1383,7 @@ int main(int argc, char **argv) {
   HsRng r = hs_rng(1);
   test_errors(ctx, &r);
   test_log(ctx, &r);
+  test_fused_state(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);
   printf("dense: worst error %.3g (double), %.3g (float) x 2 bands eps kappa\n", worst_dense[0],

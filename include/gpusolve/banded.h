@@ -66,7 +66,10 @@ int GsBandedGetSizes(GsBanded A, GsInt *diag_len, GsInt *rhs_len);
 int GsBandedFactor(GsBanded A, const GsVec diag[]);
 /* Solve A x = f with the kept factors for every block of f; x may be f (in place). */
 int GsBandedSolve(GsBanded A, GsVec f, GsVec x);
-/* Factor and solve in one call (refactor-each-call mode); the factors are kept as by Factor. */
+/* Factor and solve in one call (refactor-each-call mode). For per-system, non-periodic matrices
+ * and one block of right-hand sides this is one fused sweep that keeps only what its own back
+ * substitution needs, so a later GsBandedSolve needs a GsBandedFactor first
+ * (GS_ERR_WRONG_STATE otherwise); in the other cases the factors are kept as by Factor. */
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x);
 /* y = A x for the matrices given by diag, every block (x and y distinct). */
 int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y);

@@ -17,7 +17,7 @@ struct GsBanded_s {
   int *status;                  /* status per system of the last factor or solve */
   int factored;                 /* factors are valid for solving */
   GsBandedSummary last;         /* of the last factor or solve */
-  GsLogEvent ev_factor, ev_solve, ev_mult;
+  GsLogEvent ev_factor, ev_solve, ev_mult, ev_factor_solve;
 };
 
 static const char *const status_text[] = {"ok", "zero or tiny pivot", "non-finite value"};
@@ -86,6 +86,7 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactor", &B->ev_factor);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedSolve", &B->ev_solve);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedMult", &B->ev_mult);
+  if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactorSolve", &B->ev_factor_solve);
   B->last.first = -1;
   ctx->nobjects++;
   *A = B;
@@ -245,8 +246,48 @@ int GsBandedSolve(GsBanded A, GsVec f, GsVec x) {
   return 0;
 }
 
+/* Refactor-each-call in one sweep, for per-system, non-periodic batches with one block. */
+static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
+  GsContext ctx = A->ctx;
+  void *D[5];
+  GsCall(get_diags(A, diag, D));
+  void *pf = NULL, *px = NULL;
+  if (x != f) {
+    GsCall(GsVecGetComputeArray(f, GS_ACCESS_READ, &pf));
+    GsCall(GsVecGetComputeArray(
+        x, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &px));
+  } else {
+    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READWRITE, &px));
+    pf = px;
+  }
+  A->factored = 0; /* only part of the factors is kept */
+  GsCall(GsLogEventBegin(ctx, A->ev_factor_solve));
+  int ierr = ctx->ops->banded.factor_solve(ctx, &A->info, (const void *const *)D, A->fac, pf, px,
+                                           A->status, &A->last);
+  if (ierr) {
+    GsLogEventCancel(ctx, A->ev_factor_solve);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  size_t es = GsDataTypeSize(A->info.dt);
+  double per = (double)A->info.n * (double)A->info.batch * (double)es;
+  GsCall(GsLogEventEnd(ctx, A->ev_factor_solve, per * (A->info.bands + 2), 0));
+  GsCall(report(A, "GsBandedFactorSolve"));
+  return 0;
+}
+
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsCheckHandle(NULL, A);
+  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared) {
+    GsInt nf = 0, nx = 0;
+    GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
+    GsCall(check_vec(A, x, "solution x", A->info.rhs_len, &nx));
+    GsCheck(nf == nx, A->ctx, GS_ERR_ARG_SIZE, "f holds %lld blocks of right-hand sides but x %lld",
+            (long long)nf, (long long)nx);
+    if (nf == 1) {
+      GsCall(factor_solve_fused(A, diag, f, x));
+      return 0;
+    }
+  }
   /* A bad system in the factorisation is reported by the solve, which also solves the rest. */
   int ierr = GsBandedFactor(A, diag);
   if (ierr && ierr != GS_ERR_ZERO_PIVOT && ierr != GS_ERR_NOT_FINITE)

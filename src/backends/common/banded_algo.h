@@ -57,6 +57,12 @@ typedef struct {
 #endif
 
 #define GS_BANDED_ALGOS(T, S, EPS)                                                                 \
+  /* Fill one system's solution with NaN (its matrix could not be factored). */                    \
+  GS_HOST_DEVICE static inline void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {      \
+    for (GsInt i = 0; i < n; i++)                                                                  \
+      x[rb + i * rs] = (T)NAN;                                                                     \
+  }                                                                                                \
+                                                                                                   \
   /* LU of rows [0, m) of the banded block; returns a GsBandedStatus. Entries reaching outside     \
    * the block are taken as zero. */                                                               \
   GS_HOST_DEVICE static inline int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D,    \
@@ -138,6 +144,40 @@ typedef struct {
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
+  /* Back substitution over rows [0, m): x_i = g_i - gamma_i x_{i+1} - delta_i x_{i+2} (tri:       \
+   * no delta term), g in x on entry. Returns 1 when every x_i is finite. */                       \
+  GS_HOST_DEVICE static inline int gs_banded_back_##S(                                             \
+      const GsBandedShape *sh, const T *const *F, GsInt fb, GsInt fs, T *x, GsInt rb, GsInt rs) {  \
+    const GsInt m = sh->m;                                                                         \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    const int penta = sh->bands == 5;                                                              \
+    T x1 = 0, x2 = 0;                                                                              \
+    int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
+    for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
+      T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          const GsInt q = fb + i * fs;                                                             \
+          vg[u] = x[rb + i * rs];                                                                  \
+          vc[u] = F[penta ? 3 : 2][q];                                                             \
+          if (penta) vd[u] = F[4][q];                                                              \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          const T xi = penta ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;               \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+          x2 = x1;                                                                                 \
+          x1 = xi;                                                                                 \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return finite;                                                                                 \
+  }                                                                                                \
+                                                                                                   \
   /* Solve the banded block with its LU: x = E^-1 f over rows [0, m). f and x may be the same      \
    * array (with the same base/step): a chunk's loads all come before its stores. */               \
   GS_HOST_DEVICE static inline int gs_banded_lu_solve_##S(const GsBandedShape *sh,                 \
@@ -175,32 +215,79 @@ typedef struct {
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
-    /* Back: x_i = g_i - gamma_i x_{i+1} - delta_i x_{i+2}, from the last row up. */               \
-    T x1 = 0, x2 = 0;                                                                              \
-    int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
-    for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
-      T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
+    /* Back substitution. */                                                                       \
+    return gs_banded_back_##S(sh, F, fb, fs, x, rb, rs);                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Factor and solve one non-periodic system in one forward sweep (refactor-each-call mode):      \
+   * the LU is formed on the fly and only gamma and delta (tri: gamma) are stored, into F[3], F[4] \
+   * (tri: F[2]), for the back substitution; g goes to x. A bad pivot fills x with NaN. */         \
+  GS_HOST_DEVICE static inline int gs_banded_factor_solve_##S(                                     \
+      const GsBandedShape *sh, const T *const *D, T *const *F, GsInt base, GsInt step, const T *f, \
+      T *x, GsInt rb, GsInt rs) {                                                                  \
+    const GsInt m = sh->m;                                                                         \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    const int penta = sh->bands == 5;                                                              \
+    T g2 = 0, g1 = 0, d2 = 0, d1 = 0, p2 = 0, p1 = 0;                                              \
+    int st = GS_BANDED_OK;                                                                         \
+    for (GsInt i0 = 0; i0 < m && !st; i0 += K) {                                                   \
+      T va[K] = {0}, vb[K] = {0}, vc[K] = {0}, vd[K] = {0}, ve[K] = {0}, vf[K] = {0};              \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
-        const GsInt i = i0 - u;                                                                    \
-        if (i >= 0) {                                                                              \
-          const GsInt q = fb + i * fs;                                                             \
-          vg[u] = x[rb + i * rs];                                                                  \
-          vc[u] = F[penta ? 3 : 2][q];                                                             \
-          if (penta) vd[u] = F[4][q];                                                              \
+        const GsInt i = i0 + u, q = base + i * step;                                               \
+        if (i < m) {                                                                               \
+          vf[u] = f[rb + i * rs];                                                                  \
+          if (penta) {                                                                             \
+            va[u] = i >= 2 ? D[0][q] : (T)0;                                                       \
+            vb[u] = i >= 1 ? D[1][q] : (T)0;                                                       \
+            vc[u] = D[2][q];                                                                       \
+            vd[u] = i + 1 < m ? D[3][q] : (T)0;                                                    \
+            ve[u] = i + 2 < m ? D[4][q] : (T)0;                                                    \
+          } else {                                                                                 \
+            vb[u] = i >= 1 ? D[0][q] : (T)0;                                                       \
+            vc[u] = D[1][q];                                                                       \
+            vd[u] = i + 1 < m ? D[2][q] : (T)0;                                                    \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
-        const GsInt i = i0 - u;                                                                    \
-        if (i >= 0) {                                                                              \
-          const T xi = penta ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;               \
-          x[rb + i * rs] = xi;                                                                     \
-          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
-          x2 = x1;                                                                                 \
-          x1 = xi;                                                                                 \
+        const GsInt i = i0 + u, q = base + i * step;                                               \
+        if (i < m && !st) {                                                                        \
+          /* tri is penta with a = e = 0 and beta = b. */                                          \
+          const T ai = va[u], bi = vb[u], ci = vc[u], di = vd[u], ei = ve[u];                      \
+          const T beta = bi - ai * g2;                                                             \
+          const T alpha = ci - ai * d2 - beta * g1;                                                \
+          const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +             \
+                              fabs((double)di) + fabs((double)ei));                                \
+          if (!(fabs((double)alpha) > (double)(EPS) * (double)scale)) {                            \
+            st = alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
+          } else {                                                                                 \
+            const T ia = (T)1 / alpha;                                                             \
+            const T gam = (di - beta * d1) * ia, del = ei * ia;                                    \
+            const T g = (vf[u] - ai * p2 - beta * p1) * ia;                                        \
+            if (penta) {                                                                           \
+              F[3][q] = gam;                                                                       \
+              F[4][q] = del;                                                                       \
+            } else {                                                                               \
+              F[2][q] = gam;                                                                       \
+            }                                                                                      \
+            x[rb + i * rs] = g;                                                                    \
+            g2 = g1;                                                                               \
+            g1 = gam;                                                                              \
+            d2 = d1;                                                                               \
+            d1 = del;                                                                              \
+            p2 = p1;                                                                               \
+            p1 = g;                                                                                \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
-    return finite;                                                                                 \
+    if (st) {                                                                                      \
+      gs_banded_poison_##S(sh->n, x, rb, rs);                                                      \
+      return st;                                                                                   \
+    }                                                                                              \
+    return gs_banded_back_##S(sh, (const T *const *)F, base, step, x, rb, rs)                      \
+               ? GS_BANDED_OK                                                                      \
+               : GS_BANDED_NOT_FINITE;                                                             \
   }                                                                                                \
                                                                                                    \
   /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
@@ -319,12 +406,6 @@ typedef struct {
       }                                                                                            \
     }                                                                                              \
     return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
-  }                                                                                                \
-                                                                                                   \
-  /* Fill one system's solution with NaN (its matrix could not be factored). */                    \
-  GS_HOST_DEVICE static inline void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {      \
-    for (GsInt i = 0; i < n; i++)                                                                  \
-      x[rb + i * rs] = (T)NAN;                                                                     \
   }                                                                                                \
                                                                                                    \
   /* y = A x for one system (x and y distinct). */                                                 \

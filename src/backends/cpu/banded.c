@@ -89,6 +89,22 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \
+  static void factor_solve_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
+                               const void *fv, void *xv, int *status) {                            \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *D[5];                                                                                 \
+    T *F[8];                                                                                       \
+    for (int k = 0; k < bi->bands; k++)                                                            \
+      D[k] = (const T *)Dv[k];                                                                     \
+    for (int k = 0; k < bi->nfac; k++)                                                             \
+      F[k] = (T *)Fv[k];                                                                           \
+    _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->batch; s++) {           \
+      GsInt base, step;                                                                            \
+      rhs_place(bi, s, &base, &step);                                                              \
+      status[s] =                                                                                  \
+          gs_banded_factor_solve_##S(&sh, D, F, base, step, (const T *)fv, (T *)xv, base, step);   \
+    }                                                                                              \
+  }                                                                                                \
   static void mult_##S(const GsBandedInfo *bi, const void *const *Dv, GsInt nrhs, const void *xv,  \
                        void *yv) {                                                                 \
     const GsBandedShape sh = shape_of(bi);                                                         \
@@ -145,7 +161,20 @@ static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, G
   return 0;
 }
 
+static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
+                          void *const *F, const void *f, void *x, int *status,
+                          GsBandedSummary *sum) {
+  (void)ctx;
+  if (bi->dt == GS_DOUBLE)
+    factor_solve_d(bi, D, F, f, x, status);
+  else
+    factor_solve_f(bi, D, F, f, x, status);
+  summarise(status, bi->batch, sum);
+  return 0;
+}
+
 void GsCpuFillBandedKernels(GsBandedKernels *k) {
+  k->factor_solve = k_factor_solve;
   k->factor = k_factor;
   k->solve = k_solve;
   k->mult = k_mult;

@@ -113,6 +113,24 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
       st = gs_banded_solve_##S(&sh, F, C + mat * a.corner_len, fb, fs, f, x, rb, rs);              \
     if (st) gs_mark(status, s, st, sum);                                                           \
   }                                                                                                \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_fsolve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, const T *f, T *x,  \
+                                         int *status, GsBandedDevSummary *sum) {                   \
+    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (PER || s >= a.batch) return; /* the fused sweep is for non-periodic systems */             \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    const T *D[5];                                                                                 \
+    T *F[8];                                                                                       \
+    _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (T *)Fp.p[k];                             \
+    GsInt rb, rs;                                                                                  \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    const int st = gs_banded_factor_solve_##S(&sh, D, F, rb, rs, f, x, rb, rs);                    \
+    if (st) gs_mark(status, s, st, sum);                                                           \
+  }                                                                                                \
   static __global__ void gs_banded_mult_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, const T *x,  \
                                                           T *y) {                                  \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
@@ -141,6 +159,12 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   typedef void (*GsSolveK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,      \
                                int *, GsBandedDevSummary *);                                       \
   typedef void (*GsMultK_##S)(GsBandedKArgs, GsPtrs, const T *, T *);                              \
+  typedef void (*GsFSolveK_##S)(GsBandedKArgs, GsPtrs, GsPtrs, const T *, T *, int *,              \
+                                GsBandedDevSummary *);                                             \
+  /* [bands == 5][periodic]: the periodic instances return at once (never launched). */            \
+  static const GsFSolveK_##S gs_fsolve_k_##S[2][2] = {                                             \
+      {gs_banded_fsolve_k_##S##30, gs_banded_fsolve_k_##S##31},                                    \
+      {gs_banded_fsolve_k_##S##50, gs_banded_fsolve_k_##S##51}};                                   \
   static const GsFactorK_##S gs_factor_k_##S[2][2] = {                                             \
       {gs_banded_factor_k_##S##30, gs_banded_factor_k_##S##31},                                    \
       {gs_banded_factor_k_##S##50, gs_banded_factor_k_##S##51}};                                   \
@@ -290,7 +314,30 @@ static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, G
   return 0;
 }
 
+static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
+                          void *const *F, const void *f, void *x, int *status,
+                          GsBandedSummary *sum) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsBandedKArgs a = kargs(bi, 1);
+  GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
+  GsBandedDevSummary *dsum = NULL;
+  GsCall(summary_reset(ctx, cc, &dsum));
+  GsCallCuda(ctx, cudaMemsetAsync(status, 0, (size_t)bi->batch * sizeof(int), cc->stream));
+  const int b5 = bi->bands == 5;
+  if (bi->dt == GS_DOUBLE)
+    gs_fsolve_k_d[b5][0]<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Dp, Fp, (const double *)f, (double *)x, status, dsum);
+  else
+    gs_fsolve_k_f[b5][0]<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
+        a, Dp, Fp, (const float *)f, (float *)x, status, dsum);
+  GsCheckLaunchCuda(ctx, "gs_banded_fsolve_k");
+  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  return 0;
+}
+
 extern "C" void GsCudaFillBandedKernels(GsBandedKernels *k) {
+  k->factor_solve = k_factor_solve;
   k->factor = k_factor;
   k->solve = k_solve;
   k->mult = k_mult;
