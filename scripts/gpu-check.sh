@@ -40,11 +40,16 @@ if [ "${GS_CHECK_SANITIZER:-0}" = 1 ] && command -v compute-sanitizer >/dev/null
   done
 fi
 step info bench.log "$BUILD/tools/gpusolve" info
-step demo demo.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
+step demo bench.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 # shellcheck disable=SC2086
 step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
 # Batched banded solvers: the headline cases and a sweep of batch x n, cuSPARSE beside.
 # shellcheck disable=SC2086
 step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
+# The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
+step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
+  -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"
+step "bench banded cpu serial" bench.log env OMP_NUM_THREADS=1 "$BUILD/tools/gpusolve" banded \
+  -gs_backend /cpu -sweep 1 -max_unknowns 1048576 -repeats 3 -json "$OUT/banded-cpu-serial.json"
 cat "$OUT/summary.txt"
 exit $status
