@@ -285,13 +285,20 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
       ctx, c, c->mode == GS_BENCH_BANDED_FACTOR_SOLVE ? "banded_factor_solve" : "banded_solve",
       "gpusolve", repeats, &r));
   record_rate(&r, floor_bytes, med, mn, copy);
+  /* Which algorithm ran: one thread per system, or P partitions per system (SPIKE). */
+  int parts = 1;
+  GsCall(GsBandedGetPartitions(b->A, &parts));
+  if (parts > 1) {
+    size_t used = strlen(r.config);
+    snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
+  }
   GsCall(residual(b, &r.residual));
   GsCheck(GsBenchReportAdd(rep, &r) == 0, ctx, GS_ERR_MEMORY, "cannot grow the report");
   if (log)
     fprintf(log,
             "%s (%s)\n  gpusolve:  %10.1f us  %8.1f GB/s  %5.1f%% of copy %.1f GB/s (floor %.0f "
             "B/unknown)  residual %.2e\n",
-            desc, r.resource, 1e6 * med, r.gbps, 100 * r.fraction, copy,
+            r.config, r.resource, 1e6 * med, r.gbps, 100 * r.fraction, copy,
             floor_bytes / ((double)c->n * (double)c->batch), r.residual);
   const double tol = GsBenchBandedResidualTol(c->dt);
   GsCheck(r.residual < tol, ctx, GS_ERR_INTERNAL,

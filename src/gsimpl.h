@@ -68,6 +68,7 @@ typedef struct {
   GsInt stride;      /* contiguous: distance between systems */
   GsInt rhs_len;     /* entries of one block of right-hand sides */
   int nfac;          /* factor arrays */
+  int parts;         /* partitions per system (SPIKE); 1: one thread per system */
   int corner_len;    /* per-matrix corner entries (periodic) */
   GsDataType dt;
 } GsBandedInfo;
@@ -80,13 +81,14 @@ typedef struct {
 
 /* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);
  * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
- * system. All in the back end's memory; the summary is delivered to the host. */
+ * system; work: scratch for partitioned batches (factor: nmat * parts ints; solve: batch * parts *
+ * 2h values). All in the back end's memory; the summary is delivered to the host. */
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
-                void *C, int *fstatus, int *status, GsBandedSummary *sum);
+                void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);
   /* nrhs blocks of f into x (x may be f); systems whose matrix failed get NaN. */
   int (*solve)(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
-               const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+               const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                GsBandedSummary *sum);
   int (*mult)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
               const void *x, void *y);

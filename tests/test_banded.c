@@ -1338,6 +1338,9 @@ static void test_fused_state(GsContext ctx, HsRng *r) {
     GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
     double *f = NULL;
     if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+    /* The fused sweep belongs to the one-thread-per-system algorithm (whatever -banded_partitions
+     * the environment sets for the rest of this test). */
+    CHECK_OK(GsBandedSetPartitions(A, 1));
     fill_matrix(&b, KIND_DD, r);
     for (int k = 0; k < 5; k++)
       if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
@@ -1372,6 +1375,79 @@ static void test_fused_state(GsContext ctx, HsRng *r) {
   }
 }
 
+/* Choosing the algorithm: GsBandedSetPartitions / GetPartitions, its errors, that it drops the
+ * factors, and that a partitioned solve gives the one-thread-per-system answer. */
+static void test_partitions(GsContext ctx, HsRng *r) {
+  GsBandedDesc d = {5, 100, 7, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0};
+  Batch b;
+  batch_init(&b, &d);
+  GsBanded A = NULL, Ap = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL, Xp = NULL;
+  double *f = NULL, *x1 = NULL, *x2 = NULL;
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A)) || CHECK_OK(GsBandedCreate(ctx, &d, &Ap))) goto done;
+  int parts = -1;
+  CHECK_OK(GsBandedSetPartitions(A, 1));
+  CHECK_OK(GsBandedGetPartitions(A, &parts));
+  CHECK(parts == 1, "GetPartitions gave %d after setting 1", parts);
+  CHECK_OK(GsBandedSetPartitions(Ap, 6));
+  CHECK_OK(GsBandedGetPartitions(Ap, &parts));
+  CHECK(parts == 6, "GetPartitions gave %d after setting 6", parts);
+  CHECK_ERR(GsBandedSetPartitions(Ap, -1), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsBandedSetPartitions(Ap, 50), GS_ERR_ARG_OUTOFRANGE); /* 2 rows a partition */
+  CHECK_MSG(ctx, "rows per partition");
+  CHECK_ERR(GsBandedGetPartitions(Ap, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedSetPartitions(NULL, 2), GS_ERR_ARG_NULL);
+  CHECK_OK(GsBandedSetPartitions(Ap, 6));
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 1, NAN, r);
+  F = new_vec(ctx, d.dt, b.rl, f);
+  X = new_vec(ctx, d.dt, b.rl, NULL);
+  Xp = new_vec(ctx, d.dt, b.rl, NULL);
+  if (!F || !X || !Xp) goto done;
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedFactor(Ap, Dv));
+  CHECK_OK(GsBandedSolve(Ap, F, Xp));
+  x1 = hs_malloc((size_t)b.rl * sizeof *x1);
+  x2 = hs_malloc((size_t)b.rl * sizeof *x2);
+  CHECK_OK(GsVecGetValuesHost(X, x1));
+  CHECK_OK(GsVecGetValuesHost(Xp, x2));
+  double worst = 0;
+  for (GsInt i = 0; i < b.rl; i++) {
+    double e = fabs(x1[i] - x2[i]) / (1 + fabs(x1[i]));
+    worst = e > worst || e != e ? e : worst;
+  }
+  CHECK(worst < 1e-13, "6 partitions differ from 1 by %g", worst);
+  /* Changing the algorithm drops the factors. */
+  CHECK_OK(GsBandedSetPartitions(Ap, 2));
+  CHECK_ERR(GsBandedSolve(Ap, F, Xp), GS_ERR_WRONG_STATE);
+  /* Periodic batches have no partitioned solve. */
+  GsBandedDesc dp = d;
+  dp.periodic = 1;
+  GsBanded Aper = NULL;
+  if (!CHECK_OK(GsBandedCreate(ctx, &dp, &Aper))) {
+    CHECK_ERR(GsBandedSetPartitions(Aper, 4), GS_ERR_UNSUPPORTED);
+    CHECK_MSG(ctx, "periodic");
+    CHECK_OK(GsBandedSetPartitions(Aper, 0));
+    CHECK_OK(GsBandedGetPartitions(Aper, &parts));
+    CHECK(parts == 1, "automatic partitions of a periodic batch: %d", parts);
+    CHECK_OK(GsBandedDestroy(&Aper));
+  }
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  GsVecDestroy(&Xp);
+  CHECK_OK(GsBandedDestroy(&A));
+  CHECK_OK(GsBandedDestroy(&Ap));
+  free(f);
+  free(x1);
+  free(x2);
+  batch_free(&b);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1384,6 +1460,7 @@ int main(int argc, char **argv) {
   test_errors(ctx, &r);
   test_log(ctx, &r);
   test_fused_state(ctx, &r);
+  test_partitions(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);
   printf("dense: worst error %.3g (double), %.3g (float) x 2 bands eps kappa\n", worst_dense[0],

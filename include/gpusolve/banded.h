@@ -74,6 +74,14 @@ int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x);
 /* y = A x for the matrices given by diag, every block (x and y distinct). */
 int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y);
 
+/* Algorithm: parts = 1 solves each system with one thread (GPU) or loop iteration (CPU); parts > 1
+ * cuts every system into that many partitions solved side by side, joined by a small reduced
+ * system (SPIKE), for few long systems; 0 (the default) chooses from batch and n. Periodic systems
+ * take 1. Drops any factors (Factor again). Also the option -banded_partitions. */
+int GsBandedSetPartitions(GsBanded A, int parts);
+/* The partition count in use (after the automatic choice). */
+int GsBandedGetPartitions(GsBanded A, int *parts);
+
 /* Status of the last Factor / Solve: number of bad systems, the first one (-1 if none) and its
  * code. Any output pointer may be NULL. */
 int GsBandedGetStatus(GsBanded A, GsInt *nbad, GsInt *first_bad, GsBandedStatus *first_code);

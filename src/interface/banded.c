@@ -5,14 +5,14 @@
 #include "../backends/common/banded_algo.h"
 #include "../gsimpl.h"
 
-#define GS_BANDED_MAX_FAC 8
 
 struct GsBanded_s {
   GsContext ctx;
   GsBandedDesc desc;
   GsBandedInfo info;
   void *fac[GS_BANDED_MAX_FAC]; /* factor arrays (back-end memory) */
-  void *corner;                 /* nmat * corner_len entries (periodic) */
+  void *corner;                 /* nmat * corner_len entries (periodic, or partitioned) */
+  void *work;                   /* scratch of partitioned batches */
   int *fstatus;                 /* factor status per matrix */
   int *status;                  /* status per system of the last factor or solve */
   int factored;                 /* factors are valid for solving */
@@ -70,30 +70,104 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   bi->interleaved = d->layout == GS_BANDED_INTERLEAVED;
   bi->stride = stride;
   bi->rhs_len = bi->interleaved ? d->n * d->batch : stride * d->batch;
-  bi->nfac = GS_BANDED_NFACTOR(d->bands, bi->periodic);
-  bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(d->bands) : 0;
   bi->dt = d->dt;
+  B->last.first = -1;
+  ctx->nobjects++;
+  *A = B;
 
-  size_t es = GsDataTypeSize(d->dt);
-  GsInt diag_len = bi->shared ? d->n : bi->rhs_len;
-  int ierr = 0;
-  for (int k = 0; k < bi->nfac && !ierr; k++)
-    ierr = GsMemAlloc(ctx, (size_t)diag_len * es, &B->fac[k]);
-  if (!ierr && bi->corner_len)
-    ierr = GsMemAlloc(ctx, (size_t)bi->nmat * (size_t)bi->corner_len * es, &B->corner);
+  /* -banded_partitions P picks the algorithm for benchmarking: 1 is one thread per system, P > 1
+   * cuts each system into P partitions (SPIKE); absent or 0: chosen from batch and n. */
+  GsInt parts = 0;
+  int ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
+  if (!ierr && (parts < 0 || parts > 1 << 20))
+    ierr = GsError(ctx, GS_ERR_OPTION, "-banded_partitions %lld: must be in [0, 2^20]",
+                   (long long)parts);
+  /* The option applies to every batch of the context: where it cannot, it is bent to fit
+   * (periodic batches take 1, short systems fewer partitions). */
+  if (parts > 1 && bi->periodic) parts = 1;
+  if (parts > 1 && bi->n / parts < 4 * bi->h)
+    parts = bi->n / (4 * bi->h) > 1 ? bi->n / (4 * bi->h) : 1;
+  if (!ierr) ierr = GsBandedSetPartitions(B, (int)parts);
   if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->nmat * sizeof(int), (void **)&B->fstatus);
   if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->batch * sizeof(int), (void **)&B->status);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactor", &B->ev_factor);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedSolve", &B->ev_solve);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedMult", &B->ev_mult);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactorSolve", &B->ev_factor_solve);
-  B->last.first = -1;
-  ctx->nobjects++;
-  *A = B;
   if (ierr) {
     GsBandedDestroy(A);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
+  return 0;
+}
+
+/* (Re)allocate the factor storage for the current partition count. */
+static int alloc_factors(GsBanded A) {
+  GsContext ctx = A->ctx;
+  GsBandedInfo *bi = &A->info;
+  for (int k = 0; k < GS_BANDED_MAX_FAC; k++) {
+    GsMemFree(ctx, A->fac[k]);
+    A->fac[k] = NULL;
+  }
+  GsMemFree(ctx, A->corner);
+  GsMemFree(ctx, A->work);
+  A->corner = A->work = NULL;
+  const int nlu = bi->bands == 5 ? 5 : 3;
+  if (bi->parts > 1) {
+    bi->nfac = nlu + 2 * bi->h;
+    bi->corner_len = GS_BANDED_PART_CORNER_LEN(bi->bands, bi->parts);
+  } else {
+    bi->nfac = GS_BANDED_NFACTOR(bi->bands, bi->periodic);
+    bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(bi->bands) : 0;
+  }
+  size_t es = GsDataTypeSize(bi->dt);
+  GsInt diag_len = bi->shared ? bi->n : bi->rhs_len;
+  for (int k = 0; k < bi->nfac; k++)
+    GsCall(GsMemAlloc(ctx, (size_t)diag_len * es, &A->fac[k]));
+  if (bi->corner_len)
+    GsCall(GsMemAlloc(ctx, (size_t)bi->nmat * (size_t)bi->corner_len * es, &A->corner));
+  if (bi->parts > 1) {
+    size_t fw = (size_t)bi->nmat * (size_t)bi->parts * sizeof(int);
+    size_t sw = (size_t)bi->batch * (size_t)bi->parts * (size_t)(2 * bi->h) * es;
+    GsCall(GsMemAlloc(ctx, fw > sw ? fw : sw, &A->work));
+  }
+  A->factored = 0;
+  return 0;
+}
+
+int GsBandedSetPartitions(GsBanded A, int parts) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  GsBandedInfo *bi = &A->info;
+  GsCheck(parts >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "partitions = %d: must be >= 0 (0: automatic)",
+          parts);
+  const GsInt min_rows = 4 * bi->h; /* a partition holds its first and last h rows apart */
+  if (parts == 0) {
+    /* One thread per system unless the batch leaves a GPU mostly idle: then enough partitions
+     * for about 64K threads, none shorter than 32 rows. The CPU has threads enough. */
+    parts = 1;
+    if (ctx->ops->mem == GS_MEM_DEVICE && !bi->periodic && bi->batch < 16384) {
+      GsInt want = (65536 + bi->batch - 1) / bi->batch, most = bi->n / 32;
+      GsInt p = want < most ? want : most;
+      parts = p >= 4 ? (int)p : 1;
+    }
+  } else if (parts > 1) {
+    GsCheck(!bi->periodic, ctx, GS_ERR_UNSUPPORTED,
+            "partitioned solves (partitions = %d) of periodic systems are not implemented; use 1",
+            parts);
+    GsCheck(bi->n / parts >= min_rows, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "partitions = %d leaves fewer than %lld rows per partition (n = %lld)", parts,
+            (long long)min_rows, (long long)bi->n);
+  }
+  bi->parts = parts;
+  GsCall(alloc_factors(A));
+  return 0;
+}
+
+int GsBandedGetPartitions(GsBanded A, int *parts) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, parts);
+  *parts = A->info.parts;
   return 0;
 }
 
@@ -103,6 +177,7 @@ int GsBandedDestroy(GsBanded *A) {
   for (int k = 0; k < GS_BANDED_MAX_FAC; k++)
     GsMemFree(B->ctx, B->fac[k]);
   GsMemFree(B->ctx, B->corner);
+  GsMemFree(B->ctx, B->work);
   GsMemFree(B->ctx, B->fstatus);
   GsMemFree(B->ctx, B->status);
   B->ctx->nobjects--;
@@ -192,7 +267,7 @@ int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   A->factored = 0;
   GsCall(GsLogEventBegin(ctx, A->ev_factor));
   int ierr = ctx->ops->banded.factor(ctx, &A->info, (const void *const *)D, A->fac, A->corner,
-                                     A->fstatus, A->status, &A->last);
+                                     A->fstatus, A->status, A->work, &A->last);
   size_t es = GsDataTypeSize(A->info.dt);
   double per = (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es;
   if (ierr) {
@@ -224,7 +299,7 @@ static int solve(GsBanded A, GsVec f, GsVec x) {
   }
   GsCall(GsLogEventBegin(ctx, A->ev_solve));
   int ierr = ctx->ops->banded.solve(ctx, &A->info, (const void *const *)A->fac, A->corner,
-                                    A->fstatus, nf, pf, px, A->status, &A->last);
+                                    A->fstatus, nf, pf, px, A->status, A->work, &A->last);
   if (ierr) {
     GsLogEventCancel(ctx, A->ev_solve);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -277,7 +352,8 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
 
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsCheckHandle(NULL, A);
-  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared) {
+  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared &&
+      A->info.parts == 1) {
     GsInt nf = 0, nx = 0;
     GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
     GsCall(check_vec(A, x, "solution x", A->info.rhs_len, &nx));

@@ -31,6 +31,10 @@
  * (h x bands), then S^-1 (h x h), row-major. */
 #define GS_BANDED_CORNER_LEN(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
 
+/* Most factor arrays a batch keeps: 5 for a penta LU plus 4 spikes when partitioned. Arrays of
+ * factor pointers are this long everywhere. */
+#define GS_BANDED_MAX_FAC 9
+
 /* Factor arrays: 5 (penta) or 3 (tri) for the LU, plus h arrays of W for periodic systems. */
 #define GS_BANDED_NFACTOR(bands, periodic) (((bands) == 5 ? 5 : 3) + ((periodic) ? (bands) / 2 : 0))
 
@@ -426,6 +430,229 @@ typedef struct {
       }                                                                                            \
       y[rb + i * rs] = s;                                                                          \
     }                                                                                              \
+  }
+
+/* ---- Partitioned solves (SPIKE), for few long systems --------------------------------------- */
+/* A non-periodic system is cut into P partitions of about n/P rows (rows [r0, r1) of partition j,
+ * r0 = n j / P), so that P threads share one system. With A_j the diagonal block of partition j
+ * and B_j, C_j its couplings to the first h unknowns of partition j+1 and the last h of j-1:
+ *   x_j = y_j - V_j T_{j+1} - W_j U_{j-1},   y_j = A_j^-1 f_j,  V_j = A_j^-1 B_j,  W_j = A_j^-1
+ * C_j, where T_j / U_j are the first / last h unknowns of partition j. Taking the first and last h
+ * rows of that identity gives a block-tridiagonal system in X_j = (T_j, U_j) (blocks of q = 2h):
+ *   L_j X_{j-1} + X_j + R_j X_{j+1} = Y_j,
+ * solved by block Thomas (M_j = I - L_j G_{j-1}, G_j = M_j^-1 R_j) by one thread per system.
+ * Factor keeps each A_j's LU in the usual factor arrays (rows of partition j), the spikes V, W in
+ * 2h more, and per partition M_j^-1, L_j and G_j (3 q x q blocks) in the matrix's corner data. */
+#define GS_BANDED_PART_Q(bands) (2 * ((bands) / 2))
+#define GS_BANDED_PART_CORNER_LEN(bands, parts)                                                    \
+  ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands))
+
+GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1) {
+  *r0 = n * j / parts;
+  *r1 = n * (j + 1) / parts;
+}
+
+#define GS_BANDED_PART_ALGOS(T, S, EPS)                                                            \
+  /* Invert the q x q matrix M (q <= 4) into Mi by Gauss-Jordan with partial pivoting; returns 0   \
+   * if a pivot is zero or tiny against the matrix. */                                             \
+  GS_HOST_DEVICE static inline int gs_small_inv_##S(int q, T M[4][4], T Mi[4][4]) {                \
+    double big = 0;                                                                                \
+    for (int a = 0; a < q; a++)                                                                    \
+      for (int b = 0; b < q; b++) {                                                                \
+        Mi[a][b] = a == b ? (T)1 : (T)0;                                                           \
+        big = fabs((double)M[a][b]) > big ? fabs((double)M[a][b]) : big;                           \
+      }                                                                                            \
+    for (int c = 0; c < q; c++) {                                                                  \
+      int p = c;                                                                                   \
+      for (int a = c + 1; a < q; a++)                                                              \
+        if (fabs((double)M[a][c]) > fabs((double)M[p][c])) p = a;                                  \
+      if (!(fabs((double)M[p][c]) > (double)(EPS)*big)) return 0;                                  \
+      for (int b = 0; b < q; b++) {                                                                \
+        T t = M[c][b];                                                                             \
+        M[c][b] = M[p][b];                                                                         \
+        M[p][b] = t;                                                                               \
+        t = Mi[c][b];                                                                              \
+        Mi[c][b] = Mi[p][b];                                                                       \
+        Mi[p][b] = t;                                                                              \
+      }                                                                                            \
+      const T ip = (T)1 / M[c][c];                                                                 \
+      for (int b = 0; b < q; b++) {                                                                \
+        M[c][b] *= ip;                                                                             \
+        Mi[c][b] *= ip;                                                                            \
+      }                                                                                            \
+      for (int a = 0; a < q; a++) {                                                                \
+        if (a == c) continue;                                                                      \
+        const T fct = M[a][c];                                                                     \
+        for (int b = 0; b < q; b++) {                                                              \
+          M[a][b] -= fct * M[c][b];                                                                \
+          Mi[a][b] -= fct * Mi[c][b];                                                              \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return 1;                                                                                      \
+  }                                                                                                \
+                                                                                                   \
+  /* Factor partition j of one matrix: the LU of A_j and the spikes V_k (F[nlu+k]) and W_k         \
+   * (F[nlu+h+k]) over its rows. Returns a GsBandedStatus. */                                      \
+  GS_HOST_DEVICE static inline int gs_banded_part_factor_##S(                                      \
+      const GsBandedShape *sh, const T *const *D, T *const *F, GsInt base, GsInt step, int parts,  \
+      int j) {                                                                                     \
+    GsInt r0, r1;                                                                                  \
+    gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
+    GsBandedShape ps = *sh;                                                                        \
+    ps.m = r1 - r0;                                                                                \
+    ps.periodic = 0;                                                                               \
+    const GsInt pb = base + r0 * step, L = r1 - r0;                                                \
+    const int h = sh->h, nlu = sh->bands == 5 ? 5 : 3;                                             \
+    const int st = gs_banded_lu_##S(&ps, D, F, pb, step);                                          \
+    if (st) return st;                                                                             \
+    for (int k = 0; k < 2 * h; k++) {                                                              \
+      T *Z = F[nlu + k];                                                                           \
+      for (GsInt r = 0; r < L; r++)                                                                \
+        Z[pb + r * step] = 0;                                                                      \
+      if (k < h && j + 1 < parts) { /* V_k: rows reaching column r1 + k of the next partition */   \
+        for (int o = 1; o <= h; o++) {                                                             \
+          const GsInt r = L + k - o;                                                               \
+          if (r >= 0 && r < L) Z[pb + r * step] = D[o + h][pb + r * step];                         \
+        }                                                                                          \
+      } else if (k >= h && j > 0) { /* W_k: rows reaching column r0 - h + (k - h) */               \
+        for (int o = -h; o <= -1; o++) {                                                           \
+          const GsInt r = (k - h) - h - o;                                                         \
+          if (r >= 0 && r < L) Z[pb + r * step] = D[o + h][pb + r * step];                         \
+        }                                                                                          \
+      }                                                                                            \
+      (void)gs_banded_lu_solve_##S(&ps, (const T *const *)F, pb, step, Z, Z, pb, step);            \
+    }                                                                                              \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* The reduced block-tridiagonal system of one matrix from its spikes: M_j^-1, L_j, G_j into C.  \
+   * Returns a GsBandedStatus. */                                                                  \
+  GS_HOST_DEVICE static inline int gs_banded_part_reduce_factor_##S(                               \
+      const GsBandedShape *sh, const T *const *F, GsInt base, GsInt step, int parts, T *C) {       \
+    const int h = sh->h, q = 2 * h, nlu = sh->bands == 5 ? 5 : 3, qq = q * q;                      \
+    T G[4][4] = {{0}};                                                                             \
+    for (int j = 0; j < parts; j++) {                                                              \
+      GsInt r0, r1;                                                                                \
+      gs_part_range(sh->n, parts, j, &r0, &r1);                                                    \
+      T Lj[4][4] = {{0}}, Rj[4][4] = {{0}}, M[4][4], Mi[4][4];                                     \
+      for (int a = 0; a < h; a++) {                                                                \
+        const GsInt top = base + (r0 + a) * step, bot = base + (r1 - h + a) * step;                \
+        for (int k = 0; k < h; k++) {                                                              \
+          if (j + 1 < parts) {                                                                     \
+            Rj[a][k] = F[nlu + k][top];                                                            \
+            Rj[h + a][k] = F[nlu + k][bot];                                                        \
+          }                                                                                        \
+          if (j > 0) {                                                                             \
+            Lj[a][h + k] = F[nlu + h + k][top];                                                    \
+            Lj[h + a][h + k] = F[nlu + h + k][bot];                                                \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      for (int a = 0; a < q; a++)                                                                  \
+        for (int b = 0; b < q; b++) {                                                              \
+          T s = a == b ? (T)1 : (T)0;                                                              \
+          for (int c = 0; c < q; c++)                                                              \
+            s -= Lj[a][c] * G[c][b];                                                               \
+          M[a][b] = s;                                                                             \
+        }                                                                                          \
+      if (!gs_small_inv_##S(q, M, Mi)) return GS_BANDED_ZERO_PIVOT;                                \
+      T *Cj = C + (GsInt)j * 3 * qq;                                                               \
+      for (int a = 0; a < q; a++)                                                                  \
+        for (int b = 0; b < q; b++) {                                                              \
+          T s = 0;                                                                                 \
+          for (int c = 0; c < q; c++)                                                              \
+            s += Mi[a][c] * Rj[c][b];                                                              \
+          G[a][b] = s;                                                                             \
+          Cj[a * q + b] = Mi[a][b];                                                                \
+          Cj[qq + a * q + b] = Lj[a][b];                                                           \
+          Cj[2 * qq + a * q + b] = s;                                                              \
+          if (!isfinite((double)s) || !isfinite((double)Mi[a][b])) return GS_BANDED_NOT_FINITE;    \
+        }                                                                                          \
+    }                                                                                              \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Solve the reduced system of one system: Y from the partial solutions y in x, X (parts * q)    \
+   * out. */                                                                                       \
+  GS_HOST_DEVICE static inline void gs_banded_part_reduce_solve_##S(                               \
+      const GsBandedShape *sh, const T *C, int parts, const T *x, GsInt rb, GsInt rs, T *X) {      \
+    const int h = sh->h, q = 2 * h, qq = q * q;                                                    \
+    T hp[4] = {0, 0, 0, 0};                                                                        \
+    for (int j = 0; j < parts; j++) {                                                              \
+      GsInt r0, r1;                                                                                \
+      gs_part_range(sh->n, parts, j, &r0, &r1);                                                    \
+      const T *Cj = C + (GsInt)j * 3 * qq;                                                         \
+      T Y[4];                                                                                      \
+      for (int a = 0; a < h; a++) {                                                                \
+        Y[a] = x[rb + (r0 + a) * rs];                                                              \
+        Y[h + a] = x[rb + (r1 - h + a) * rs];                                                      \
+      }                                                                                            \
+      for (int a = 0; a < q; a++)                                                                  \
+        for (int c = 0; c < q; c++)                                                                \
+          Y[a] -= Cj[qq + a * q + c] * hp[c];                                                      \
+      for (int a = 0; a < q; a++) {                                                                \
+        T s = 0;                                                                                   \
+        for (int c = 0; c < q; c++)                                                                \
+          s += Cj[a * q + c] * Y[c];                                                               \
+        X[j * q + a] = s;                                                                          \
+      }                                                                                            \
+      for (int a = 0; a < q; a++)                                                                  \
+        hp[a] = X[j * q + a];                                                                      \
+    }                                                                                              \
+    for (int j = parts - 2; j >= 0; j--) {                                                         \
+      const T *Gj = C + (GsInt)j * 3 * qq + 2 * qq;                                                \
+      T t[4];                                                                                      \
+      for (int a = 0; a < q; a++) {                                                                \
+        T s = X[j * q + a];                                                                        \
+        for (int c = 0; c < q; c++)                                                                \
+          s -= Gj[a * q + c] * X[(j + 1) * q + c];                                                 \
+        t[a] = s;                                                                                  \
+      }                                                                                            \
+      for (int a = 0; a < q; a++)                                                                  \
+        X[j * q + a] = t[a];                                                                       \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} over partition j (y in x); returns 1 if all finite. */  \
+  GS_HOST_DEVICE static inline int gs_banded_part_correct_##S(                                     \
+      const GsBandedShape *sh, const T *const *F, GsInt fb, GsInt fs, int parts, int j,            \
+      const T *X, T *x, GsInt rb, GsInt rs) {                                                      \
+    const int h = sh->h, q = 2 * h, nlu = sh->bands == 5 ? 5 : 3;                                  \
+    GsInt r0, r1;                                                                                  \
+    gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
+    T Tn[2] = {0, 0}, Up[2] = {0, 0};                                                              \
+    for (int k = 0; k < h; k++) {                                                                  \
+      if (j + 1 < parts) Tn[k] = X[(j + 1) * q + k];                                               \
+      if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
+    }                                                                                              \
+    int finite = 1;                                                                                \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    for (GsInt i0 = r0; i0 < r1; i0 += K) {                                                        \
+      T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0};                           \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u, qf = fb + i * fs;                                                  \
+        if (i < r1) {                                                                              \
+          vx[u] = x[rb + i * rs];                                                                  \
+          v0[u] = F[nlu][qf];                                                                      \
+          w0[u] = F[nlu + h][qf];                                                                  \
+          if (h > 1) {                                                                             \
+            v1[u] = F[nlu + 1][qf];                                                                \
+            w1[u] = F[nlu + h + 1][qf];                                                            \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < r1) {                                                                              \
+          T xi = vx[u] - v0[u] * Tn[0] - w0[u] * Up[0];                                            \
+          if (h > 1) xi -= v1[u] * Tn[1] + w1[u] * Up[1];                                          \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return finite;                                                                                 \
   }
 
 #endif

@@ -8,6 +8,8 @@
 
 GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
+GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
+GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
   GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m};
@@ -50,7 +52,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
                          int *fstatus) {                                                           \
     const GsBandedShape sh = shape_of(bi);                                                         \
     const T *D[5];                                                                                 \
-    T *F[8];                                                                                       \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
     for (int k = 0; k < bi->bands; k++)                                                            \
       D[k] = (const T *)Dv[k];                                                                     \
     for (int k = 0; k < bi->nfac; k++)                                                             \
@@ -64,7 +66,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   static void solve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,             \
                         const int *fstatus, GsInt nrhs, const void *fv, void *xv, int *status) {   \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *F[8];                                                                                 \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
     for (int k = 0; k < bi->nfac; k++)                                                             \
       F[k] = (const T *)Fv[k];                                                                     \
     const GsInt total = nrhs * bi->batch;                                                          \
@@ -89,11 +91,98 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \
+  /* Partitioned (SPIKE) factorisation: partitions of every matrix, then each reduced system. */   \
+  static void pfactor_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,          \
+                          void *Cv, int *fstatus, int *pstatus) {                                  \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *D[5];                                                                                 \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
+    for (int k = 0; k < bi->bands; k++)                                                            \
+      D[k] = (const T *)Dv[k];                                                                     \
+    for (int k = 0; k < bi->nfac; k++)                                                             \
+      F[k] = (T *)Fv[k];                                                                           \
+    const GsInt total = bi->nmat * bi->parts;                                                      \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t / bi->parts;                                                               \
+      GsInt base, step;                                                                            \
+      mat_place(bi, s, &base, &step);                                                              \
+      pstatus[t] =                                                                                 \
+          gs_banded_part_factor_##S(&sh, D, F, base, step, bi->parts, (int)(t % bi->parts));       \
+    }                                                                                              \
+    _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->nmat; s++) {            \
+      int st = 0;                                                                                  \
+      for (int j = 0; j < bi->parts && !st; j++)                                                   \
+        st = pstatus[s * bi->parts + j];                                                           \
+      if (!st) {                                                                                   \
+        GsInt base, step;                                                                          \
+        mat_place(bi, s, &base, &step);                                                            \
+        st = gs_banded_part_reduce_factor_##S(&sh, (const T *const *)F, base, step, bi->parts,     \
+                                              (T *)Cv + s * bi->corner_len);                       \
+      }                                                                                            \
+      fstatus[s] = st;                                                                             \
+    }                                                                                              \
+  }                                                                                                \
+  /* Partitioned solve of one block: partial solves, reduced systems, corrections. */              \
+  static void psolve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,            \
+                         const int *fstatus, GsInt blk, const void *fv, void *xv, int *status,     \
+                         T *X) {                                                                   \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    for (int k = 0; k < bi->nfac; k++)                                                             \
+      F[k] = (const T *)Fv[k];                                                                     \
+    const int P = bi->parts, q = 2 * bi->h;                                                        \
+    const GsInt total = bi->batch * P;                                                             \
+    const T *f = (const T *)fv;                                                                    \
+    T *x = (T *)xv;                                                                                \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch;                                                               \
+      const int j = (int)(t / bi->batch);                                                          \
+      GsInt rb, rs, fb, fs, r0, r1;                                                                \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      mat_place(bi, s, &fb, &fs);                                                                  \
+      gs_part_range(bi->n, P, j, &r0, &r1);                                                        \
+      GsBandedShape ps = sh;                                                                       \
+      ps.m = r1 - r0;                                                                              \
+      if (fstatus[bi->shared ? 0 : s]) continue;                                                   \
+      (void)gs_banded_lu_solve_##S(&ps, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs);              \
+    }                                                                                              \
+    _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->batch; s++) {           \
+      const GsInt mat = bi->shared ? 0 : s;                                                        \
+      GsInt rb, rs;                                                                                \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      if (fstatus[mat]) continue;                                                                  \
+      gs_banded_part_reduce_solve_##S(&sh, (const T *)Cv + mat * bi->corner_len, P, x, rb, rs,     \
+                                      X + s * P * q);                                              \
+    }                                                                                              \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch;                                                               \
+      const int j = (int)(t / bi->batch);                                                          \
+      const GsInt mat = bi->shared ? 0 : s;                                                        \
+      GsInt rb, rs, fb, fs;                                                                        \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      mat_place(bi, s, &fb, &fs);                                                                  \
+      int st = fstatus[mat];                                                                       \
+      if (st) {                                                                                    \
+        GsInt r0, r1;                                                                              \
+        gs_part_range(bi->n, P, j, &r0, &r1);                                                      \
+        for (GsInt i = r0; i < r1; i++)                                                            \
+          x[rb + i * rs] = (T)NAN;                                                                 \
+      } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, P, j, X + s * P * q, x, rb, rs)) {    \
+        st = GS_BANDED_NOT_FINITE;                                                                 \
+      }                                                                                            \
+      if (st) {                                                                                    \
+        _Pragma("omp atomic write") status[s] = st;                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
   static void factor_solve_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
                                const void *fv, void *xv, int *status) {                            \
     const GsBandedShape sh = shape_of(bi);                                                         \
     const T *D[5];                                                                                 \
-    T *F[8];                                                                                       \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
     for (int k = 0; k < bi->bands; k++)                                                            \
       D[k] = (const T *)Dv[k];                                                                     \
     for (int k = 0; k < bi->nfac; k++)                                                             \
@@ -126,12 +215,18 @@ GS_CPU_BANDED(double, d)
 GS_CPU_BANDED(float, f)
 
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
-                    void *C, int *fstatus, int *status, GsBandedSummary *sum) {
+                    void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
   (void)ctx;
-  if (bi->dt == GS_DOUBLE)
+  if (bi->parts > 1) {
+    if (bi->dt == GS_DOUBLE)
+      pfactor_d(bi, D, F, C, fstatus, (int *)work);
+    else
+      pfactor_f(bi, D, F, C, fstatus, (int *)work);
+  } else if (bi->dt == GS_DOUBLE) {
     factor_d(bi, D, F, C, fstatus);
-  else
+  } else {
     factor_f(bi, D, F, C, fstatus);
+  }
   for (GsInt s = 0; s < bi->batch; s++)
     status[s] = fstatus[bi->shared ? 0 : s];
   summarise(status, bi->batch, sum);
@@ -139,14 +234,22 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
 }
 
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
-                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
   (void)ctx;
   memset(status, 0, (size_t)bi->batch * sizeof *status);
-  if (bi->dt == GS_DOUBLE)
+  if (bi->parts > 1) {
+    for (GsInt blk = 0; blk < nrhs; blk++) {
+      if (bi->dt == GS_DOUBLE)
+        psolve_d(bi, F, C, fstatus, blk, f, x, status, (double *)work);
+      else
+        psolve_f(bi, F, C, fstatus, blk, f, x, status, (float *)work);
+    }
+  } else if (bi->dt == GS_DOUBLE) {
     solve_d(bi, F, C, fstatus, nrhs, f, x, status);
-  else
+  } else {
     solve_f(bi, F, C, fstatus, nrhs, f, x, status);
+  }
   summarise(status, bi->batch, sum);
   return 0;
 }

@@ -21,6 +21,8 @@
 
 GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
+GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
+GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 
 #define GS_BANDED_THREADS 128
 /* 4 resident blocks of 128 threads per SM (at most 128 registers a thread): 65536 systems, one
@@ -35,11 +37,12 @@ typedef struct {
 typedef struct {
   GsBandedShape sh;
   GsInt batch, nmat, stride, rhs_len, nrhs;
-  int interleaved, shared, corner_len, nfac, bands;
+  int interleaved, shared, corner_len, nfac, bands, parts;
+  GsInt blk; /* right-hand-side block of a partitioned solve */
 } GsBandedKArgs;
 
 typedef struct {
-  const void *p[8];
+  const void *p[GS_BANDED_MAX_FAC];
 } GsPtrs;
 
 static __device__ __forceinline__ void gs_rhs_place(const GsBandedKArgs *a, GsInt s, GsInt *base,
@@ -82,9 +85,9 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
     sh.h = BANDS / 2;                                                                              \
     sh.periodic = PER;                                                                             \
     const T *D[5];                                                                                 \
-    T *F[8];                                                                                       \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
     _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
-    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (T *)Fp.p[k];                             \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];             \
     GsInt base, step;                                                                              \
     gs_mat_place(&a, s, &base, &step);                                                             \
     fstatus[s] = gs_banded_factor_##S(&sh, D, F, C + s * a.corner_len, base, step);                \
@@ -100,8 +103,8 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
     sh.h = BANDS / 2;                                                                              \
     sh.periodic = PER;                                                                             \
     const GsInt s = t % a.batch, blk = t / a.batch, mat = a.shared ? 0 : s;                        \
-    const T *F[8];                                                                                 \
-    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (const T *)Fp.p[k];                       \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     GsInt rb, rs, fb, fs;                                                                          \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += blk * a.rhs_len;                                                                         \
@@ -123,9 +126,9 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
     sh.h = BANDS / 2;                                                                              \
     sh.periodic = 0;                                                                               \
     const T *D[5];                                                                                 \
-    T *F[8];                                                                                       \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
     _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
-    _Pragma("unroll") for (int k = 0; k < 8; k++) F[k] = (T *)Fp.p[k];                             \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];             \
     GsInt rb, rs;                                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     const int st = gs_banded_factor_solve_##S(&sh, D, F, rb, rs, f, x, rb, rs);                    \
@@ -178,6 +181,139 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
 GS_CUDA_BANDED_ALL(double, d)
 GS_CUDA_BANDED_ALL(float, f)
 
+/* Partitioned (SPIKE) kernels, non-periodic only. Threads of one partition index are consecutive
+ * systems, so the interleaved layout stays coalesced: thread t = j * count + s. */
+#define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, int *pstatus) {       \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.nmat * a.parts) return;                                                             \
+    const GsInt s = t % a.nmat;                                                                    \
+    const int j = (int)(t / a.nmat);                                                               \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    const T *D[5];                                                                                 \
+    T *F[GS_BANDED_MAX_FAC];                                                                       \
+    _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];             \
+    GsInt base, step;                                                                              \
+    gs_mat_place(&a, s, &base, &step);                                                             \
+    pstatus[s * a.parts + j] = gs_banded_part_factor_##S(&sh, D, F, base, step, a.parts, j);       \
+  }                                                                                                \
+  static __global__ void gs_banded_pfactor2_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, T *C,         \
+                                                         const int *pstatus, int *fstatus) {       \
+    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (s >= a.nmat) return;                                                                       \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    int st = 0;                                                                                    \
+    for (int j = 0; j < a.parts && !st; j++)                                                       \
+      st = pstatus[s * a.parts + j];                                                               \
+    if (!st) {                                                                                     \
+      GsInt base, step;                                                                            \
+      gs_mat_place(&a, s, &base, &step);                                                           \
+      st = gs_banded_part_reduce_factor_##S(&sh, F, base, step, a.parts, C + s * a.corner_len);    \
+    }                                                                                              \
+    fstatus[s] = st;                                                                               \
+  }                                                                                                \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_psolve1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,   \
+                                     T *x) {                                                       \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.parts) return;                                                            \
+    const GsInt s = t % a.batch;                                                                   \
+    const int j = (int)(t / a.batch);                                                              \
+    if (fstatus[a.shared ? 0 : s]) return;                                                         \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    GsInt rb, rs, fb, fs, r0, r1;                                                                  \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += a.blk * a.rhs_len;                                                                       \
+    gs_mat_place(&a, s, &fb, &fs);                                                                 \
+    gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                     \
+    sh.m = r1 - r0;                                                                                \
+    (void)gs_banded_lu_solve_##S(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs);                \
+  }                                                                                                \
+  static __global__ void gs_banded_psolve2_k_##S##BANDS(GsBandedKArgs a, const T *C,               \
+                                                        const int *fstatus, const T *x, T *X) {    \
+    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (s >= a.batch) return;                                                                      \
+    const GsInt mat = a.shared ? 0 : s;                                                            \
+    if (fstatus[mat]) return;                                                                      \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    GsInt rb, rs;                                                                                  \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += a.blk * a.rhs_len;                                                                       \
+    gs_banded_part_reduce_solve_##S(&sh, C + mat * a.corner_len, a.parts, x, rb, rs,               \
+                                    X + s * a.parts * (BANDS / 2) * 2);                            \
+  }                                                                                                \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *X,   \
+                                     T *x, int *status, GsBandedDevSummary *sum) {                 \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.parts) return;                                                            \
+    const GsInt s = t % a.batch;                                                                   \
+    const int j = (int)(t / a.batch);                                                              \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = 0;                                                                               \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    GsInt rb, rs, fb, fs;                                                                          \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += a.blk * a.rhs_len;                                                                       \
+    gs_mat_place(&a, s, &fb, &fs);                                                                 \
+    int st = fstatus[a.shared ? 0 : s];                                                            \
+    if (st) {                                                                                      \
+      GsInt r0, r1;                                                                                \
+      gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                   \
+      for (GsInt i = r0; i < r1; i++)                                                              \
+        x[rb + i * rs] = (T)NAN;                                                                   \
+    } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, a.parts, j,                             \
+                                           X + s * a.parts * (BANDS / 2) * 2, x, rb, rs)) {        \
+      st = GS_BANDED_NOT_FINITE;                                                                   \
+    }                                                                                              \
+    if (st) gs_mark(status, s, st, sum);                                                           \
+  }
+
+GS_CUDA_BANDED_PART(double, d, 3)
+GS_CUDA_BANDED_PART(double, d, 5)
+GS_CUDA_BANDED_PART(float, f, 3)
+GS_CUDA_BANDED_PART(float, f, 5)
+
+/* Tables of the partitioned kernels, indexed [bands == 5]. */
+#define GS_CUDA_PART_TABLES(T, S)                                                                  \
+  typedef void (*GsPF1_##S)(GsBandedKArgs, GsPtrs, GsPtrs, int *);                                 \
+  typedef void (*GsPF2_##S)(GsBandedKArgs, GsPtrs, T *, const int *, int *);                       \
+  typedef void (*GsPS1_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *);                   \
+  typedef void (*GsPS2_##S)(GsBandedKArgs, const T *, const int *, const T *, T *);                \
+  typedef void (*GsPS3_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,             \
+                            GsBandedDevSummary *);                                                 \
+  static const GsPF1_##S gs_pf1_##S[2] = {gs_banded_pfactor1_k_##S##3,                             \
+                                          gs_banded_pfactor1_k_##S##5};                            \
+  static const GsPF2_##S gs_pf2_##S[2] = {gs_banded_pfactor2_k_##S##3,                             \
+                                          gs_banded_pfactor2_k_##S##5};                            \
+  static const GsPS1_##S gs_ps1_##S[2] = {gs_banded_psolve1_k_##S##3, gs_banded_psolve1_k_##S##5}; \
+  static const GsPS2_##S gs_ps2_##S[2] = {gs_banded_psolve2_k_##S##3, gs_banded_psolve2_k_##S##5}; \
+  static const GsPS3_##S gs_ps3_##S[2] = {gs_banded_psolve3_k_##S##3, gs_banded_psolve3_k_##S##5};
+
+GS_CUDA_PART_TABLES(double, d)
+GS_CUDA_PART_TABLES(float, f)
+
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
  * the bad ones. */
 static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
@@ -210,6 +346,7 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.corner_len = bi->corner_len;
   a.nfac = bi->nfac;
   a.bands = bi->bands;
+  a.parts = bi->parts;
   return a;
 }
 
@@ -251,13 +388,25 @@ static GsPtrs ptrs(const void *const *p, int n) {
 }
 
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
-                    void *C, int *fstatus, int *status, GsBandedSummary *sum) {
+                    void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
   GsCudaContext *cc = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
   GsBandedKArgs a = kargs(bi, 1);
   GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
   const int b5 = bi->bands == 5, per = bi->periodic;
-  if (bi->dt == GS_DOUBLE)
+  if (bi->parts > 1) {
+    const unsigned int nb1 = blocks_for(bi->nmat * bi->parts), nb2 = blocks_for(bi->nmat);
+    if (bi->dt == GS_DOUBLE) {
+      gs_pf1_d[b5]<<<nb1, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf2_d[b5]<<<nb2, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, (double *)C, (const int *)work,
+                                                              fstatus);
+    } else {
+      gs_pf1_f[b5]<<<nb1, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf2_f[b5]<<<nb2, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, (float *)C, (const int *)work,
+                                                              fstatus);
+    }
+    GsCheckLaunchCuda(ctx, "gs_banded_pfactor_k");
+  } else if (bi->dt == GS_DOUBLE)
     gs_factor_k_d[b5][per]<<<blocks_for(bi->nmat), GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Dp, Fp, (double *)C, fstatus);
   else
@@ -274,7 +423,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
 }
 
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
-                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status,
+                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
   GsCudaContext *cc = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
@@ -283,6 +432,31 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, &dsum));
   GsCallCuda(ctx, cudaMemsetAsync(status, 0, (size_t)bi->batch * sizeof(int), cc->stream));
+  if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
+    const unsigned int nbt = blocks_for(bi->batch * bi->parts), nbs = blocks_for(bi->batch);
+    const int b5 = bi->bands == 5;
+    for (GsInt blk = 0; blk < nrhs; blk++) {
+      a.blk = blk;
+      if (bi->dt == GS_DOUBLE) {
+        gs_ps1_d[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
+                                                                (double *)x);
+        gs_ps2_d[b5]<<<nbs, GS_BANDED_THREADS, 0, cc->stream>>>(a, (const double *)C, fstatus,
+                                                                (const double *)x, (double *)work);
+        gs_ps3_d[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(
+            a, Fp, fstatus, (const double *)work, (double *)x, status, dsum);
+      } else {
+        gs_ps1_f[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
+                                                                (float *)x);
+        gs_ps2_f[b5]<<<nbs, GS_BANDED_THREADS, 0, cc->stream>>>(a, (const float *)C, fstatus,
+                                                                (const float *)x, (float *)work);
+        gs_ps3_f[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)work,
+                                                                (float *)x, status, dsum);
+      }
+      GsCheckLaunchCuda(ctx, "gs_banded_psolve_k");
+    }
+    GsCall(summary_read(ctx, cc, dsum, status, sum));
+    return 0;
+  }
   const unsigned int nb = blocks_for(bi->batch * nrhs);
   const int b5 = bi->bands == 5, per = bi->periodic;
   if (bi->dt == GS_DOUBLE)
