@@ -12,31 +12,8 @@
 #include <cusparse.h>
 
 #include "peer_cusparse.h"
+#include "peer_common.h"
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int
-peer_fail(char *errbuf, size_t errlen, const char *fmt, ...) {
-  if (errbuf && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return 1;
-}
-
-/* Record the first failure in errbuf and jump to cleanup. */
-#define PEER_CUDA(expr)                                                                            \
-  do {                                                                                             \
-    cudaError_t e_ = (expr);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      ierr = peer_fail(errbuf, errlen, "%s: %s (%s)", #expr, cudaGetErrorName(e_),                 \
-                       cudaGetErrorString(e_));                                                    \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
 #define PEER_CUSPARSE(expr)                                                                        \
   do {                                                                                             \
     cusparseStatus_t s_ = (expr);                                                                  \

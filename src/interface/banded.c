@@ -5,7 +5,6 @@
 #include "../backends/common/banded_algo.h"
 #include "../gsimpl.h"
 
-
 struct GsBanded_s {
   GsContext ctx;
   GsBandedDesc desc;
@@ -282,6 +281,20 @@ int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   return 0;
 }
 
+/* The arrays of f (read) and x (written; may be f) where the back end computes. */
+static int rhs_arrays(GsBanded A, GsVec f, GsVec x, void **pf, void **px) {
+  if (x != f) {
+    GsCall(GsVecGetComputeArray(f, GS_ACCESS_READ, pf));
+    /* Contiguous layouts with stride > n leave x's gap entries alone: keep them valid. */
+    GsCall(GsVecGetComputeArray(
+        x, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, px));
+  } else {
+    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READWRITE, px));
+    *pf = *px;
+  }
+  return 0;
+}
+
 static int solve(GsBanded A, GsVec f, GsVec x) {
   GsContext ctx = A->ctx;
   GsInt nf = 0, nx = 0;
@@ -290,15 +303,7 @@ static int solve(GsBanded A, GsVec f, GsVec x) {
   GsCheck(nf == nx, ctx, GS_ERR_ARG_SIZE, "f holds %lld blocks of right-hand sides but x %lld",
           (long long)nf, (long long)nx);
   void *pf = NULL, *px = NULL;
-  if (x != f) {
-    GsCall(GsVecGetComputeArray(f, GS_ACCESS_READ, &pf));
-    /* Contiguous layouts with stride > n leave x's gap entries alone: keep them valid. */
-    GsCall(GsVecGetComputeArray(
-        x, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &px));
-  } else {
-    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READWRITE, &px));
-    pf = px;
-  }
+  GsCall(rhs_arrays(A, f, x, &pf, &px));
   GsCall(GsLogEventBegin(ctx, A->ev_solve));
   int ierr = ctx->ops->banded.solve(ctx, &A->info, (const void *const *)A->fac, A->corner,
                                     A->fstatus, nf, pf, px, A->status, A->work, &A->last);
@@ -329,14 +334,7 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
   void *D[5];
   GsCall(get_diags(A, diag, D));
   void *pf = NULL, *px = NULL;
-  if (x != f) {
-    GsCall(GsVecGetComputeArray(f, GS_ACCESS_READ, &pf));
-    GsCall(GsVecGetComputeArray(
-        x, A->info.stride > A->info.n ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &px));
-  } else {
-    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READWRITE, &px));
-    pf = px;
-  }
+  GsCall(rhs_arrays(A, f, x, &pf, &px));
   A->factored = 0; /* only part of the factors is kept */
   GsCall(GsLogEventBegin(ctx, A->ev_factor_solve));
   int ierr = ctx->ops->banded.factor_solve(ctx, &A->info, (const void *const *)D, A->fac, pf, px,
