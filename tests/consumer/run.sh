@@ -8,6 +8,9 @@ mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 
+echo "--- the installed command-line program runs from its prefix"
+"$prefix/bin/gpusolve" version
+
 echo "--- consumer through find_package(gpusolve)"
 cmake -S "$src/tests/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
 cmake --build "$work/cmake" >"$work/build.log"
