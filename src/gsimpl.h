@@ -61,7 +61,7 @@ typedef struct {
 
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
 typedef struct {
-  int bands, h, periodic, shared;
+  int bands, h, periodic, shared, spd;
   GsInt n, m;        /* rows; rows of the banded block (n - h when periodic) */
   GsInt batch, nmat; /* systems; matrices (1 when shared) */
   int interleaved;   /* else contiguous */

@@ -435,16 +435,20 @@ static void test_residuals(GsContext ctx, HsRng *r) {
                                   : lay == 1 ? (ni % 2 ? n : 0)
                                              : 0,
                                   shared,
-                                  periodic};
-                run_case(ctx, &d, (combo + ni) % NKIND, mode, r);
+                                  periodic,
+                                  0};
+                /* Half of the symmetric positive definite cases take the LDL^T path. */
+                const int kind = (combo + ni) % NKIND;
+                d.spd = kind != KIND_DD && ((combo + ni) / NKIND) % 2 == 0;
+                run_case(ctx, &d, kind, mode, r);
                 cases++;
               }
       /* The largest size: n = 1000 and 512 systems. */
-      GsBandedDesc big1 = {bands, 1000, 512, dt, GS_BANDED_INTERLEAVED, 0, 0, 0};
+      GsBandedDesc big1 = {bands, 1000, 512, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
       run_case(ctx, &big1, KIND_DD, MODE_TWICE, r);
-      GsBandedDesc big2 = {bands, 1000, 512, dt, GS_BANDED_CONTIGUOUS, 1003, 0, 1};
+      GsBandedDesc big2 = {bands, 1000, 512, dt, GS_BANDED_CONTIGUOUS, 1003, 0, 1, 0};
       run_case(ctx, &big2, KIND_SPD_LARGE, MODE_NRHS, r);
-      GsBandedDesc big3 = {bands, 999, 512, dt, GS_BANDED_INTERLEAVED, 0, 1, 1};
+      GsBandedDesc big3 = {bands, 999, 512, dt, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
       run_case(ctx, &big3, KIND_SPD_SMALL, MODE_INPLACE, r);
       cases += 3;
     }
@@ -504,7 +508,8 @@ static void test_dense(GsContext ctx, HsRng *r) {
                             lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
                             lay == 2 ? n + 2 : 0,
                             (idx / 3) % 2,
-                            periodic};
+                            periodic,
+                            0};
           int kind = idx % NKIND;
           Batch b;
           batch_init(&b, &d);
@@ -589,7 +594,8 @@ static void test_mult(GsContext ctx, HsRng *r) {
                               lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
                               lay == 2 ? n + 3 : 0,
                               shared,
-                              periodic};
+                              periodic,
+                              0};
             Batch b;
             batch_init(&b, &d);
             char what[256];
@@ -717,7 +723,8 @@ static void bad_batch(GsContext ctx, int bands, GsDataType dt, int lay, int peri
                     lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
                     lay == 2 ? n + 4 : 0,
                     0,
-                    periodic};
+                    periodic,
+                    0};
   Batch b;
   batch_init(&b, &d);
   char what[256];
@@ -780,7 +787,7 @@ static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRn
   /* Singular shared matrix: every system is bad. */
   {
     const GsInt n = 16, batch = 37;
-    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_CONTIGUOUS, n + 1, 1, periodic};
+    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_CONTIGUOUS, n + 1, 1, periodic, 0};
     Batch b;
     batch_init(&b, &d);
     describe(&b, KIND_DD, "singular shared matrix", what, sizeof what);
@@ -826,7 +833,7 @@ static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRn
    * of system 20, then all good again. */
   {
     const GsInt n = 40, batch = 37;
-    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, periodic};
+    GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, periodic, 0};
     Batch b;
     batch_init(&b, &d);
     describe(&b, KIND_DD, "non-finite matrix / tiny pivot / non-finite rhs", what, sizeof what);
@@ -906,7 +913,7 @@ static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRn
  * bad when any of its right-hand sides is, whatever order the blocks are processed in. */
 static void bad_later_blocks(GsContext ctx, GsDataType dt, HsRng *r) {
   const GsInt n = 200, batch = 512, nrhs = 3;
-  GsBandedDesc d = {5, n, batch, dt, GS_BANDED_CONTIGUOUS, 0, 0, 0};
+  GsBandedDesc d = {5, n, batch, dt, GS_BANDED_CONTIGUOUS, 0, 0, 0, 0};
   Batch b;
   batch_init(&b, &d);
   char what[256];
@@ -985,7 +992,7 @@ static void check_create_err(GsContext ctx, GsBandedDesc d, int code, const char
 }
 
 static void test_errors(GsContext ctx, HsRng *r) {
-  const GsBandedDesc good = {5, 8, 4, GS_DOUBLE, GS_BANDED_CONTIGUOUS, 0, 0, 0};
+  const GsBandedDesc good = {5, 8, 4, GS_DOUBLE, GS_BANDED_CONTIGUOUS, 0, 0, 0, 0};
   GsBandedDesc d;
 
   /* Create */
@@ -1241,7 +1248,7 @@ static void event_info(GsContext ctx, const char *name, GsInt *calls, double *by
 }
 
 static void test_log(GsContext ctx, HsRng *r) {
-  GsBandedDesc d = {3, 50, 10, GS_FLOAT, GS_BANDED_INTERLEAVED, 0, 0, 1};
+  GsBandedDesc d = {3, 50, 10, GS_FLOAT, GS_BANDED_INTERLEAVED, 0, 0, 1, 0};
   Batch b;
   batch_init(&b, &d);
   GsBanded A = NULL;
@@ -1331,7 +1338,7 @@ done:
  * BandedFactorSolve. With periodic matrices (or several blocks) the factors are kept. */
 static void test_fused_state(GsContext ctx, HsRng *r) {
   for (int periodic = 0; periodic < 2; periodic++) {
-    GsBandedDesc d = {5, 40, 9, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, periodic};
+    GsBandedDesc d = {5, 40, 9, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, periodic, 0};
     Batch b;
     batch_init(&b, &d);
     GsBanded A = NULL;
@@ -1378,7 +1385,7 @@ static void test_fused_state(GsContext ctx, HsRng *r) {
 /* Choosing the algorithm: GsBandedSetPartitions / GetPartitions, its errors, that it drops the
  * factors, and that a partitioned solve gives the one-thread-per-system answer. */
 static void test_partitions(GsContext ctx, HsRng *r) {
-  GsBandedDesc d = {5, 100, 7, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0};
+  GsBandedDesc d = {5, 100, 7, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
   Batch b;
   batch_init(&b, &d);
   GsBanded A = NULL, Ap = NULL;
@@ -1448,6 +1455,44 @@ done:
   batch_free(&b);
 }
 
+/* The LDL^T path refuses matrices that are not positive definite: a negative main diagonal in one
+ * system of a batch is a zero (non-positive) pivot naming that system, the others are solved.
+ * GsBandedGetDesc reports the flag. */
+static void test_spd_refuses(GsContext ctx, HsRng *r) {
+  GsBandedDesc d = {5, 30, 6, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 1};
+  Batch b;
+  batch_init(&b, &d);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  double *f = NULL;
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  GsBandedDesc got;
+  CHECK_OK(GsBandedGetDesc(A, &got));
+  CHECK(got.spd == 1, "GetDesc lost the spd flag (%d)", got.spd);
+  fill_matrix(&b, KIND_SPD_SMALL, r);
+  b.D[2][midx(&b, 4, 0)] = -5.0; /* system 4, row 0: negative pivot */
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 1, NAN, r);
+  F = new_vec(ctx, d.dt, b.rl, f);
+  X = new_vec(ctx, d.dt, b.rl, NULL);
+  if (!F || !X) goto done;
+  CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_ZERO_PIVOT);
+  CHECK_MSG(ctx, "system 4");
+  GsInt nbad = 0, first = -1;
+  CHECK_OK(GsBandedGetStatus(A, &nbad, &first, NULL));
+  CHECK(nbad == 1 && first == 4, "spd refusal: %lld bad, first %lld (want 1, 4)", (long long)nbad,
+        (long long)first);
+  CHECK_ERR(GsBandedSolve(A, F, X), GS_ERR_ZERO_PIVOT);
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  batch_free(&b);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1461,6 +1506,7 @@ int main(int argc, char **argv) {
   test_log(ctx, &r);
   test_fused_state(ctx, &r);
   test_partitions(ctx, &r);
+  test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);
   printf("dense: worst error %.3g (double), %.3g (float) x 2 bands eps kappa\n", worst_dense[0],

@@ -458,8 +458,8 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
  * they differ only by rounding, e.g. fused multiply-adds on the device). Outputs are poisoned. */
 static void banded_case(int bands, GsInt n, GsInt batch, GsDataType dt, GsBandedLayout layout,
                         int shared, int periodic, HsRng *rng) {
-  GsBandedDesc d = {bands,  n,       batch, dt, layout, layout == GS_BANDED_CONTIGUOUS ? n + 3 : 0,
-                    shared, periodic};
+  GsBandedDesc d = {bands,  n,        batch, dt, layout, layout == GS_BANDED_CONTIGUOUS ? n + 3 : 0,
+                    shared, periodic, 0};
   GsBanded Ac = NULL, Ag = NULL;
   if (CHECK_OK(GsBandedCreate(cctx, &d, &Ac)) || CHECK_OK(GsBandedCreate(gctx, &d, &Ag))) {
     GsBandedDestroy(&Ac);

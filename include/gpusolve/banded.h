@@ -51,6 +51,9 @@ typedef struct {
   GsInt stride; /* GS_BANDED_CONTIGUOUS: distance between systems (0 means n) */
   int shared;   /* 1: one matrix for the whole batch (diagonals of n entries) */
   int periodic; /* 1: cyclic systems (corner entries wrap around) */
+  int spd;      /* 1: symmetric positive definite matrices, factored as LDL^T with 3 (penta) or 2
+                 * (tri) factor arrays instead of 5 or 3; all diagonals are still passed, and the
+                 * factorisation reads the lower ones and the main one */
 } GsBandedDesc;
 
 /* Create a batch described by desc (copied). Sizes and flags are checked here. */

@@ -57,11 +57,13 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   B->desc.stride = stride;
   B->desc.shared = d->shared != 0;
   B->desc.periodic = d->periodic != 0;
+  B->desc.spd = d->spd != 0;
   GsBandedInfo *bi = &B->info;
   bi->bands = d->bands;
   bi->h = d->bands / 2;
   bi->periodic = B->desc.periodic;
   bi->shared = B->desc.shared;
+  bi->spd = B->desc.spd;
   bi->n = d->n;
   bi->m = bi->periodic ? d->n - bi->h : d->n;
   bi->batch = d->batch;
@@ -111,12 +113,12 @@ static int alloc_factors(GsBanded A) {
   GsMemFree(ctx, A->corner);
   GsMemFree(ctx, A->work);
   A->corner = A->work = NULL;
-  const int nlu = bi->bands == 5 ? 5 : 3;
+  const int nlu = GS_BANDED_NLU(bi->bands, bi->spd);
   if (bi->parts > 1) {
     bi->nfac = nlu + 2 * bi->h;
     bi->corner_len = GS_BANDED_PART_CORNER_LEN(bi->bands, bi->parts);
   } else {
-    bi->nfac = GS_BANDED_NFACTOR(bi->bands, bi->periodic);
+    bi->nfac = GS_BANDED_NFACTOR(bi->bands, bi->spd, bi->periodic);
     bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(bi->bands) : 0;
   }
   size_t es = GsDataTypeSize(bi->dt);
@@ -352,7 +354,7 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
 
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsCheckHandle(NULL, A);
-  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared &&
+  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared && !A->info.spd &&
       A->info.parts == 1) {
     GsInt nf = 0, nx = 0;
     GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));

@@ -35,13 +35,17 @@
  * factor pointers are this long everywhere. */
 #define GS_BANDED_MAX_FAC 9
 
-/* Factor arrays: 5 (penta) or 3 (tri) for the LU, plus h arrays of W for periodic systems. */
-#define GS_BANDED_NFACTOR(bands, periodic) (((bands) == 5 ? 5 : 3) + ((periodic) ? (bands) / 2 : 0))
+/* Arrays of the block factorisation: LU 5 (penta) or 3 (tri); LDL^T (spd) 3 or 2. */
+#define GS_BANDED_NLU(bands, spd) ((spd) ? ((bands) == 5 ? 3 : 2) : ((bands) == 5 ? 5 : 3))
+/* Factor arrays: the block factorisation plus h arrays of W for periodic systems. */
+#define GS_BANDED_NFACTOR(bands, spd, periodic)                                                    \
+  (GS_BANDED_NLU(bands, spd) + ((periodic) ? (bands) / 2 : 0))
 
 /* Everything a per-system routine needs to know; filled by the front end. */
 typedef struct {
   int bands, h, periodic;
   GsInt n, m; /* rows; rows of the banded block (n - h when periodic, else n) */
+  int spd;    /* LDL^T instead of LU */
 } GsBandedShape;
 
 /* Rows are processed in chunks of GS_BANDED_CHUNK: all loads of a chunk are issued before any of
@@ -67,10 +71,141 @@ typedef struct {
       x[rb + i * rs] = (T)NAN;                                                                     \
   }                                                                                                \
                                                                                                    \
+  /* LDL^T of rows [0, m) of a symmetric positive definite block, reading only the lower diagonals \
+   * and the main one (penta D[0..2], tri D[0..1]). Penta: l2_i = a_i / d_{i-2},                   \
+   * l1_i = (b_i - l2_i d_{i-2} l1_{i-1}) / d_{i-1}, d_i = c_i - l1_i^2 d_{i-1} - l2_i^2 d_{i-2},  \
+   * stored as F[0] = l2, F[1] = l1, F[2] = 1/d (tri: F[0] = l, F[1] = 1/d): 3 (2) arrays instead  \
+   * of the LU's 5 (3). A pivot d_i that is not clearly positive is GS_BANDED_ZERO_PIVOT. */       \
+  GS_HOST_DEVICE static inline int gs_banded_ldl_##S(const GsBandedShape *sh, const T *const *D,   \
+                                                     T *const *F, GsInt base, GsInt step) {        \
+    const GsInt m = sh->m;                                                                         \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    const int penta = sh->bands == 5;                                                              \
+    T d2 = 0, d1 = 0, l1p = 0;                                                                     \
+    for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
+      T va[K] = {0}, vb[K] = {0}, vc[K] = {0};                                                     \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u, q = base + i * step;                                               \
+        if (i < m) {                                                                               \
+          if (penta) {                                                                             \
+            va[u] = i >= 2 ? D[0][q] : (T)0;                                                       \
+            vb[u] = i >= 1 ? D[1][q] : (T)0;                                                       \
+            vc[u] = D[2][q];                                                                       \
+          } else {                                                                                 \
+            vb[u] = i >= 1 ? D[0][q] : (T)0;                                                       \
+            vc[u] = D[1][q];                                                                       \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u, q = base + i * step;                                               \
+        if (i < m) {                                                                               \
+          const T l2 = i >= 2 ? va[u] / d2 : (T)0;                                                 \
+          const T l1 = i >= 1 ? (vb[u] - l2 * d2 * l1p) / d1 : (T)0;                               \
+          const T d = vc[u] - l1 * l1 * d1 - l2 * l2 * d2;                                         \
+          const double scale =                                                                     \
+              fabs((double)vc[u]) + 2 * (fabs((double)va[u]) + fabs((double)vb[u]));               \
+          if (!(d > (T)((EPS)*scale)))                                                             \
+            return d == d && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;         \
+          const T id = (T)1 / d;                                                                   \
+          if (!isfinite((double)l1) || !isfinite((double)l2) || !isfinite((double)id))             \
+            return GS_BANDED_NOT_FINITE;                                                           \
+          if (penta) {                                                                             \
+            F[0][q] = l2;                                                                          \
+            F[1][q] = l1;                                                                          \
+            F[2][q] = id;                                                                          \
+          } else {                                                                                 \
+            F[0][q] = l1;                                                                          \
+            F[1][q] = id;                                                                          \
+          }                                                                                        \
+          d2 = d1;                                                                                 \
+          d1 = d;                                                                                  \
+          l1p = l1;                                                                                \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Solve with the LDL^T factors over rows [0, m): L z = f, y = z / d (into x), L^T x = y.        \
+   * Returns 1 when every x_i is finite. f and x may be the same array. */                         \
+  GS_HOST_DEVICE static inline int gs_banded_ldl_solve_##S(const GsBandedShape *sh,                \
+                                                           const T *const *F, GsInt fb, GsInt fs,  \
+                                                           const T *f, T *x, GsInt rb, GsInt rs) { \
+    const GsInt m = sh->m;                                                                         \
+    enum { K = GS_BANDED_CHUNK };                                                                  \
+    const int penta = sh->bands == 5;                                                              \
+    T z2 = 0, z1 = 0;                                                                              \
+    for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
+      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u, q = fb + i * fs;                                                   \
+        if (i < m) {                                                                               \
+          vf[u] = f[rb + i * rs];                                                                  \
+          v0[u] = F[0][q];                                                                         \
+          v1[u] = F[1][q];                                                                         \
+          if (penta) v2[u] = F[2][q];                                                              \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m) {                                                                               \
+          T z, y;                                                                                  \
+          if (penta) {                                                                             \
+            z = vf[u] - v1[u] * z1 - v0[u] * z2;                                                   \
+            y = z * v2[u];                                                                         \
+          } else {                                                                                 \
+            z = vf[u] - v0[u] * z1;                                                                \
+            y = z * v1[u];                                                                         \
+          }                                                                                        \
+          z2 = z1;                                                                                 \
+          z1 = z;                                                                                  \
+          x[rb + i * rs] = y;                                                                      \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    /* x_i = y_i - l1_{i+1} x_{i+1} - l2_{i+2} x_{i+2}: the multipliers of the rows below, kept    \
+     * from the iterations that loaded them. */                                                    \
+    T x1 = 0, x2 = 0, l1n = 0, l2n1 = 0, l2n2 = 0;                                                 \
+    int finite = 1;                                                                                \
+    for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
+      T vy[K] = {0}, v0[K] = {0}, v1[K] = {0};                                                     \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u, q = fb + i * fs;                                                   \
+        if (i >= 0) {                                                                              \
+          vy[u] = x[rb + i * rs];                                                                  \
+          v0[u] = F[0][q];                                                                         \
+          if (penta) v1[u] = F[1][q];                                                              \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          T xi;                                                                                    \
+          if (penta) {                                                                             \
+            xi = vy[u] - l1n * x1 - l2n2 * x2;                                                     \
+            l2n2 = l2n1;                                                                           \
+            l2n1 = v0[u];                                                                          \
+            l1n = v1[u];                                                                           \
+          } else {                                                                                 \
+            xi = vy[u] - l1n * x1;                                                                 \
+            l1n = v0[u];                                                                           \
+          }                                                                                        \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+          x2 = x1;                                                                                 \
+          x1 = xi;                                                                                 \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return finite;                                                                                 \
+  }                                                                                                \
+                                                                                                   \
   /* LU of rows [0, m) of the banded block; returns a GsBandedStatus. Entries reaching outside     \
    * the block are taken as zero. */                                                               \
   GS_HOST_DEVICE static inline int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D,    \
                                                     T *const *F, GsInt base, GsInt step) {         \
+    if (sh->spd) return gs_banded_ldl_##S(sh, D, F, base, step);                                   \
     const GsInt m = sh->m;                                                                         \
     enum { K = GS_BANDED_CHUNK };                                                                  \
     if (sh->bands == 5) {                                                                          \
@@ -187,6 +322,7 @@ typedef struct {
   GS_HOST_DEVICE static inline int gs_banded_lu_solve_##S(const GsBandedShape *sh,                 \
                                                           const T *const *F, GsInt fb, GsInt fs,   \
                                                           const T *f, T *x, GsInt rb, GsInt rs) {  \
+    if (sh->spd) return gs_banded_ldl_solve_##S(sh, F, fb, fs, f, x, rb, rs);                      \
     const GsInt m = sh->m;                                                                         \
     enum { K = GS_BANDED_CHUNK };                                                                  \
     const int penta = sh->bands == 5;                                                              \
@@ -299,7 +435,7 @@ typedef struct {
       const GsBandedShape *sh, const T *const *D, T *const *F, T *C, GsInt base, GsInt step) {     \
     int st = gs_banded_lu_##S(sh, D, F, base, step);                                               \
     if (st || !sh->periodic) return st;                                                            \
-    const int h = sh->h, nb = sh->bands, nlu = nb == 5 ? 5 : 3;                                    \
+    const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
     const GsInt n = sh->n, m = sh->m;                                                              \
     /* W_j = E^-1 F_j: column j of F (rows of E reaching column m + j) solved in place. */         \
     for (int j = 0; j < h; j++) {                                                                  \
@@ -360,7 +496,7 @@ typedef struct {
                                                        const T *C, GsInt fb, GsInt fs, const T *f, \
                                                        T *x, GsInt rb, GsInt rs) {                 \
     const GsInt n = sh->n, m = sh->m;                                                              \
-    const int h = sh->h, nb = sh->bands, nlu = nb == 5 ? 5 : 3;                                    \
+    const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
     T z[2] = {0, 0};                                                                               \
     if (sh->periodic) { /* read the last h entries of f before x (maybe f) is written */           \
       for (int r = 0; r < h; r++)                                                                  \
@@ -503,7 +639,7 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
     ps.m = r1 - r0;                                                                                \
     ps.periodic = 0;                                                                               \
     const GsInt pb = base + r0 * step, L = r1 - r0;                                                \
-    const int h = sh->h, nlu = sh->bands == 5 ? 5 : 3;                                             \
+    const int h = sh->h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                  \
     const int st = gs_banded_lu_##S(&ps, D, F, pb, step);                                          \
     if (st) return st;                                                                             \
     for (int k = 0; k < 2 * h; k++) {                                                              \
@@ -530,7 +666,7 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
    * Returns a GsBandedStatus. */                                                                  \
   GS_HOST_DEVICE static inline int gs_banded_part_reduce_factor_##S(                               \
       const GsBandedShape *sh, const T *const *F, GsInt base, GsInt step, int parts, T *C) {       \
-    const int h = sh->h, q = 2 * h, nlu = sh->bands == 5 ? 5 : 3, qq = q * q;                      \
+    const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd), qq = q * q;           \
     T G[4][4] = {{0}};                                                                             \
     for (int j = 0; j < parts; j++) {                                                              \
       GsInt r0, r1;                                                                                \
@@ -618,7 +754,7 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
   GS_HOST_DEVICE static inline int gs_banded_part_correct_##S(                                     \
       const GsBandedShape *sh, const T *const *F, GsInt fb, GsInt fs, int parts, int j,            \
       const T *X, T *x, GsInt rb, GsInt rs) {                                                      \
-    const int h = sh->h, q = 2 * h, nlu = sh->bands == 5 ? 5 : 3;                                  \
+    const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                       \
     GsInt r0, r1;                                                                                  \
     gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
     T Tn[2] = {0, 0}, Up[2] = {0, 0};                                                              \

@@ -12,7 +12,7 @@ GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
-  GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m};
+  GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd};
   return sh;
 }
 

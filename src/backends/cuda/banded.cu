@@ -336,6 +336,7 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.sh.periodic = bi->periodic;
   a.sh.n = bi->n;
   a.sh.m = bi->m;
+  a.sh.spd = bi->spd;
   a.batch = bi->batch;
   a.nmat = bi->nmat;
   a.stride = bi->stride;
