@@ -22,7 +22,9 @@ static int cmp_double(const void *a, const void *b) {
 
 double GsBenchBandedFloorBytes(const GsBenchBandedCase *c) {
   const double es = (double)GsDataTypeSize(c->dt), n = (double)c->n, batch = (double)c->batch;
-  const int nfac = (c->bands == 5 ? 5 : 3) + (c->periodic ? c->bands / 2 : 0);
+  /* LU keeps 5 (penta) / 3 (tri) arrays, LDL^T 3 / 2; periodic adds h more. */
+  const int nfac = (c->spd ? (c->bands == 5 ? 3 : 2) : (c->bands == 5 ? 5 : 3)) +
+                   (c->periodic ? c->bands / 2 : 0);
   const double rhs = 2.0 * n * batch * es; /* f read, x written */
   if (c->mode == GS_BENCH_BANDED_FACTOR_SOLVE)
     return rhs + (double)c->bands * (c->shared ? n : n * batch) * es;
@@ -41,11 +43,11 @@ const char *GsBenchBandedPeerRoutine(const GsBenchBandedCase *c) {
 }
 
 void GsBenchBandedDescribe(const GsBenchBandedCase *c, char *buf, size_t len) {
-  snprintf(buf, len, "%s %s n=%lld batch=%lld %s %s%s%s", c->bands == 5 ? "penta" : "tri",
+  snprintf(buf, len, "%s %s n=%lld batch=%lld %s %s%s%s%s", c->bands == 5 ? "penta" : "tri",
            c->layout == GS_BANDED_CONTIGUOUS ? "contiguous" : "interleaved", (long long)c->n,
            (long long)c->batch, GsDataTypeName(c->dt),
            c->mode == GS_BENCH_BANDED_FACTOR_SOLVE ? "factor_solve" : "solve",
-           c->shared ? " shared" : "", c->periodic ? " periodic" : "");
+           c->shared ? " shared" : "", c->periodic ? " periodic" : "", c->spd ? " spd" : "");
 }
 
 /* A record of the case with everything but the measurement filled in. */
@@ -60,6 +62,7 @@ static int record_init(GsContext ctx, const GsBenchBandedCase *c, const char *op
   r->bands = c->bands;
   r->shared = c->shared != 0;
   r->periodic = c->periodic != 0;
+  r->spd = c->spd != 0;
   r->residual = -1;
   snprintf(r->op, sizeof r->op, "%s", op);
   snprintf(r->dtype, sizeof r->dtype, "%s", GsDataTypeName(c->dt));
@@ -242,7 +245,10 @@ static int setup(GsContext ctx, Bench *b) {
   const int main_diag = c->bands / 2;
   for (int k = 0; k < c->bands; k++) {
     GsCall(GsVecCreate(ctx, diag_len, c->dt, &b->diag[k]));
-    if (k == main_diag) /* |main| >= bands > sum of |off-diagonals|: a margin of at least 1 */
+    if (c->spd) { /* hyperdiffusion-type rows, sigma = 1: (1, -4, 7, -4, 1) or (-1, 3, -1) */
+      static const double penta[5] = {1, -4, 7, -4, 1}, tri[3] = {-1, 3, -1};
+      GsCall(GsVecSet(b->diag[k], c->bands == 5 ? penta[k] : tri[k]));
+    } else if (k == main_diag) /* |main| >= bands > sum of |off-diagonals|: a margin of 1+ */
       GsCall(GsVecSetRandom(b->diag[k], 100 + (uint64_t)k, c->bands, c->bands + 1));
     else
       GsCall(GsVecSetRandom(b->diag[k], 100 + (uint64_t)k, -1, 1));
@@ -264,7 +270,8 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
                     .layout = c->layout,
                     .stride = 0,
                     .shared = c->shared,
-                    .periodic = c->periodic};
+                    .periodic = c->periodic,
+                    .spd = c->spd};
   char desc[128];
   GsBenchBandedDescribe(c, desc, sizeof desc);
   /* First, so that a back end without the solver fails before anything is measured. */

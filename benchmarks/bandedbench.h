@@ -25,6 +25,7 @@ typedef struct {
   GsDataType dt;
   GsBandedLayout layout; /* contiguous systems are packed (stride n) */
   int shared, periodic;
+  int spd; /* symmetric positive definite (hyperdiffusion-type) matrices, LDL^T path */
   GsBenchBandedMode mode;
   int peers;         /* on a GPU, also time the cuSPARSE routine that solves this case, if any */
   const char *group; /* tag for the records ("headline", "sweep"); NULL for none */

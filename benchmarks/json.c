@@ -75,8 +75,9 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
       fprintf(f, ", \"bands\": %d, \"batch\": %lld, \"unknowns\": %lld, \"layout\": ", r->bands,
               r->batch, r->n * r->batch);
       put_str(f, r->layout);
-      fprintf(f, ", \"shared\": %s, \"periodic\": %s, \"mode\": ", r->shared ? "true" : "false",
-              r->periodic ? "true" : "false");
+      fprintf(f, ", \"shared\": %s, \"periodic\": %s, \"spd\": %s, \"mode\": ",
+              r->shared ? "true" : "false", r->periodic ? "true" : "false",
+              r->spd ? "true" : "false");
       put_str(f, r->mode);
       if (r->residual >= 0 && isfinite(r->residual)) /* NaN or inf would not be JSON */
         fprintf(f, ", \"residual\": %.3e", r->residual);

@@ -27,7 +27,7 @@ typedef struct {
   char layout[16];  /* "interleaved" / "contiguous" */
   char mode[16];    /* "solve" (factored once) / "factor_solve" / "restore" (a peer's copy) */
   long long batch;  /* systems */
-  int bands, shared, periodic;
+  int bands, shared, periodic, spd;
   double residual; /* ||A x - f||_2 / ||f||_2 of the solution; < 0 when not checked */
 } GsBenchRecord;
 

@@ -31,6 +31,8 @@ run -bands 5 -n 80 -batch 16 -mode factor_solve -layout contiguous
 run -bands 5 -n 80 -batch 16 -mode factor_solve -shared 1
 run -bands 5 -n 5 -batch 7 -periodic 1 -dtype float
 run -bands 3 -n 60 -batch 10 -dtype float -layout contiguous -mode factor_solve
+run -bands 5 -n 64 -batch 30 -spd 1 -periodic 1
+run -bands 3 -n 90 -batch 12 -spd 1 -layout contiguous -mode factor_solve
 
 echo "== gpusolve banded -sweep 1 -max_unknowns 100000"
 "$cli" banded -gs_backend /cpu -sweep 1 -max_unknowns 100000 -repeats 2 -json "$work/sweep.json" \
@@ -46,12 +48,14 @@ def floor_values(x):
     if x["mode"] == "factor_solve":
         per = 2 + (0 if x["shared"] else x["bands"])
     else:
-        nfac = (5 if x["bands"] == 5 else 3) + (x["bands"] // 2 if x["periodic"] else 0)
+        nlu = (3 if x["bands"] == 5 else 2) if x.get("spd") else (5 if x["bands"] == 5 else 3)
+        nfac = nlu + (x["bands"] // 2 if x["periodic"] else 0)
         per = 2 + (0 if x["shared"] else nfac)
     extra = 0
     if x["shared"]:
         extra = (x["bands"] if x["mode"] == "factor_solve" else
-                 (5 if x["bands"] == 5 else 3) + (x["bands"] // 2 if x["periodic"] else 0)) * x["n"]
+                 ((3 if x["bands"] == 5 else 2) if x.get("spd") else (5 if x["bands"] == 5 else 3))
+                 + (x["bands"] // 2 if x["periodic"] else 0)) * x["n"]
     return per * x["unknowns"] + extra
 
 def check(path, records_wanted=None):

@@ -228,7 +228,8 @@ static int cmd_demo(int argc, char **argv) {
 static void banded_help(void) {
   printf(
       "usage: gpusolve banded [-bands 3|5] [-n N] [-batch B] [-dtype double|float]\n"
-      "                       [-layout interleaved|contiguous] [-shared 0|1] [-periodic 0|1]\n"
+      "                       [-layout interleaved|contiguous] [-shared 0|1] [-periodic 0|1] [-spd "
+      "0|1]\n"
       "                       [-mode solve|factor_solve] [-repeats R] [-peers 0|1]\n"
       "                       [-json FILE | -json_dir DIR]\n"
       "       gpusolve banded -sweep 1 [-max_unknowns U] [-bands 3|5] [-dtype ...] [-layout ...]\n"
@@ -249,6 +250,8 @@ static void banded_help(void) {
       "  -layout L           interleaved: entry i of system s at i*batch+s (default);\n"
       "                      contiguous: at s*n+i\n"
       "  -shared 1           one matrix for the whole batch;  -periodic 1  cyclic systems\n"
+      "  -spd 1              symmetric positive definite hyperdiffusion-type matrices (rows\n"
+      "                      1,-4,7,-4,1 or -1,3,-1), factored as LDL^T\n"
       "  -mode M             solve: factor once, time the solve (default);\n"
       "                      factor_solve: time factor + solve in one call (refactor each call)\n"
       "  -repeats R          timed calls, the median is reported (default 20 GPU, 5 CPU)\n"
@@ -296,7 +299,7 @@ static int cmd_banded(int argc, char **argv) {
   GsInt bands = 5, n = 1024, batch = gpu ? 65536 : 4096, repeats = gpu ? 20 : 5;
   GsInt max_unknowns = gpu ? (GsInt)1 << 28 : (GsInt)1 << 22;
   int dt = GS_DOUBLE, layout = GS_BANDED_INTERLEAVED, mode = GS_BENCH_BANDED_SOLVE;
-  int shared = 0, periodic = 0, peers = 1, sweep = 0, bands_set = 0;
+  int shared = 0, periodic = 0, spd = 0, peers = 1, sweep = 0, bands_set = 0;
   char json[768] = "", json_dir[512] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-bands", &bands, &bands_set));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &n, NULL));
@@ -305,6 +308,7 @@ static int cmd_banded(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetEnum(ctx, "-layout", GsBenchBandedLayoutNames, &layout, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-shared", &shared, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-periodic", &periodic, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-spd", &spd, NULL));
   CLI_CALL(ctx, GsOptionsGetEnum(ctx, "-mode", GsBenchBandedModeNames, &mode, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-repeats", &repeats, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-peers", &peers, NULL));
@@ -346,6 +350,7 @@ static int cmd_banded(int argc, char **argv) {
                             .layout = (GsBandedLayout)layout,
                             .shared = shared,
                             .periodic = periodic,
+                            .spd = spd,
                             .mode = (GsBenchBandedMode)mode,
                             .peers = peers,
                             .group = NULL};
