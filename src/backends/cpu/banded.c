@@ -234,33 +234,56 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
 }
 
 /* The interleaved layout walked one system at a time touches one entry per cache line of each
- * array. For the common case (interleaved, LU, not periodic, not partitioned) the CPU instead
+ * array. For the common case (interleaved, not periodic, not partitioned) the CPU instead
  * sweeps the rows of a block of GS_CPU_SB consecutive systems together: the inner loop over
  * systems is contiguous and vectorises, and each system still does the same operations in the
- * same order as gs_banded_lu_solve, so the results are those of the per-system code. */
+ * same order as gs_banded_lu_solve (LU or LDL^T), so the results are those of the per-system code.
+ */
 #define GS_CPU_SB 256
 #define GS_CPU_BLOCK_SOLVE(T, S)                                                                   \
   static void solve_block_##S(const GsBandedInfo *bi, const void *const *Fv, const int *fstatus,   \
                               GsInt nrhs, const void *fv, void *xv, int *status) {                 \
     const GsInt batch = bi->batch, m = bi->m;                                                      \
-    const int penta = bi->bands == 5;                                                              \
+    const int penta = bi->bands == 5, spd = bi->spd;                                               \
     const GsInt ms = bi->shared ? 0 : 1; /* a shared matrix: one entry per row for all systems */  \
     const GsInt mrow = bi->shared ? 1 : batch;                                                     \
-    const T *F0 = (const T *)Fv[0], *F1 = (const T *)Fv[1], *F2 = (const T *)Fv[2];                \
-    const T *Fg = (const T *)Fv[penta ? 3 : 2], *Fd = penta ? (const T *)Fv[4] : NULL;             \
+    /* LU: F0 a, F1 beta, F2 1/alpha, F3 gamma, F4 delta (tri: a, 1/alpha, gamma);                 \
+     * LDL^T: F0 l2, F1 l1, F2 1/d (tri: l, 1/d). */                                               \
+    const T *F0 = (const T *)Fv[0], *F1 = (const T *)Fv[1];                                        \
+    const T *F2 = bi->nfac > 2 ? (const T *)Fv[2] : NULL;                                          \
+    const T *Fg = spd ? NULL : (const T *)Fv[penta ? 3 : 2];                                       \
+    const T *Fd = !spd && penta ? (const T *)Fv[4] : NULL;                                         \
     const GsInt nblocks = (batch + GS_CPU_SB - 1) / GS_CPU_SB;                                     \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < nrhs * nblocks; t++) {      \
       const GsInt blk = t / nblocks, s0 = (t % nblocks) * GS_CPU_SB;                               \
       const GsInt s1 = s0 + GS_CPU_SB < batch ? s0 + GS_CPU_SB : batch;                            \
       const T *f = (const T *)fv + blk * bi->rhs_len;                                              \
       T *x = (T *)xv + blk * bi->rhs_len;                                                          \
+      /* p1, p2: the last two values of the recurrence (g for LU, z for LDL^T, then x); for the    \
+       * LDL^T back sweep m1, m2a, m2b keep l1_{i+1}, l2_{i+1}, l2_{i+2} of the rows below. */     \
       T p1[GS_CPU_SB] = {0}, p2[GS_CPU_SB] = {0};                                                  \
+      T m1[GS_CPU_SB] = {0}, m2a[GS_CPU_SB] = {0}, m2b[GS_CPU_SB] = {0};                           \
       int ok[GS_CPU_SB];                                                                           \
       for (GsInt s = s0; s < s1; s++)                                                              \
         ok[s - s0] = 1;                                                                            \
       for (GsInt i = 0; i < m; i++) {                                                              \
         const GsInt r = i * batch, q = i * mrow;                                                   \
-        if (penta) {                                                                               \
+        if (spd && penta) {                                                                        \
+          _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                    \
+            const GsInt k = s - s0, qs = q + s * ms;                                               \
+            const T z = f[r + s] - F1[qs] * p1[k] - F0[qs] * p2[k];                                \
+            x[r + s] = z * F2[qs];                                                                 \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = z;                                                                             \
+          }                                                                                        \
+        } else if (spd) {                                                                          \
+          _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                    \
+            const GsInt k = s - s0, qs = q + s * ms;                                               \
+            const T z = f[r + s] - F0[qs] * p1[k];                                                 \
+            x[r + s] = z * F1[qs];                                                                 \
+            p1[k] = z;                                                                             \
+          }                                                                                        \
+        } else if (penta) {                                                                        \
           _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                    \
             const GsInt k = s - s0, qs = q + s * ms;                                               \
             const T g = (f[r + s] - F0[qs] * p2[k] - F1[qs] * p1[k]) * F2[qs];                     \
@@ -281,14 +304,33 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
         p1[s - s0] = p2[s - s0] = 0;                                                               \
       for (GsInt i = m - 1; i >= 0; i--) {                                                         \
         const GsInt r = i * batch, q = i * mrow;                                                   \
-        _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                      \
-          const GsInt k = s - s0, qs = q + s * ms;                                                 \
-          const T xi =                                                                             \
-              penta ? x[r + s] - Fg[qs] * p1[k] - Fd[qs] * p2[k] : x[r + s] - Fg[qs] * p1[k];      \
-          x[r + s] = xi;                                                                           \
-          ok[k] &= xi - xi == 0; /* false for inf and NaN */                                       \
-          p2[k] = p1[k];                                                                           \
-          p1[k] = xi;                                                                              \
+        if (spd) {                                                                                 \
+          _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                    \
+            const GsInt k = s - s0, qs = q + s * ms;                                               \
+            const T xi =                                                                           \
+                penta ? x[r + s] - m1[k] * p1[k] - m2b[k] * p2[k] : x[r + s] - m1[k] * p1[k];      \
+            if (penta) {                                                                           \
+              m2b[k] = m2a[k];                                                                     \
+              m2a[k] = F0[qs];                                                                     \
+              m1[k] = F1[qs];                                                                      \
+            } else {                                                                               \
+              m1[k] = F0[qs];                                                                      \
+            }                                                                                      \
+            x[r + s] = xi;                                                                         \
+            ok[k] &= xi - xi == 0; /* false for inf and NaN */                                     \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = xi;                                                                            \
+          }                                                                                        \
+        } else {                                                                                   \
+          _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                    \
+            const GsInt k = s - s0, qs = q + s * ms;                                               \
+            const T xi =                                                                           \
+                penta ? x[r + s] - Fg[qs] * p1[k] - Fd[qs] * p2[k] : x[r + s] - Fg[qs] * p1[k];    \
+            x[r + s] = xi;                                                                         \
+            ok[k] &= xi - xi == 0; /* false for inf and NaN */                                     \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = xi;                                                                            \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
       for (GsInt s = s0; s < s1; s++) {                                                            \
@@ -319,7 +361,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       else
         psolve_f(bi, F, C, fstatus, blk, f, x, status, (float *)work);
     }
-  } else if (bi->interleaved && !bi->periodic && !bi->spd) {
+  } else if (bi->interleaved && !bi->periodic) {
     if (bi->dt == GS_DOUBLE)
       solve_block_d(bi, F, fstatus, nrhs, f, x, status);
     else
