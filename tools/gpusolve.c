@@ -62,6 +62,32 @@ static void slug(const char *in, char *out, size_t len) {
   out[k] = 0;
 }
 
+/* A context from the command line (-gs_backend, GS_BACKEND, else the default), with its resource,
+ * device and whether it computes on a GPU. Prints the error and returns 1 on failure. */
+static int cli_open(int argc, char **argv, GsContext *ctx, const char **res, GsDeviceInfo *dev,
+                    int *gpu) {
+  GsMemType mem;
+  CLI_CALL(NULL, GsInitWithArgs(argc, argv, NULL, ctx));
+  CLI_CALL(*ctx, GsGetPreferredMemType(*ctx, &mem));
+  CLI_CALL(*ctx, GsGetResource(*ctx, res));
+  CLI_CALL(*ctx, GsGetDeviceInfo(*ctx, dev));
+  *gpu = mem == GS_MEM_DEVICE;
+  return 0;
+}
+
+/* DIR/<suite>-<device>.json into json; prints the error and returns 1 if it does not fit. */
+static int json_in_dir(char *json, size_t len, const char *dir, const char *suite, int gpu,
+                       const GsDeviceInfo *dev) {
+  char s[128];
+  slug(gpu ? dev->name : "cpu", s, sizeof s);
+  int n = snprintf(json, len, "%s/%s-%s.json", dir, suite, s);
+  if (n < 0 || (size_t)n >= len) {
+    fprintf(stderr, "gpusolve: -json_dir '%s' is too long\n", dir);
+    return 1;
+  }
+  return 0;
+}
+
 static void print_device(const GsDeviceInfo *d) {
   if (d->device_id < 0) {
     printf("    %s, %d OpenMP threads\n", d->name, d->multiprocessors);
@@ -113,14 +139,10 @@ static int cmd_info(int argc, char **argv) {
 /* The vector benchmark on the chosen context, then peers (cuBLAS, the CPU back end). */
 static int run_vec_bench(int argc, char **argv, int demo) {
   GsContext ctx = NULL;
-  CLI_CALL(NULL, GsInitWithArgs(argc, argv, NULL, &ctx));
-  GsMemType mem;
   const char *res;
   GsDeviceInfo dev;
-  CLI_CALL(ctx, GsGetPreferredMemType(ctx, &mem));
-  CLI_CALL(ctx, GsGetResource(ctx, &res));
-  CLI_CALL(ctx, GsGetDeviceInfo(ctx, &dev));
-  int gpu = mem == GS_MEM_DEVICE;
+  int gpu;
+  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
   GsInt n = gpu ? (GsInt)1 << 27 : (GsInt)1 << (demo ? 22 : 24);
   GsInt repeats = gpu ? 20 : 5;
   int cpu_peer = gpu, peers = 1;
@@ -153,16 +175,10 @@ static int run_vec_bench(int argc, char **argv, int demo) {
   }
   printf("\n");
   GsBenchPrintTable(&rep, stdout);
-  if (json_dir[0] && !json[0]) {
-    char s[128];
-    slug(gpu ? dev.name : "cpu", s, sizeof s);
-    int len = snprintf(json, sizeof json, "%s/vec-%s.json", json_dir, s);
-    if (len < 0 || (size_t)len >= sizeof json) {
-      fprintf(stderr, "gpusolve: -json_dir '%s' is too long\n", json_dir);
-      GsBenchReportFree(&rep);
-      GsDestroy(&ctx);
-      return 1;
-    }
+  if (json_dir[0] && !json[0] && json_in_dir(json, sizeof json, json_dir, "vec", gpu, &dev)) {
+    GsBenchReportFree(&rep);
+    GsDestroy(&ctx);
+    return 1;
   }
   if (json[0]) {
     char extra[256];
@@ -288,14 +304,10 @@ static int cmd_banded(int argc, char **argv) {
     return 0;
   }
   GsContext ctx = NULL;
-  CLI_CALL(NULL, GsInitWithArgs(argc, argv, NULL, &ctx));
-  GsMemType mem;
   const char *res;
   GsDeviceInfo dev;
-  CLI_CALL(ctx, GsGetPreferredMemType(ctx, &mem));
-  CLI_CALL(ctx, GsGetResource(ctx, &res));
-  CLI_CALL(ctx, GsGetDeviceInfo(ctx, &dev));
-  const int gpu = mem == GS_MEM_DEVICE;
+  int gpu;
+  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
   GsInt bands = 5, n = 1024, batch = gpu ? 65536 : 4096, repeats = gpu ? 20 : 5;
   GsInt max_unknowns = gpu ? (GsInt)1 << 28 : (GsInt)1 << 22;
   int dt = GS_DOUBLE, layout = GS_BANDED_INTERLEAVED, mode = GS_BENCH_BANDED_SOLVE;
@@ -316,15 +328,9 @@ static int cmd_banded(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-max_unknowns", &max_unknowns, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json", json, sizeof json, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json_dir", json_dir, sizeof json_dir, NULL));
-  if (json_dir[0] && !json[0]) {
-    char s[128];
-    slug(gpu ? dev.name : "cpu", s, sizeof s);
-    int len = snprintf(json, sizeof json, "%s/banded-%s.json", json_dir, s);
-    if (len < 0 || (size_t)len >= sizeof json) {
-      fprintf(stderr, "gpusolve: -json_dir '%s' is too long\n", json_dir);
-      GsDestroy(&ctx);
-      return 1;
-    }
+  if (json_dir[0] && !json[0] && json_in_dir(json, sizeof json, json_dir, "banded", gpu, &dev)) {
+    GsDestroy(&ctx);
+    return 1;
   }
   if (bands != 3 && bands != 5) {
     fprintf(stderr, "gpusolve banded: -bands must be 3 or 5, not %lld\n", (long long)bands);

@@ -47,16 +47,22 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   }
 }
 
+/* Typed views of the diagonal (bands) and factor (nfac) pointer tables, in a function with bi. */
+#define GS_CPU_DIAGS(T, D, Dv)                                                                     \
+  const T *D[5];                                                                                   \
+  for (int k_ = 0; k_ < bi->bands; k_++)                                                           \
+  D[k_] = (const T *)(Dv)[k_]
+#define GS_CPU_FACTORS(T, F, Fv)                                                                   \
+  T *F[GS_BANDED_MAX_FAC];                                                                         \
+  for (int k_ = 0; k_ < bi->nfac; k_++)                                                            \
+  F[k_] = (T *)(Fv)[k_]
+
 #define GS_CPU_BANDED(T, S)                                                                        \
   static void factor_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv, void *Cv, \
                          int *fstatus) {                                                           \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *D[5];                                                                                 \
-    T *F[GS_BANDED_MAX_FAC];                                                                       \
-    for (int k = 0; k < bi->bands; k++)                                                            \
-      D[k] = (const T *)Dv[k];                                                                     \
-    for (int k = 0; k < bi->nfac; k++)                                                             \
-      F[k] = (T *)Fv[k];                                                                           \
+    GS_CPU_DIAGS(T, D, Dv);                                                                        \
+    GS_CPU_FACTORS(T, F, Fv);                                                                      \
     _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->nmat; s++) {            \
       GsInt base, step;                                                                            \
       mat_place(bi, s, &base, &step);                                                              \
@@ -66,9 +72,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   static void solve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,             \
                         const int *fstatus, GsInt nrhs, const void *fv, void *xv, int *status) {   \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *F[GS_BANDED_MAX_FAC];                                                                 \
-    for (int k = 0; k < bi->nfac; k++)                                                             \
-      F[k] = (const T *)Fv[k];                                                                     \
+    GS_CPU_FACTORS(const T, F, Fv);                                                                \
     const GsInt total = nrhs * bi->batch;                                                          \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
       const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
@@ -95,12 +99,8 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   static void pfactor_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,          \
                           void *Cv, int *fstatus, int *pstatus) {                                  \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *D[5];                                                                                 \
-    T *F[GS_BANDED_MAX_FAC];                                                                       \
-    for (int k = 0; k < bi->bands; k++)                                                            \
-      D[k] = (const T *)Dv[k];                                                                     \
-    for (int k = 0; k < bi->nfac; k++)                                                             \
-      F[k] = (T *)Fv[k];                                                                           \
+    GS_CPU_DIAGS(T, D, Dv);                                                                        \
+    GS_CPU_FACTORS(T, F, Fv);                                                                      \
     const GsInt total = bi->nmat * bi->parts;                                                      \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
       const GsInt s = t / bi->parts;                                                               \
@@ -127,9 +127,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
                          const int *fstatus, GsInt blk, const void *fv, void *xv, int *status,     \
                          T *X) {                                                                   \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *F[GS_BANDED_MAX_FAC];                                                                 \
-    for (int k = 0; k < bi->nfac; k++)                                                             \
-      F[k] = (const T *)Fv[k];                                                                     \
+    GS_CPU_FACTORS(const T, F, Fv);                                                                \
     const int P = bi->parts, q = 2 * bi->h;                                                        \
     const GsInt total = bi->batch * P;                                                             \
     const T *f = (const T *)fv;                                                                    \
@@ -181,12 +179,8 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   static void factor_solve_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
                                const void *fv, void *xv, int *status) {                            \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *D[5];                                                                                 \
-    T *F[GS_BANDED_MAX_FAC];                                                                       \
-    for (int k = 0; k < bi->bands; k++)                                                            \
-      D[k] = (const T *)Dv[k];                                                                     \
-    for (int k = 0; k < bi->nfac; k++)                                                             \
-      F[k] = (T *)Fv[k];                                                                           \
+    GS_CPU_DIAGS(T, D, Dv);                                                                        \
+    GS_CPU_FACTORS(T, F, Fv);                                                                      \
     _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->batch; s++) {           \
       GsInt base, step;                                                                            \
       rhs_place(bi, s, &base, &step);                                                              \
@@ -197,9 +191,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   static void mult_##S(const GsBandedInfo *bi, const void *const *Dv, GsInt nrhs, const void *xv,  \
                        void *yv) {                                                                 \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    const T *D[5];                                                                                 \
-    for (int k = 0; k < bi->bands; k++)                                                            \
-      D[k] = (const T *)Dv[k];                                                                     \
+    GS_CPU_DIAGS(T, D, Dv);                                                                        \
     const GsInt total = nrhs * bi->batch;                                                          \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
       const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
