@@ -292,13 +292,15 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
       ctx, c, c->mode == GS_BENCH_BANDED_FACTOR_SOLVE ? "banded_factor_solve" : "banded_solve",
       "gpusolve", repeats, &r));
   record_rate(&r, floor_bytes, med, mn, copy);
-  /* Which algorithm ran: one thread per system, or P partitions per system (SPIKE). */
+  /* Which algorithm ran (thread, spike with P partitions, tile). */
   int parts = 1;
+  GsBandedAlgorithm algo = GS_BANDED_ALGORITHM_AUTO;
   GsCall(GsBandedGetPartitions(b->A, &parts));
-  if (parts > 1) {
-    size_t used = strlen(r.config);
-    snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
-  }
+  GsCall(GsBandedGetAlgorithm(b->A, &algo));
+  size_t used = strlen(r.config);
+  snprintf(r.config + used, sizeof r.config - used, " algo=%s", GsBandedAlgorithmName(algo));
+  used = strlen(r.config);
+  if (parts > 1) snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
   GsCall(residual(b, &r.residual));
   GsCheck(GsBenchReportAdd(rep, &r) == 0, ctx, GS_ERR_MEMORY, "cannot grow the report");
   if (log)

@@ -5,6 +5,8 @@
 #   GS_CHECK_SANITIZER=1  also run the GPU tests under compute-sanitizer memcheck (API errors
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
+#   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded-cpu (CPU
+#                  banded sweeps), demo
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -39,17 +41,18 @@ if [ "${GS_CHECK_SANITIZER:-0}" = 1 ] && command -v compute-sanitizer >/dev/null
     step "memcheck $t" ctest.log compute-sanitizer --report-api-errors no --error-exitcode 1 "$BUILD/tests/$t" /gpu/cuda
   done
 fi
+skip() { [[ " ${GS_CHECK_SKIP:-} " == *" $1 "* ]]; }
 step info bench.log "$BUILD/tools/gpusolve" info
-step demo bench.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
+skip demo || step demo bench.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 # shellcheck disable=SC2086
-step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
+skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
 # Batched banded solvers: the issue's headline cases and a sweep of batch x n, cuSPARSE beside.
 # shellcheck disable=SC2086
 step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
 # The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
-step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
+skip banded-cpu || step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
   -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"
-step "bench banded cpu serial" bench.log env OMP_NUM_THREADS=1 "$BUILD/tools/gpusolve" banded \
+skip banded-cpu || step "bench banded cpu serial" bench.log env OMP_NUM_THREADS=1 "$BUILD/tools/gpusolve" banded \
   -gs_backend /cpu -sweep 1 -max_unknowns 1048576 -repeats 3 -json "$OUT/banded-cpu-serial.json"
 cat "$OUT/summary.txt"
 exit $status

@@ -62,14 +62,16 @@ typedef struct {
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
 typedef struct {
   int bands, h, periodic, shared, spd;
-  GsInt n, m;        /* rows; rows of the banded block (n - h when periodic) */
-  GsInt batch, nmat; /* systems; matrices (1 when shared) */
-  int interleaved;   /* else contiguous */
-  GsInt stride;      /* contiguous: distance between systems */
-  GsInt rhs_len;     /* entries of one block of right-hand sides */
-  int nfac;          /* factor arrays */
-  int parts;         /* partitions per system (SPIKE); 1: one thread per system */
-  int corner_len;    /* per-matrix corner entries (periodic) */
+  GsInt n, m;         /* rows; rows of the banded block (n - h when periodic) */
+  GsInt batch, nmat;  /* systems; matrices (1 when shared) */
+  int interleaved;    /* else contiguous */
+  GsInt stride;       /* contiguous: distance between systems */
+  GsInt rhs_len;      /* entries of one block of right-hand sides */
+  int nfac;           /* factor arrays */
+  int algo;           /* GsBandedAlgorithm in use (THREAD, SPIKE or TILE) */
+  int parts;          /* partitions per system (SPIKE); 1 otherwise */
+  int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
+  int corner_len;     /* per-matrix corner entries (periodic) */
   GsDataType dt;
 } GsBandedInfo;
 
@@ -82,7 +84,8 @@ typedef struct {
 /* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);
  * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
  * system; work: scratch for partitioned batches (factor: nmat * parts ints; solve: batch * parts *
- * 2h values). All in the back end's memory; the summary is delivered to the host. */
+ * 2h values), or the TILE table (GS_BANDED_TILE_NTAB arrays of tile_p * tile_l rows) that factor
+ * fills and solve reads. All in the back end's memory; the summary is delivered to the host. */
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                 void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);

@@ -33,6 +33,14 @@ run -bands 5 -n 5 -batch 7 -periodic 1 -dtype float
 run -bands 3 -n 60 -batch 10 -dtype float -layout contiguous -mode factor_solve
 run -bands 5 -n 64 -batch 30 -spd 1 -periodic 1
 run -bands 3 -n 90 -batch 12 -spd 1 -layout contiguous -mode factor_solve
+run -bands 5 -n 300 -batch 20 -shared 1 -periodic 1 -banded_algorithm tile
+grep -q "algo=tile" "$work/case-$k.txt"
+run -bands 3 -n 300 -batch 20 -banded_algorithm spike -banded_partitions 4
+grep -q "algo=spike parts=4" "$work/case-$k.txt"
+if "$cli" banded -gs_backend /cpu -banded_algorithm fastest -n 10 -batch 2 >"$work/bad.txt" 2>&1; then
+  echo "an unknown -banded_algorithm was accepted"; exit 1
+fi
+grep -q "banded_algorithm" "$work/bad.txt"
 
 echo "== gpusolve banded -sweep 1 -max_unknowns 100000"
 "$cli" banded -gs_backend /cpu -sweep 1 -max_unknowns 100000 -repeats 2 -json "$work/sweep.json" \

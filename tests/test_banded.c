@@ -1493,6 +1493,153 @@ done:
   batch_free(&b);
 }
 
+/* Solve one batch with algorithm `algo` (nrhs blocks); the solution into x (host, rl * nrhs). */
+static int solve_with(GsContext ctx, const Batch *b, GsBandedAlgorithm algo, GsInt nrhs,
+                      const double *f, double *x) {
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  int bad = 1;
+  if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) || CHECK_OK(GsBandedSetAlgorithm(A, algo)))
+    goto done;
+  GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+  CHECK_OK(GsBandedGetAlgorithm(A, &got));
+  CHECK(got == algo, "GetAlgorithm gave %s after setting %s", GsBandedAlgorithmName(got),
+        GsBandedAlgorithmName(algo));
+  for (int k = 0; k < b->d.bands; k++)
+    if (!(Dv[k] = new_vec(ctx, b->d.dt, b->dl, b->D[k]))) goto done;
+  if (!(F = new_vec(ctx, b->d.dt, b->rl * nrhs, f)) ||
+      !(X = new_vec(ctx, b->d.dt, b->rl * nrhs, x)))
+    goto done;
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(get_vec(X, b->d.dt, b->rl * nrhs, x));
+  bad = 0;
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  return bad;
+}
+
+/* Choosing the algorithm: names, GsBandedSetAlgorithm / GetAlgorithm, the automatic choice, what
+ * each algorithm refuses; then the tiled solve of shared matrices against one thread per system
+ * over the chunk lengths (8, 16, 32 rows), a partial last chunk, a single chunk, periodic or not,
+ * LU and LDL^T, both layouts, two blocks of right-hand sides. */
+static void test_algorithms(GsContext ctx, HsRng *r) {
+  static const char *const want[] = {"auto", "thread", "spike", "tile"};
+  for (int a = 0; a < 4; a++)
+    CHECK(!strcmp(GsBandedAlgorithmName((GsBandedAlgorithm)a), want[a]), "name of %d: %s", a,
+          GsBandedAlgorithmName((GsBandedAlgorithm)a));
+  CHECK(!strcmp(GsBandedAlgorithmName((GsBandedAlgorithm)9), "unknown"), "name of 9: %s",
+        GsBandedAlgorithmName((GsBandedAlgorithm)9));
+  GsBandedDesc d = {5, 100, 7, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  GsBanded A = NULL;
+  /* An unknown -banded_algorithm is a named error of GsBandedCreate. */
+  char prev[32] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_algorithm", prev, sizeof prev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", "fastest"));
+  CHECK_ERR(GsBandedCreate(ctx, &d, &A), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-banded_algorithm");
+  CHECK(A == NULL, "a failed GsBandedCreate left an object");
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));
+  if (!CHECK_OK(GsBandedCreate(ctx, &d, &A))) {
+    GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+    int parts = 0;
+    CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE), GS_ERR_UNSUPPORTED);
+    CHECK_MSG(ctx, "shared");
+    CHECK_ERR(GsBandedSetAlgorithm(A, (GsBandedAlgorithm)9), GS_ERR_ARG_OUTOFRANGE);
+    CHECK_ERR(GsBandedGetAlgorithm(A, NULL), GS_ERR_ARG_NULL);
+    CHECK_ERR(GsBandedSetAlgorithm(NULL, GS_BANDED_ALGORITHM_THREAD), GS_ERR_ARG_NULL);
+    CHECK_ERR(GsBandedGetAlgorithm(NULL, &got), GS_ERR_ARG_NULL);
+    CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE));
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK_OK(GsBandedGetPartitions(A, &parts));
+    CHECK(got == GS_BANDED_ALGORITHM_SPIKE && parts >= 2, "spike: got %s with %d partitions",
+          GsBandedAlgorithmName(got), parts);
+    CHECK_OK(GsBandedSetPartitions(A, 1));
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK(got == GS_BANDED_ALGORITHM_THREAD, "1 partition is %s", GsBandedAlgorithmName(got));
+    CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_AUTO));
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK(got != GS_BANDED_ALGORITHM_AUTO && got != GS_BANDED_ALGORITHM_TILE,
+          "automatic choice for per-system matrices: %s", GsBandedAlgorithmName(got));
+    CHECK_OK(GsBandedDestroy(&A));
+  }
+  /* Tile: at most 1024 rows in the banded block; periodic systems have h more. */
+  for (int per = 0; per < 2; per++) {
+    GsBandedDesc ds = {5, 1024 + 2 * per, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};
+    if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
+      GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+      CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE));
+      if (per) {
+        CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE), GS_ERR_UNSUPPORTED);
+        CHECK_MSG(ctx, "periodic");
+      }
+      CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_AUTO));
+      CHECK_OK(GsBandedGetAlgorithm(A, &got));
+      GsDeviceInfo info;
+      CHECK_OK(GsGetDeviceInfo(ctx, &info));
+      CHECK(info.device_id >= 0 ? got == GS_BANDED_ALGORITHM_TILE
+                                : got == GS_BANDED_ALGORITHM_THREAD,
+            "automatic choice for a shared matrix of %lld rows: %s", (long long)ds.n,
+            GsBandedAlgorithmName(got));
+      CHECK_OK(GsBandedDestroy(&A));
+    }
+    ds.n++;
+    if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
+      CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE), GS_ERR_UNSUPPORTED);
+      CHECK_MSG(ctx, "at most 1024 rows");
+      CHECK_OK(GsBandedDestroy(&A));
+    }
+  }
+  static const GsInt ns[] = {5, 9, 40, 256, 257, 500, 513, 1000, 1024};
+  long cases = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int per = 0; per < 2; per++)
+      for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        const int kind = ni % 3 == 0 ? KIND_DD : ni % 3 == 1 ? KIND_SPD_SMALL : KIND_SPD_LARGE;
+        const int lay = ni % 4 == 3;
+        GsBandedDesc dc = {bands,
+                           ns[ni] + (per ? bands / 2 : 0),
+                           (GsInt)(ni % 2 ? 37 : 300),
+                           GS_DOUBLE,
+                           lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                           lay ? ns[ni] + 3 : 0,
+                           1,
+                           per,
+                           kind != KIND_DD && ni % 2};
+        Batch b;
+        batch_init(&b, &dc);
+        fill_matrix(&b, kind, r);
+        const GsInt nrhs = 2, len = b.rl * nrhs;
+        double *f = make_rhs(&b, nrhs, 0.0, r);
+        double *x1 = make_x0(&b, nrhs), *x2 = make_x0(&b, nrhs);
+        char what[256];
+        describe(&b, kind, "tile vs thread", what, sizeof what);
+        if (!solve_with(ctx, &b, GS_BANDED_ALGORITHM_THREAD, nrhs, f, x1) &&
+            !solve_with(ctx, &b, GS_BANDED_ALGORITHM_TILE, nrhs, f, x2)) {
+          check_solution(&b, what, f, x2, nrhs, NULL, x1);
+          double worst = 0, scale = 0;
+          for (GsInt k = 0; k < len; k++)
+            scale = fmax(scale, fabs(x1[k]));
+          for (GsInt k = 0; k < len; k++) {
+            const double e = fabs(x1[k] - x2[k]) / scale;
+            worst = e > worst || e != e ? e : worst;
+          }
+          const double tol = 64 * DBL_EPSILON * b.kappa;
+          CHECK(worst <= tol, "%s: tile and thread differ by %.3g of max|x| (tolerance %.3g)", what,
+                worst, tol);
+        }
+        free(f);
+        free(x1);
+        free(x2);
+        batch_free(&b);
+        cases++;
+      }
+  printf("algorithms: %ld tile-versus-thread cases\n", cases);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1506,6 +1653,7 @@ int main(int argc, char **argv) {
   test_log(ctx, &r);
   test_fused_state(ctx, &r);
   test_partitions(ctx, &r);
+  test_algorithms(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

@@ -277,8 +277,12 @@ static void banded_help(void) {
       "                      {8,64,256,1024,4096,65536}, both band counts unless -bands is given,\n"
       "                      plus the headline cases (batch x n, interleaved): penta and tri at\n"
       "                      65536x1024 and 1024x1024, penta 1024x65536, and penta and tri\n"
-      "                      shared, periodic and factor_solve at 65536x1024\n"
+      "                      shared, periodic and factor_solve at 65536x1024, penta shared\n"
+      "                      periodic there, penta shared at 1024x1024, penta spd at 65536x1024\n"
       "  -max_unknowns U     sweep only cases with n*batch <= U (default 2^28 GPU, 2^22 CPU)\n"
+      "  -banded_algorithm A auto (default), thread (one thread per system), spike (each\n"
+      "                      system in -banded_partitions P pieces), tile (shared matrix of at\n"
+      "                      most 1024 rows, chunks on chip); the one used is printed as algo=\n"
       "Floors, in values per unknown (8 B each in double): solve 7 penta / 5 tri (factors, f, x;\n"
       "9 / 6 periodic), shared solve 2 (f, x), factor_solve 7 / 5 (diagonals, f, x).\n");
 }
@@ -290,7 +294,7 @@ static int banded_add_case(GsBenchBandedCase *list, int *count, int cap,
     const GsBenchBandedCase *o = &list[i];
     if (o->bands == c->bands && o->n == c->n && o->batch == c->batch && o->dt == c->dt &&
         o->layout == c->layout && o->shared == c->shared && o->periodic == c->periodic &&
-        o->mode == c->mode)
+        o->mode == c->mode && o->spd == c->spd)
       return 0;
   }
   if (*count >= cap) return 1;
@@ -367,12 +371,13 @@ static int cmd_banded(int argc, char **argv) {
     static const struct {
       int bands;
       long long batch, n;
-      int shared, periodic, factor_solve;
+      int shared, periodic, factor_solve, spd;
     } head[] = {
-        {5, 65536, 1024, 0, 0, 0}, {3, 65536, 1024, 0, 0, 0}, {5, 1024, 1024, 0, 0, 0},
-        {3, 1024, 1024, 0, 0, 0},  {5, 1024, 65536, 0, 0, 0}, {5, 65536, 1024, 1, 0, 0},
-        {3, 65536, 1024, 1, 0, 0}, {5, 65536, 1024, 0, 1, 0}, {3, 65536, 1024, 0, 1, 0},
-        {5, 65536, 1024, 0, 0, 1}, {3, 65536, 1024, 0, 0, 1},
+        {5, 65536, 1024, 0, 0, 0, 0}, {3, 65536, 1024, 0, 0, 0, 0}, {5, 1024, 1024, 0, 0, 0, 0},
+        {3, 1024, 1024, 0, 0, 0, 0},  {5, 1024, 65536, 0, 0, 0, 0}, {5, 65536, 1024, 1, 0, 0, 0},
+        {3, 65536, 1024, 1, 0, 0, 0}, {5, 65536, 1024, 0, 1, 0, 0}, {3, 65536, 1024, 0, 1, 0, 0},
+        {5, 65536, 1024, 0, 0, 1, 0}, {3, 65536, 1024, 0, 0, 1, 0}, {5, 65536, 1024, 1, 1, 0, 0},
+        {5, 1024, 1024, 1, 0, 0, 0},  {5, 65536, 1024, 0, 0, 0, 1},
     };
     static const long long batches[] = {256, 1024, 4096, 16384, 65536, 262144};
     static const long long ns[] = {8, 64, 256, 1024, 4096, 65536};
@@ -384,6 +389,7 @@ static int cmd_banded(int argc, char **argv) {
       c.layout = GS_BANDED_INTERLEAVED;
       c.shared = head[i].shared;
       c.periodic = head[i].periodic;
+      c.spd = head[i].spd;
       c.mode = head[i].factor_solve ? GS_BENCH_BANDED_FACTOR_SOLVE : GS_BENCH_BANDED_SOLVE;
       c.group = "headline";
       if ((double)c.n * (double)c.batch > (double)max_unknowns)

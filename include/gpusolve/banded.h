@@ -77,12 +77,36 @@ int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x);
 /* y = A x for the matrices given by diag, every block (x and y distinct). */
 int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y);
 
-/* Algorithm: parts = 1 solves each system with one thread (GPU) or loop iteration (CPU); parts > 1
- * cuts every system into that many partitions solved side by side, joined by a small reduced
- * system (SPIKE), for few long systems; 0 (the default) chooses from batch and n. Periodic systems
- * take 1. Drops any factors (Factor again). Also the option -banded_partitions. */
+/* Algorithms. Each gives the same solution up to rounding; they differ in how a GPU shares the
+ * work out (the CPU runs every one of them, for testing, with an OpenMP loop over its pieces). */
+typedef enum {
+  GS_BANDED_ALGORITHM_AUTO = 0,   /* chosen from the batch (below) */
+  GS_BANDED_ALGORITHM_THREAD = 1, /* one thread (CPU: one loop iteration) sweeps a whole system */
+  GS_BANDED_ALGORITHM_SPIKE = 2,  /* each system cut into partitions solved side by side, joined by
+                                   * a small reduced system: for few long systems; not periodic */
+  GS_BANDED_ALGORITHM_TILE = 3    /* a shared matrix of at most 1024 rows (1024 + h periodic): a
+                                   * system's chunks go to up to 32 threads that keep its values
+                                   * on chip, so a solve only reads f and writes x */
+} GsBandedAlgorithm;
+
+/* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
+ * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
+ * thread per system is faster), else SPIKE when the batch is too small to fill the GPU (below 16384
+ * systems, at least 4 partitions of 128 rows or more), else THREAD; on the CPU, THREAD. An
+ * algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED. Also the option
+ * -banded_algorithm auto|thread|spike|tile, which, applying to every batch of a context, falls
+ * back to auto where the batch does not allow it. */
+int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
+/* The algorithm in use (never AUTO: the automatic choice is resolved). */
+int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
+/* "auto", "thread", "spike", "tile"; "unknown" otherwise. */
+const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);
+
+/* Partitions per system: 1 is GS_BANDED_ALGORITHM_THREAD, parts > 1 GS_BANDED_ALGORITHM_SPIKE with
+ * that many partitions, 0 GS_BANDED_ALGORITHM_AUTO. Drops any factors. Also the option
+ * -banded_partitions (with -banded_algorithm spike or alone). */
 int GsBandedSetPartitions(GsBanded A, int parts);
-/* The partition count in use (after the automatic choice). */
+/* The partition count in use: > 1 for SPIKE, else 1. */
 int GsBandedGetPartitions(GsBanded A, int *parts);
 
 /* Status of the last Factor / Solve: number of bad systems, the first one (-1 if none) and its

@@ -19,6 +19,9 @@ struct GsBanded_s {
   GsLogEvent ev_factor, ev_solve, ev_mult, ev_factor_solve;
 };
 
+static int tile_fits(const GsBandedInfo *bi);
+static int configure(GsBanded A, GsBandedAlgorithm algo, int parts);
+
 static const char *const status_text[] = {"ok", "zero or tiny pivot", "non-finite value"};
 
 int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
@@ -76,19 +79,29 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   ctx->nobjects++;
   *A = B;
 
-  /* -banded_partitions P picks the algorithm for benchmarking: 1 is one thread per system, P > 1
-   * cuts each system into P partitions (SPIKE); absent or 0: chosen from batch and n. */
+  /* -banded_algorithm and -banded_partitions pick the algorithm for benchmarking. They apply to
+   * every batch of the context, so where a batch cannot follow them they are bent to fit:
+   * automatic choice instead of an impossible algorithm, fewer partitions for short systems. */
+  static const char *const algos[] = {"auto", "thread", "spike", "tile", NULL};
+  int algo = 0, algo_set = 0;
   GsInt parts = 0;
-  int ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
+  int ierr = GsOptionsGetEnum(ctx, "-banded_algorithm", algos, &algo, &algo_set);
+  if (!ierr) ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
   if (!ierr && (parts < 0 || parts > 1 << 20))
     ierr = GsError(ctx, GS_ERR_OPTION, "-banded_partitions %lld: must be in [0, 2^20]",
                    (long long)parts);
-  /* The option applies to every batch of the context: where it cannot, it is bent to fit
-   * (periodic batches take 1, short systems fewer partitions). */
-  if (parts > 1 && bi->periodic) parts = 1;
-  if (parts > 1 && bi->n / parts < 4 * bi->h)
-    parts = bi->n / (4 * bi->h) > 1 ? bi->n / (4 * bi->h) : 1;
-  if (!ierr) ierr = GsBandedSetPartitions(B, (int)parts);
+  if (!ierr) {
+    if (!algo_set)
+      algo = parts == 1  ? GS_BANDED_ALGORITHM_THREAD
+             : parts > 1 ? GS_BANDED_ALGORITHM_SPIKE
+                         : GS_BANDED_ALGORITHM_AUTO;
+    if (algo != GS_BANDED_ALGORITHM_SPIKE) parts = 0;
+    if (algo == GS_BANDED_ALGORITHM_SPIKE && (bi->periodic || bi->n < 8 * bi->h))
+      algo = GS_BANDED_ALGORITHM_AUTO, parts = 0;
+    if (algo == GS_BANDED_ALGORITHM_TILE && !tile_fits(bi)) algo = GS_BANDED_ALGORITHM_AUTO;
+    if (parts > 1 && bi->n / parts < 4 * bi->h) parts = bi->n / (4 * bi->h);
+    ierr = configure(B, (GsBandedAlgorithm)algo, (int)parts);
+  }
   if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->nmat * sizeof(int), (void **)&B->fstatus);
   if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->batch * sizeof(int), (void **)&B->status);
   if (!ierr) ierr = GsLogEventRegister(ctx, "BandedFactor", &B->ev_factor);
@@ -131,39 +144,109 @@ static int alloc_factors(GsBanded A) {
     size_t fw = (size_t)bi->nmat * (size_t)bi->parts * sizeof(int);
     size_t sw = (size_t)bi->batch * (size_t)bi->parts * (size_t)(2 * bi->h) * es;
     GsCall(GsMemAlloc(ctx, fw > sw ? fw : sw, &A->work));
+  } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
+    size_t rows = (size_t)bi->tile_p * (size_t)bi->tile_l;
+    GsCall(GsMemAlloc(ctx, (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * rows * es, &A->work));
   }
   A->factored = 0;
   return 0;
 }
 
-int GsBandedSetPartitions(GsBanded A, int parts) {
-  GsCheckHandle(NULL, A);
+/* Whether the TILE algorithm can serve a batch. */
+static int tile_fits(const GsBandedInfo *bi) {
+  return bi->shared && bi->m <= GS_BANDED_TILE_MAX_ROWS;
+}
+
+/* Set the algorithm (parts: SPIKE's partition count, 0 for automatic) and size the factors. */
+static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsContext ctx = A->ctx;
   GsBandedInfo *bi = &A->info;
-  GsCheck(parts >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "partitions = %d: must be >= 0 (0: automatic)",
-          parts);
   const GsInt min_rows = 4 * bi->h; /* a partition holds its first and last h rows apart */
-  if (parts == 0) {
-    /* One thread per system unless the batch leaves a GPU mostly idle: then enough partitions
-     * for about 64K threads, none shorter than 128 rows (measured on the H200 at 1024 x 1024:
-     * 8 partitions 136 us, 32 partitions 255 us, one thread per system 278 us, penta double).
-     * The CPU has threads enough. */
+  const int gpu = ctx->ops->mem == GS_MEM_DEVICE;
+  /* Partitions for few systems on a GPU: enough for about 64K threads, none shorter than 128 rows
+   * (measured on the H200 at 1024 x 1024: 8 partitions 136 us, 32 partitions 255 us, one thread
+   * per system 278 us, penta double). */
+  GsInt want = (65536 + bi->batch - 1) / bi->batch, most = bi->n / 128;
+  const int auto_parts = (int)(want < most ? want : most);
+  if (algo == GS_BANDED_ALGORITHM_AUTO) {
+    /* Tile beats one thread per system for a shared matrix unless the batch is large and the
+     * systems short (H200, penta, double: 65536 x 1024 tile 0.51 ms, thread 0.59; 65536 x 256
+     * tile 0.19, thread 0.15; 1024 x 1024 tile 0.035, thread 0.19). */
+    if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384))
+      algo = GS_BANDED_ALGORITHM_TILE;
+    else if (gpu && !bi->periodic && bi->batch < 16384 && auto_parts >= 4)
+      algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
+    else
+      algo = GS_BANDED_ALGORITHM_THREAD;
+  }
+  switch (algo) {
+  case GS_BANDED_ALGORITHM_THREAD:
     parts = 1;
-    if (ctx->ops->mem == GS_MEM_DEVICE && !bi->periodic && bi->batch < 16384) {
-      GsInt want = (65536 + bi->batch - 1) / bi->batch, most = bi->n / 128;
-      GsInt p = want < most ? want : most;
-      parts = p >= 4 ? (int)p : 1;
-    }
-  } else if (parts > 1) {
+    break;
+  case GS_BANDED_ALGORITHM_SPIKE:
     GsCheck(!bi->periodic, ctx, GS_ERR_UNSUPPORTED,
-            "partitioned solves (partitions = %d) of periodic systems are not implemented; use 1",
-            parts);
-    GsCheck(bi->n / parts >= min_rows, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "partitioned (SPIKE) solves of periodic systems are not implemented; use the thread "
+            "or, for a shared matrix, the tile algorithm");
+    if (parts == 0) parts = auto_parts >= 2 ? auto_parts : 2;
+    GsCheck(parts >= 2 && bi->n / parts >= min_rows, ctx, GS_ERR_ARG_OUTOFRANGE,
             "partitions = %d leaves fewer than %lld rows per partition (n = %lld)", parts,
             (long long)min_rows, (long long)bi->n);
+    break;
+  case GS_BANDED_ALGORITHM_TILE:
+    GsCheck(
+        bi->shared, ctx, GS_ERR_UNSUPPORTED,
+        "the tile algorithm is for a matrix shared by the batch; this batch has one per system");
+    GsCheck(bi->m <= GS_BANDED_TILE_MAX_ROWS, ctx, GS_ERR_UNSUPPORTED,
+            "the tile algorithm takes at most %d rows%s; n = %lld", GS_BANDED_TILE_MAX_ROWS,
+            bi->periodic ? " (plus h for a periodic matrix)" : "", (long long)bi->n);
+    parts = 1;
+    break;
+  default:
+    return GsError(ctx, GS_ERR_ARG_OUTOFRANGE, "unknown banded algorithm %d", (int)algo);
   }
+  bi->algo = (int)algo;
   bi->parts = parts;
+  bi->tile_l = algo == GS_BANDED_ALGORITHM_TILE ? gs_tile_rows(bi->m) : 0;
+  bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
   GsCall(alloc_factors(A));
+  return 0;
+}
+
+int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo) {
+  GsCheckHandle(NULL, A);
+  GsCall(configure(A, algo, 0));
+  return 0;
+}
+
+int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, algo);
+  *algo = (GsBandedAlgorithm)A->info.algo;
+  return 0;
+}
+
+const char *GsBandedAlgorithmName(GsBandedAlgorithm algo) {
+  switch (algo) {
+  case GS_BANDED_ALGORITHM_AUTO:
+    return "auto";
+  case GS_BANDED_ALGORITHM_THREAD:
+    return "thread";
+  case GS_BANDED_ALGORITHM_SPIKE:
+    return "spike";
+  case GS_BANDED_ALGORITHM_TILE:
+    return "tile";
+  }
+  return "unknown";
+}
+
+int GsBandedSetPartitions(GsBanded A, int parts) {
+  GsCheckHandle(NULL, A);
+  GsCheck(parts >= 0, A->ctx, GS_ERR_ARG_OUTOFRANGE, "partitions = %d: must be >= 0 (0: automatic)",
+          parts);
+  GsBandedAlgorithm algo = parts == 0   ? GS_BANDED_ALGORITHM_AUTO
+                           : parts == 1 ? GS_BANDED_ALGORITHM_THREAD
+                                        : GS_BANDED_ALGORITHM_SPIKE;
+  GsCall(configure(A, algo, parts));
   return 0;
 }
 
@@ -355,7 +438,7 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsCheckHandle(NULL, A);
   if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared && !A->info.spd &&
-      A->info.parts == 1) {
+      A->info.algo == GS_BANDED_ALGORITHM_THREAD) {
     GsInt nf = 0, nx = 0;
     GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
     GsCall(check_vec(A, x, "solution x", A->info.rhs_len, &nx));

@@ -490,12 +490,39 @@ typedef struct {
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
+  /* The carries into the last h rows of a periodic system: z = S^-1 (f_tail - G y), from the      \
+   * block's first h and last h values y (ycor[0..h), ycor[h..2h)); f_tail in z on entry. */       \
+  GS_HOST_DEVICE static inline void gs_banded_tail_##S(const GsBandedShape *sh, const T *C,        \
+                                                       const T *ycor, T *z) {                      \
+    const GsInt n = sh->n, m = sh->m;                                                              \
+    const int h = sh->h, nb = sh->bands;                                                           \
+    T t[2] = {0, 0};                                                                               \
+    for (int r = 0; r < h; r++) {                                                                  \
+      T s = z[r];                                                                                  \
+      for (int o = -h; o <= h; o++) {                                                              \
+        const GsInt col = ((m + r + o) % n + n) % n;                                               \
+        if (col < h)                                                                               \
+          s -= C[r * nb + (o + h)] * ycor[col];                                                    \
+        else if (col < m)                                                                          \
+          s -= C[r * nb + (o + h)] * ycor[h + (col - (m - h))];                                    \
+      }                                                                                            \
+      t[r] = s;                                                                                    \
+    }                                                                                              \
+    const T *Si = C + h * nb;                                                                      \
+    for (int r = 0; r < h; r++) {                                                                  \
+      T s = 0;                                                                                     \
+      for (int l = 0; l < h; l++)                                                                  \
+        s += Si[r * h + l] * t[l];                                                                 \
+      z[r] = s;                                                                                    \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
   /* Solve one system with its factors; returns GS_BANDED_NOT_FINITE if the solution has an inf or \
    * NaN entry. f and x may be the same array. */                                                  \
   GS_HOST_DEVICE static inline int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, \
                                                        const T *C, GsInt fb, GsInt fs, const T *f, \
                                                        T *x, GsInt rb, GsInt rs) {                 \
-    const GsInt n = sh->n, m = sh->m;                                                              \
+    const GsInt m = sh->m;                                                                         \
     const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
     T z[2] = {0, 0};                                                                               \
     if (sh->periodic) { /* read the last h entries of f before x (maybe f) is written */           \
@@ -504,22 +531,12 @@ typedef struct {
     }                                                                                              \
     int finite = gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                              \
     if (sh->periodic) {                                                                            \
-      T t[2] = {0, 0};                                                                             \
+      T ycor[4];                                                                                   \
       for (int r = 0; r < h; r++) {                                                                \
-        T s = z[r];                                                                                \
-        for (int o = -h; o <= h; o++) {                                                            \
-          const GsInt col = ((m + r + o) % n + n) % n;                                             \
-          if (col < m) s -= C[r * nb + (o + h)] * x[rb + col * rs];                                \
-        }                                                                                          \
-        t[r] = s;                                                                                  \
+        ycor[r] = x[rb + r * rs];                                                                  \
+        ycor[h + r] = x[rb + (m - h + r) * rs];                                                    \
       }                                                                                            \
-      const T *Si = C + h * nb;                                                                    \
-      for (int r = 0; r < h; r++) {                                                                \
-        T s = 0;                                                                                   \
-        for (int l = 0; l < h; l++)                                                                \
-          s += Si[r * h + l] * t[l];                                                               \
-        z[r] = s;                                                                                  \
-      }                                                                                            \
+      gs_banded_tail_##S(sh, C, ycor, z);                                                          \
       enum { K = GS_BANDED_CHUNK };                                                                \
       for (GsInt i0 = 0; i0 < m; i0 += K) { /* y -= W z, loads of a chunk first */                 \
         T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                   \
@@ -789,6 +806,174 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
       }                                                                                            \
     }                                                                                              \
     return finite;                                                                                 \
+  }
+
+/* ---- Tiled solves of a shared matrix ---------------------------------------------------------
+ * With one matrix for the whole batch, the per-system solve only has to read f and write x (16
+ * bytes per unknown in double), but a sweep by one thread keeps the forward result g in memory
+ * between its two passes (32 bytes). Here the m rows of the banded block are cut into P chunks of L
+ * rows (P = ceil(m / L) <= 32) and a system's chunks go to P threads, each holding its L values in
+ * registers from the load of f to the store of x:
+ *   1. each chunk runs the forward recurrence from zero carries: g0;
+ *   2. the true forward result is g = g0 + U1 c1 + U2 c2, where c = (g_{r0-2}, g_{r0-1}) are the
+ *      carries into the chunk and U1, U2 the chunk's responses to unit carries; the carries out of
+ *      consecutive chunks obey c_k = M_k c_{k-1} + t_k (M_k: U's last two rows, t_k: g0's), an
+ *      affine recurrence solved by a parallel (Kogge-Stone) scan over the chunks;
+ *   3. the back substitution likewise: x = x0 + R1 d1 + R2 d2 with d = (x_{r0+L}, x_{r0+L+1}),
+ *      scanned from the last chunk down.
+ * L, P, U and R (and W of a periodic matrix) depend only on the matrix, so Factor stores them once
+ * in a table of GS_BANDED_TILE_NTAB arrays of P * L rows (rows past m: a no-op identity). The
+ * factors go into the table in the LU form whatever the factorisation (an LDL^T's L D and L^T are
+ * an LU), so the tiled solve is one code. Tridiagonal systems are the pentadiagonal recurrences
+ * with a = delta = 0. Periodic systems solve the block E this way, then y -= W z on chip. */
+#define GS_BANDED_TILE_MAX_ROWS 1024
+#define GS_BANDED_TILE_NTAB(periodic) ((periodic) ? 12 : 10)
+/* Arrays a chunk sweep reads (all but W): a GPU keeps them row by row in shared memory, pairs on
+ * 16-byte boundaries. */
+#define GS_BANDED_TILE_NSWEEP 10
+enum {
+  GS_TAB_A,  /* a / alpha: the lower factor's second sub-diagonal over its diagonal */
+  GS_TAB_B,  /* beta / alpha (so the forward step g = f / alpha - a' g_{i-2} - beta' g_{i-1} has a
+              * single multiply-add on its dependence chain) */
+  GS_TAB_IA, /* 1 / alpha */
+  GS_TAB_PAD,
+  GS_TAB_G,  /* gamma */
+  GS_TAB_D,  /* delta */
+  GS_TAB_U1, /* forward response to g_{r0-2} = 1 */
+  GS_TAB_U2, /* forward response to g_{r0-1} = 1 */
+  GS_TAB_R1, /* backward response to x_{r0+L} = 1 */
+  GS_TAB_R2, /* backward response to x_{r0+L+1} = 1 */
+  GS_TAB_W1, /* periodic: W = E^-1 F, by column */
+  GS_TAB_W2
+};
+
+/* Rows per chunk for a block of m rows: chunks no shorter than needed for P <= 32. */
+GS_HOST_DEVICE static inline int gs_tile_rows(GsInt m) {
+  return m <= 256 ? 8 : m <= 512 ? 16 : 32;
+}
+GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
+  int q = 1;
+  while (q < p)
+    q <<= 1;
+  return q;
+}
+
+#define GS_BANDED_TILE_ALGOS(T, S)                                                                 \
+  /* Row i of the table's factor arrays from the kept factors of the shared matrix (base 0, step   \
+   * 1): LU as is; LDL^T as L D (a_i = l2_i d_{i-2}, beta_i = l1_i d_{i-1}, alpha_i = d_i) and L^T \
+   * (gamma_i = l1_{i+1}, delta_i = l2_{i+2}). Rows i >= m pass values through unchanged. */       \
+  GS_HOST_DEVICE static inline void gs_tile_row_##S(const GsBandedShape *sh, const T *const *F,    \
+                                                    T *tab, GsInt np, GsInt i) {                   \
+    const GsInt m = sh->m;                                                                         \
+    const int penta = sh->bands == 5, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                     \
+    T va = 0, vb = 0, via = 1, vg = 0, vd = 0;                                                     \
+    if (i < m) {                                                                                   \
+      if (!sh->spd) {                                                                              \
+        va = penta ? F[0][i] : (T)0;                                                               \
+        vb = F[penta ? 1 : 0][i];                                                                  \
+        via = F[penta ? 2 : 1][i];                                                                 \
+        vg = F[penta ? 3 : 2][i];                                                                  \
+        vd = penta ? F[4][i] : (T)0;                                                               \
+      } else {                                                                                     \
+        const int l1 = penta ? 1 : 0, id = penta ? 2 : 1;                                          \
+        via = F[id][i];                                                                            \
+        if (i >= 1) vb = F[l1][i] / F[id][i - 1];                                                  \
+        if (i + 1 < m) vg = F[l1][i + 1];                                                          \
+        if (penta && i >= 2) va = F[0][i] / F[id][i - 2];                                          \
+        if (penta && i + 2 < m) vd = F[0][i + 2];                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    tab[GS_TAB_A * np + i] = va * via;                                                             \
+    tab[GS_TAB_B * np + i] = vb * via;                                                             \
+    tab[GS_TAB_IA * np + i] = via;                                                                 \
+    tab[GS_TAB_PAD * np + i] = 0;                                                                  \
+    tab[GS_TAB_G * np + i] = vg;                                                                   \
+    tab[GS_TAB_D * np + i] = vd;                                                                   \
+    if (sh->periodic) {                                                                            \
+      tab[GS_TAB_W1 * np + i] = i < m ? F[nlu][i] : (T)0;                                          \
+      tab[GS_TAB_W2 * np + i] = i < m && sh->h > 1 ? F[nlu + 1][i] : (T)0;                         \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* The responses U1, U2, R1, R2 of chunk k (rows [k L, k L + L)), after its factor rows. */      \
+  GS_HOST_DEVICE static inline void gs_tile_resp_##S(T *tab, GsInt np, int L, int k) {             \
+    const GsInt r0 = (GsInt)k * L;                                                                 \
+    for (int c = 0; c < 2; c++) {                                                                  \
+      T p2 = c == 0 ? (T)1 : (T)0, p1 = c == 0 ? (T)0 : (T)1;                                      \
+      for (int j = 0; j < L; j++) {                                                                \
+        const GsInt i = r0 + j;                                                                    \
+        const T u = -tab[GS_TAB_A * np + i] * p2 - tab[GS_TAB_B * np + i] * p1;                    \
+        tab[(GS_TAB_U1 + c) * np + i] = u;                                                         \
+        p2 = p1;                                                                                   \
+        p1 = u;                                                                                    \
+      }                                                                                            \
+      T q1 = c == 0 ? (T)1 : (T)0, q2 = c == 0 ? (T)0 : (T)1;                                      \
+      for (int j = L - 1; j >= 0; j--) {                                                           \
+        const GsInt i = r0 + j;                                                                    \
+        const T r = -tab[GS_TAB_G * np + i] * q1 - tab[GS_TAB_D * np + i] * q2;                    \
+        tab[(GS_TAB_R1 + c) * np + i] = r;                                                         \
+        q2 = q1;                                                                                   \
+        q1 = r;                                                                                    \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* Chunk pieces on the L values v of rows [r0, r0 + L); entry (array, row i) of the table is     \
+   * tab[array * as + i * rs] (array-major: as = rows, rs = 1; row-major: as = 1, rs = columns).   \
+   * Forward from zero carries. */                                                                 \
+  GS_HOST_DEVICE static inline void gs_tile_fwd_##S(const T *tab, int as, int rs, int r0, int L,   \
+                                                    T *v) {                                        \
+    T p2 = 0, p1 = 0;                                                                              \
+    GS_UNROLL_ALL for (int j = 0; j < L; j++) {                                                    \
+      const T *e = tab + (r0 + j) * rs;                                                            \
+      const T g = v[j] * e[GS_TAB_IA * as] - e[GS_TAB_A * as] * p2 - e[GS_TAB_B * as] * p1;        \
+      v[j] = g;                                                                                    \
+      p2 = p1;                                                                                     \
+      p1 = g;                                                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  /* v += X1 c[0] + X2 c[1] for the response pair starting at table array `first`. */              \
+  GS_HOST_DEVICE static inline void gs_tile_add_##S(const T *tab, int as, int rs, int r0, int L,   \
+                                                    int first, const T *c, T *v) {                 \
+    GS_UNROLL_ALL for (int j = 0; j < L; j++) {                                                    \
+      const T *e = tab + (r0 + j) * rs;                                                            \
+      v[j] += e[first * as] * c[0] + e[(first + 1) * as] * c[1];                                   \
+    }                                                                                              \
+  }                                                                                                \
+  /* Back substitution from zero carries. */                                                       \
+  GS_HOST_DEVICE static inline void gs_tile_back_##S(const T *tab, int as, int rs, int r0, int L,  \
+                                                     T *v) {                                       \
+    T q1 = 0, q2 = 0;                                                                              \
+    GS_UNROLL_ALL for (int j = L - 1; j >= 0; j--) {                                               \
+      const T *e = tab + (r0 + j) * rs;                                                            \
+      const T x = v[j] - e[GS_TAB_G * as] * q1 - e[GS_TAB_D * as] * q2;                            \
+      v[j] = x;                                                                                    \
+      q2 = q1;                                                                                     \
+      q1 = x;                                                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  /* The affine map of chunk k: forward (M = U's last two rows) or backward (R's first two); the   \
+   * chunk's rows start at k * pitch (pitch >= L: the GPU pads its copy of the table). */          \
+  GS_HOST_DEVICE static inline void gs_tile_map_##S(const T *tab, int as, int rs, int pitch,       \
+                                                    int L, int k, int backward, T *M) {            \
+    const int first = backward ? GS_TAB_R1 : GS_TAB_U1;                                            \
+    const T *e = tab + (k * pitch + (backward ? 0 : L - 2)) * rs;                                  \
+    M[0] = e[first * as];                                                                          \
+    M[1] = e[(first + 1) * as];                                                                    \
+    M[2] = e[first * as + rs];                                                                     \
+    M[3] = e[(first + 1) * as + rs];                                                               \
+  }                                                                                                \
+  /* (M, b) <- (M, b) after (Mp, bp): the composition of an earlier map with this one. */          \
+  GS_HOST_DEVICE static inline void gs_tile_compose_##S(T *M, T *b, const T *Mp, const T *bp) {    \
+    const T m0 = M[0] * Mp[0] + M[1] * Mp[2], m1 = M[0] * Mp[1] + M[1] * Mp[3];                    \
+    const T m2 = M[2] * Mp[0] + M[3] * Mp[2], m3 = M[2] * Mp[1] + M[3] * Mp[3];                    \
+    const T b0 = M[0] * bp[0] + M[1] * bp[1] + b[0], b1 = M[2] * bp[0] + M[3] * bp[1] + b[1];      \
+    M[0] = m0;                                                                                     \
+    M[1] = m1;                                                                                     \
+    M[2] = m2;                                                                                     \
+    M[3] = m3;                                                                                     \
+    b[0] = b0;                                                                                     \
+    b[1] = b1;                                                                                     \
   }
 
 #endif

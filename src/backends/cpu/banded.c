@@ -10,6 +10,8 @@ GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
 GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
+GS_BANDED_TILE_ALGOS(double, d)
+GS_BANDED_TILE_ALGOS(float, f)
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
   GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd};
@@ -206,6 +208,117 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
 GS_CPU_BANDED(double, d)
 GS_CPU_BANDED(float, f)
 
+/* Tiled solves of a shared matrix (see banded_algo.h): the CPU runs the chunks of a system one
+ * after the other and the scans as the GPU's lanes do them (Kogge-Stone, same composition order),
+ * so the two back ends compute the same thing. */
+#define GS_CPU_TILE(T, S)                                                                          \
+  static void tile_build_##S(const GsBandedInfo *bi, const void *const *Fv, T *tab) {              \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    GS_CPU_FACTORS(const T, F, Fv);                                                                \
+    const GsInt np = (GsInt)bi->tile_p * bi->tile_l;                                               \
+    for (GsInt i = 0; i < np; i++)                                                                 \
+      gs_tile_row_##S(&sh, F, tab, np, i);                                                         \
+    for (int k = 0; k < bi->tile_p; k++)                                                           \
+      gs_tile_resp_##S(tab, np, bi->tile_l, k);                                                    \
+  }                                                                                                \
+  /* Inclusive scan of the chunks' affine maps, upwards (forward) or downwards (backward). */      \
+  static void tile_scan_##S(int P, T(*M)[4], T(*b)[2], int backward) {                             \
+    const int pp = gs_tile_pow2(P);                                                                \
+    for (int off = 1; off < pp; off <<= 1) {                                                       \
+      if (!backward)                                                                               \
+        for (int k = P - 1; k >= off; k--)                                                         \
+          gs_tile_compose_##S(M[k], b[k], M[k - off], b[k - off]);                                 \
+      else                                                                                         \
+        for (int k = 0; k + off < P; k++)                                                          \
+          gs_tile_compose_##S(M[k], b[k], M[k + off], b[k + off]);                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static int tile_one_##S(const GsBandedShape *sh, const T *tab, int L, int P, const T *C,         \
+                          const T *f, T *x, GsInt rb, GsInt rs) {                                  \
+    const GsInt m = sh->m;                                                                         \
+    const int np = P * L;                                                                          \
+    const int h = sh->h;                                                                           \
+    T v[GS_BANDED_TILE_MAX_ROWS], M[32][4], b[32][2], c[32][2];                                    \
+    T z[2] = {0, 0};                                                                               \
+    for (int r = 0; sh->periodic && r < h; r++)                                                    \
+      z[r] = f[rb + (m + r) * rs];                                                                 \
+    for (GsInt i = 0; i < np; i++)                                                                 \
+      v[i] = i < m ? f[rb + i * rs] : (T)0;                                                        \
+    for (int k = 0; k < P; k++) {                                                                  \
+      T *vk = v + (GsInt)k * L;                                                                    \
+      gs_tile_fwd_##S(tab, np, 1, k *L, L, vk);                                                    \
+      gs_tile_map_##S(tab, np, 1, L, L, k, 0, M[k]);                                               \
+      b[k][0] = vk[L - 2];                                                                         \
+      b[k][1] = vk[L - 1];                                                                         \
+    }                                                                                              \
+    tile_scan_##S(P, M, b, 0);                                                                     \
+    c[0][0] = c[0][1] = 0;                                                                         \
+    for (int k = 0; k + 1 < P; k++) {                                                              \
+      c[k + 1][0] = b[k][0];                                                                       \
+      c[k + 1][1] = b[k][1];                                                                       \
+    }                                                                                              \
+    for (int k = 0; k < P; k++) {                                                                  \
+      T *vk = v + (GsInt)k * L;                                                                    \
+      gs_tile_add_##S(tab, np, 1, k *L, L, GS_TAB_U1, c[k], vk);                                   \
+      gs_tile_back_##S(tab, np, 1, k *L, L, vk);                                                   \
+      gs_tile_map_##S(tab, np, 1, L, L, k, 1, M[k]);                                               \
+      b[k][0] = vk[0];                                                                             \
+      b[k][1] = vk[1];                                                                             \
+    }                                                                                              \
+    tile_scan_##S(P, M, b, 1);                                                                     \
+    c[P - 1][0] = c[P - 1][1] = 0;                                                                 \
+    for (int k = 1; k < P; k++) {                                                                  \
+      c[k - 1][0] = b[k][0];                                                                       \
+      c[k - 1][1] = b[k][1];                                                                       \
+    }                                                                                              \
+    for (int k = 0; k < P; k++)                                                                    \
+      gs_tile_add_##S(tab, np, 1, k *L, L, GS_TAB_R1, c[k], v + (GsInt)k * L);                     \
+    int finite = 1;                                                                                \
+    if (sh->periodic) {                                                                            \
+      T ycor[4];                                                                                   \
+      for (int r = 0; r < h; r++) {                                                                \
+        ycor[r] = v[r];                                                                            \
+        ycor[h + r] = v[m - h + r];                                                                \
+      }                                                                                            \
+      gs_banded_tail_##S(sh, C, ycor, z);                                                            \
+      for (GsInt i = 0; i < m; i++)                                                                \
+        v[i] -= tab[GS_TAB_W1 * np + i] * z[0] + tab[GS_TAB_W2 * np + i] * z[1];                   \
+      for (int r = 0; r < h; r++) {                                                                \
+        x[rb + (m + r) * rs] = z[r];                                                               \
+        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    for (GsInt i = 0; i < m; i++) {                                                                \
+      x[rb + i * rs] = v[i];                                                                       \
+      finite &= isfinite((double)v[i]) ? 1 : 0;                                                    \
+    }                                                                                              \
+    return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
+  }                                                                                                \
+  static void tile_solve_##S(const GsBandedInfo *bi, const T *tab, const void *Cv,                 \
+                             const int *fstatus, GsInt nrhs, const void *fv, void *xv,             \
+                             int *status) {                                                        \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    const GsInt total = nrhs * bi->batch;                                                          \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
+      GsInt rb, rs;                                                                                \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      int st = fstatus[0];                                                                         \
+      if (st)                                                                                      \
+        gs_banded_poison_##S(bi->n, (T *)xv, rb, rs);                                              \
+      else                                                                                         \
+        st = tile_one_##S(&sh, tab, bi->tile_l, bi->tile_p, (const T *)Cv, (const T *)fv, (T *)xv, \
+                          rb, rs);                                                                 \
+      if (st) {                                                                                    \
+        _Pragma("omp atomic write") status[s] = st;                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+GS_CPU_TILE(double, d)
+GS_CPU_TILE(float, f)
+
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                     void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
   (void)ctx;
@@ -216,8 +329,10 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
       pfactor_f(bi, D, F, C, fstatus, (int *)work);
   } else if (bi->dt == GS_DOUBLE) {
     factor_d(bi, D, F, C, fstatus);
+    if (bi->algo == GS_BANDED_ALGORITHM_TILE) tile_build_d(bi, (const void *const *)F, work);
   } else {
     factor_f(bi, D, F, C, fstatus);
+    if (bi->algo == GS_BANDED_ALGORITHM_TILE) tile_build_f(bi, (const void *const *)F, work);
   }
   for (GsInt s = 0; s < bi->batch; s++)
     status[s] = fstatus[bi->shared ? 0 : s];
@@ -346,7 +461,12 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
                    GsBandedSummary *sum) {
   (void)ctx;
   memset(status, 0, (size_t)bi->batch * sizeof *status);
-  if (bi->parts > 1) {
+  if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
+    if (bi->dt == GS_DOUBLE)
+      tile_solve_d(bi, (const double *)work, C, fstatus, nrhs, f, x, status);
+    else
+      tile_solve_f(bi, (const float *)work, C, fstatus, nrhs, f, x, status);
+  } else if (bi->parts > 1) {
     for (GsInt blk = 0; blk < nrhs; blk++) {
       if (bi->dt == GS_DOUBLE)
         psolve_d(bi, F, C, fstatus, blk, f, x, status, (double *)work);

@@ -23,6 +23,8 @@ GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
 GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
+GS_BANDED_TILE_ALGOS(double, d)
+GS_BANDED_TILE_ALGOS(float, f)
 
 #define GS_BANDED_THREADS 128
 /* 4 resident blocks of 128 threads per SM (at most 128 registers a thread): 65536 systems, one
@@ -38,7 +40,8 @@ typedef struct {
   GsBandedShape sh;
   GsInt batch, nmat, stride, rhs_len, nrhs;
   int interleaved, shared, corner_len, nfac, bands, parts;
-  GsInt blk; /* right-hand-side block of a partitioned solve */
+  int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
+  GsInt blk;          /* right-hand-side block of a partitioned solve */
 } GsBandedKArgs;
 
 typedef struct {
@@ -314,6 +317,197 @@ GS_CUDA_BANDED_PART(float, f, 5)
 GS_CUDA_PART_TABLES(double, d)
 GS_CUDA_PART_TABLES(float, f)
 
+/* Tiled solves of a shared matrix (banded_algo.h). A block of GS_TILE_THREADS threads takes
+ * groups of ns = GS_TILE_THREADS / pp systems (pp: the chunk count P rounded up to a power of
+ * two); thread t = k * ns + s owns chunk k of system s, so that the threads of a warp hold the same
+ * rows of consecutive systems (coalesced in the interleaved layout). Its L values stay in
+ * registers from the load of f to the store of x. The blocks are persistent (as many as fit):
+ * each copies the table once into shared memory, chunk k's rows at k * (L + 1) so that the chunks
+ * a warp reads at once fall in different banks (read through L1, those loads were the
+ * bottleneck), then loops over groups of systems. The scans run with one warp lane per chunk:
+ * segments of pp lanes, one system each, Kogge-Stone with shuffles. Floor: 16 bytes per unknown
+ * in double. The kernel is bound by instructions and latency more than by memory (Nsight Compute
+ * at 65536 x 1024: one block per SM issuing ~100 instructions per unknown), so the indexing is
+ * kept 32-bit, full chunks skip the row guards and finiteness is one multiply-add per value. */
+#define GS_TILE_THREADS 256
+/* Resident blocks per SM the kernels are compiled for (registers). */
+#define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
+extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
+/* Dynamic shared memory of a tiled solve: the padded table. */
+static size_t gs_tile_smem(int L, int P, size_t es) {
+  return (size_t)GS_BANDED_TILE_NSWEEP * (size_t)P * (size_t)(L + 1) * es;
+}
+#define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
+  static __global__ void __launch_bounds__(GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L))                 \
+      gs_banded_tile_k_##S##L##PER(GsBandedKArgs a, const T *__restrict__ gtab,                    \
+                                   const T *__restrict__ C, const int *__restrict__ fstatus,       \
+                                   const T *f, T *x, int *status, GsBandedDevSummary *sum) {       \
+    /* cl: carries out of each chunk; ci: carries into each chunk (scanned); after the scans the   \
+     * periodic step reuses the space for y's end rows (yc) and the last h unknowns (zt). */       \
+    __shared__ T buf[6 * GS_TILE_THREADS];                                                         \
+    T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * GS_TILE_THREADS);                     \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.periodic = PER;                                                                             \
+    const int P = a.tile_p, pp = gs_tile_pow2(P), ns = GS_TILE_THREADS / pp, h = sh.h;             \
+    T(*yc)[4] = (T(*)[4])buf, (*zt)[2] = (T(*)[2])(buf + 4 * ns);                                  \
+    const int np = P * L, m = (int)sh.m;                                                           \
+    const int t = threadIdx.x, sl = t % ns, k = t / ns;                                            \
+    const int r0 = k * L, q0 = k * (L + 1); /* chunk start: rows, table */                         \
+    const int full = r0 + L <= m;           /* no row of the chunk is past the block */            \
+    const int fst = fstatus[0];                                                                    \
+    const GsInt groups = (a.batch + ns - 1) / ns, total = groups * a.nrhs;                         \
+    if (fst) { /* the shared matrix could not be factored: every solution is NaN */                \
+      for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                \
+        const GsInt s = (grp % groups) * ns + sl;                                                  \
+        if (s < a.batch && k == 0) {                                                               \
+          GsInt rb, rs;                                                                            \
+          gs_rhs_place(&a, s, &rb, &rs);                                                           \
+          gs_banded_poison_##S(sh.n, x, rb + grp / groups * a.rhs_len, rs);                        \
+          gs_mark(status, s, fst, sum);                                                            \
+        }                                                                                          \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
+    enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
+    T *tab = (T *)gs_tile_dyn;                                                                     \
+    for (int q = t; q < NW * np; q += GS_TILE_THREADS) {                                           \
+      const int arr = q / np, i = q % np;                                                          \
+      tab[((i / L) * (L + 1) + i % L) * NW + arr] = gtab[q];                                       \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    const int lane = t % 32, kk = lane % pp, ss = (t / 32) * (32 / pp) + lane / pp;                \
+    for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
+      const GsInt g0 = grp % groups, blk = grp / groups, s = g0 * ns + sl;                         \
+      const int on = s < a.batch && k < P;                                                         \
+      GsInt rb = 0, rs = 0;                                                                        \
+      T v[L], z[2] = {0, 0};                                                                       \
+      if (on) {                                                                                    \
+        gs_rhs_place(&a, s, &rb, &rs);                                                             \
+        rb += blk * a.rhs_len;                                                                     \
+        if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */      \
+          for (int r = 0; r < h; r++)                                                              \
+            z[r] = f[rb + (m + r) * rs];                                                           \
+        const T *fp = f + rb + r0 * rs;                                                            \
+        if (full) {                                                                                \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = fp[j * rs];                         \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
+        }                                                                                          \
+        gs_tile_fwd_##S(tab, 1, NW, q0, L, v);                                                     \
+        cl[t][0] = v[L - 2];                                                                       \
+        cl[t][1] = v[L - 1];                                                                       \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+      for (int backward = 0; backward < 2; backward++) {                                           \
+        T M[4] = {1, 0, 0, 1}, b[2] = {0, 0};                                                      \
+        const int live = kk < P && g0 * ns + ss < a.batch;                                         \
+        if (live) {                                                                                \
+          gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                                  \
+          b[0] = cl[kk * ns + ss][0];                                                              \
+          b[1] = cl[kk * ns + ss][1];                                                              \
+        }                                                                                          \
+        for (int off = 1; off < pp; off <<= 1) {                                                   \
+          T Mp[4], bp[2];                                                                          \
+          _Pragma("unroll") for (int q = 0; q < 4; q++) Mp[q] =                                    \
+              backward ? __shfl_down_sync(0xffffffffu, M[q], off, pp)                              \
+                       : __shfl_up_sync(0xffffffffu, M[q], off, pp);                               \
+          _Pragma("unroll") for (int q = 0; q < 2; q++) bp[q] =                                    \
+              backward ? __shfl_down_sync(0xffffffffu, b[q], off, pp)                              \
+                       : __shfl_up_sync(0xffffffffu, b[q], off, pp);                               \
+          if (backward ? kk + off < P : kk >= off) gs_tile_compose_##S(M, b, Mp, bp);              \
+        }                                                                                          \
+        if (live) {                                                                                \
+          const int to = backward ? kk - 1 : kk + 1, edge = backward ? P - 1 : 0;                  \
+          if (to >= 0 && to < P) {                                                                 \
+            ci[to * ns + ss][0] = b[0];                                                            \
+            ci[to * ns + ss][1] = b[1];                                                            \
+          }                                                                                        \
+          if (kk == edge) ci[kk * ns + ss][0] = ci[kk * ns + ss][1] = 0;                           \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        if (on) {                                                                                  \
+          gs_tile_add_##S(tab, 1, NW, q0, L, backward ? GS_TAB_R1 : GS_TAB_U1, ci[t], v);          \
+          if (!backward) {                                                                         \
+            gs_tile_back_##S(tab, 1, NW, q0, L, v);                                                \
+            cl[t][0] = v[0];                                                                       \
+            cl[t][1] = v[1];                                                                       \
+          }                                                                                        \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+      }                                                                                            \
+      T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                    \
+      if (PER) { /* the last h unknowns from the block's end values, then y -= W z */              \
+        if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                    \
+            const int i = r0 + j;                                                                  \
+            if (i < h) yc[sl][i] = v[j];                                                           \
+            if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                             \
+          }                                                                                        \
+        __syncthreads();                                                                           \
+        if (on && k == 0) {                                                                        \
+          gs_banded_tail_##S(&sh, C, yc[sl], z);                                                     \
+          for (int r = 0; r < h; r++) {                                                            \
+            x[rb + (m + r) * rs] = z[r];                                                           \
+            chk += z[r] * (T)0;                                                                    \
+          }                                                                                        \
+          zt[sl][0] = z[0];                                                                        \
+          zt[sl][1] = h > 1 ? z[1] : (T)0;                                                         \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        if (on) {                                                                                  \
+          const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
+              gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;             \
+        }                                                                                          \
+      }                                                                                            \
+      if (on) {                                                                                    \
+        T *xp = x + rb + r0 * rs;                                                                  \
+        if (full) {                                                                                \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            xp[j * rs] = v[j];                                                                     \
+            chk += v[j] * (T)0;                                                                    \
+          }                                                                                        \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
+            xp[j * rs] = v[j];                                                                     \
+            chk += v[j] * (T)0;                                                                    \
+          }                                                                                        \
+        }                                                                                          \
+        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
+      }                                                                                            \
+      __syncthreads(); /* the next group reuses the carry buffers */                               \
+    }                                                                                              \
+  }
+
+#define GS_CUDA_BANDED_TILE_ALL(T, S)                                                              \
+  GS_CUDA_BANDED_TILE(T, S, 8, 0)                                                                  \
+  GS_CUDA_BANDED_TILE(T, S, 8, 1)                                                                  \
+  GS_CUDA_BANDED_TILE(T, S, 16, 0)                                                                 \
+  GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
+  GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
+  GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
+  typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
+                              int *, GsBandedDevSummary *);                                        \
+  /* [log2(L / 8)][periodic] */                                                                    \
+  static const GsTileK_##S gs_tile_k_##S[3][2] = {                                                 \
+      {gs_banded_tile_k_##S##80, gs_banded_tile_k_##S##81},                                        \
+      {gs_banded_tile_k_##S##160, gs_banded_tile_k_##S##161},                                      \
+      {gs_banded_tile_k_##S##320, gs_banded_tile_k_##S##321}};                                     \
+  /* The table from the shared matrix's factors: rows in parallel, then chunks (one block). */     \
+  static __global__ void gs_banded_tile_build_k_##S(GsBandedKArgs a, GsPtrs Fp, T *tab) {          \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
+    const GsInt np = (GsInt)a.tile_p * a.tile_l;                                                   \
+    for (GsInt i = threadIdx.x; i < np; i += blockDim.x)                                           \
+      gs_tile_row_##S(&a.sh, F, tab, np, i);                                                       \
+    __syncthreads();                                                                               \
+    for (int k = threadIdx.x; k < a.tile_p; k += blockDim.x)                                       \
+      gs_tile_resp_##S(tab, np, a.tile_l, k);                                                      \
+  }
+
+GS_CUDA_BANDED_TILE_ALL(double, d)
+GS_CUDA_BANDED_TILE_ALL(float, f)
+
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
  * the bad ones. */
 static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
@@ -348,6 +542,8 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.nfac = bi->nfac;
   a.bands = bi->bands;
   a.parts = bi->parts;
+  a.tile_l = bi->tile_l;
+  a.tile_p = bi->tile_p;
   return a;
 }
 
@@ -355,11 +551,24 @@ static unsigned int blocks_for(GsInt threads) {
   return (unsigned int)((threads + GS_BANDED_THREADS - 1) / GS_BANDED_THREADS);
 }
 
-/* The summary lives in the context's reduction scratch (the stream orders its uses). */
-static int summary_reset(GsContext ctx, GsCudaContext *cc, GsBandedDevSummary **dsum) {
+/* Clear the summary (and status[0..batch) when status is not NULL) in one launch. */
+static __global__ void gs_banded_clear_k(GsBandedDevSummary *sum, int *status, GsInt batch) {
+  const GsInt i = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    sum->nbad = 0;
+    sum->first = ~0ull;
+  }
+  if (status && i < batch) status[i] = 0;
+}
+
+/* The summary lives in the context's reduction scratch (the stream orders its uses); with status,
+ * the per-system status is cleared by the same launch. */
+static int summary_reset(GsContext ctx, GsCudaContext *cc, GsBandedDevSummary **dsum, int *status,
+                         GsInt batch) {
   *dsum = (GsBandedDevSummary *)cc->results;
-  GsCallCuda(ctx, cudaMemsetAsync(&(*dsum)->nbad, 0, sizeof(unsigned long long), cc->stream));
-  GsCallCuda(ctx, cudaMemsetAsync(&(*dsum)->first, 0xff, sizeof(unsigned long long), cc->stream));
+  const GsInt n = status ? batch : 1;
+  gs_banded_clear_k<<<blocks_for(n), GS_BANDED_THREADS, 0, cc->stream>>>(*dsum, status, batch);
+  GsCheckLaunchCuda(ctx, "gs_banded_clear_k");
   return 0;
 }
 
@@ -414,8 +623,15 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     gs_factor_k_f[b5][per]<<<blocks_for(bi->nmat), GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Dp, Fp, (float *)C, fstatus);
   GsCheckLaunchCuda(ctx, "gs_banded_factor_k");
+  if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
+    if (bi->dt == GS_DOUBLE)
+      gs_banded_tile_build_k_d<<<1, 256, 0, cc->stream>>>(a, Fp, (double *)work);
+    else
+      gs_banded_tile_build_k_f<<<1, 256, 0, cc->stream>>>(a, Fp, (float *)work);
+    GsCheckLaunchCuda(ctx, "gs_banded_tile_build_k");
+  }
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum));
+  GsCall(summary_reset(ctx, cc, &dsum, NULL, 0));
   gs_banded_expand_k<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
       fstatus, bi->shared, bi->batch, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_expand_k");
@@ -431,8 +647,34 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   GsBandedKArgs a = kargs(bi, nrhs);
   GsPtrs Fp = ptrs(F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum));
-  GsCallCuda(ctx, cudaMemsetAsync(status, 0, (size_t)bi->batch * sizeof(int), cc->stream));
+  GsCall(summary_reset(ctx, cc, &dsum, status, bi->batch));
+  if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
+    const int li = bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2, per = bi->periodic;
+    const GsInt ns = GS_TILE_THREADS / gs_tile_pow2(bi->tile_p);
+    const GsInt work_items = (bi->batch + ns - 1) / ns * nrhs;
+    const size_t smem = gs_tile_smem(bi->tile_l, bi->tile_p, GsDataTypeSize(bi->dt));
+    const void *kern = bi->dt == GS_DOUBLE ? (const void *)gs_tile_k_d[li][per]
+                                           : (const void *)gs_tile_k_f[li][per];
+    int per_sm = 1;
+    GsCallCuda(ctx,
+               cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GsCallCuda(ctx,
+               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, GS_TILE_THREADS, smem));
+    /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
+    const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
+    const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
+    if (bi->dt == GS_DOUBLE)
+      gs_tile_k_d[li][per]<<<nb, GS_TILE_THREADS, smem, cc->stream>>>(
+          a, (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
+          status, dsum);
+    else
+      gs_tile_k_f[li][per]<<<nb, GS_TILE_THREADS, smem, cc->stream>>>(
+          a, (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x, status,
+          dsum);
+    GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
+    GsCall(summary_read(ctx, cc, dsum, status, sum));
+    return 0;
+  }
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = blocks_for(bi->batch * bi->parts), nbs = blocks_for(bi->batch);
     const int b5 = bi->bands == 5;
@@ -497,8 +739,7 @@ static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *con
   GsBandedKArgs a = kargs(bi, 1);
   GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum));
-  GsCallCuda(ctx, cudaMemsetAsync(status, 0, (size_t)bi->batch * sizeof(int), cc->stream));
+  GsCall(summary_reset(ctx, cc, &dsum, status, bi->batch));
   const int b5 = bi->bands == 5;
   if (bi->dt == GS_DOUBLE)
     gs_fsolve_k_d[b5][0]<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
