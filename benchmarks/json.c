@@ -48,7 +48,7 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
           dev->l2_cache);
   fprintf(f,
           "  \"floor\": {\"kind\": \"copy bandwidth, bytes read + written, same buffers size\", "
-          "\"gbytes_per_s\": %.2f},\n",
+          "\"gbytes_per_s\": %.6g},\n",
           copy_gbps);
   if (extra_json && extra_json[0]) fprintf(f, "  %s,\n", extra_json);
   fprintf(f, "  \"records\": [\n");
@@ -64,7 +64,7 @@ int GsBenchWriteJSON(GsContext ctx, const GsBenchReport *rep, const char *path, 
     put_str(f, r->resource);
     fprintf(f,
             ", \"n\": %lld, \"repeats\": %d, \"bytes\": %.0f, \"median_s\": %.9g, \"min_s\": "
-            "%.9g, \"gbytes_per_s\": %.2f, \"floor_gbytes_per_s\": %.2f, \"fraction_of_copy\": "
+            "%.9g, \"gbytes_per_s\": %.6g, \"floor_gbytes_per_s\": %.6g, \"fraction_of_copy\": "
             "%.4f",
             r->n, r->repeats, r->bytes, r->median_s, r->min_s, r->gbps, r->floor_gbps, r->fraction);
     if (r->config[0]) { /* a batched banded record: its case, and the residual of its solution */
