@@ -142,6 +142,7 @@ static int time_op(GsContext ctx, Bench *b, int repeats, double *med, double *mn
 /* ||A x - f||_2 / ||f||_2 with the solution in b->x (b->r is overwritten). */
 static int residual(Bench *b, double *res) {
   double rn, fn;
+  GsCall(GsBandedCheckStatus(b->A)); /* deferred checks: every timed call's bad systems */
   GsCall(GsBandedMult(b->A, b->diag, b->x, b->r));
   GsCall(GsVecAXPY(b->r, -1.0, b->f));
   GsCall(GsVecNorm(b->r, GS_NORM_2, &rn));
@@ -301,6 +302,11 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
   snprintf(r.config + used, sizeof r.config - used, " algo=%s", GsBandedAlgorithmName(algo));
   used = strlen(r.config);
   if (parts > 1) snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
+  GsBandedCheck check = GS_BANDED_CHECK_EACH;
+  GsCall(GsBandedGetCheck(b->A, &check));
+  used = strlen(r.config);
+  if (check == GS_BANDED_CHECK_DEFERRED)
+    snprintf(r.config + used, sizeof r.config - used, " check=deferred");
   GsCall(residual(b, &r.residual));
   GsCheck(GsBenchReportAdd(rep, &r) == 0, ctx, GS_ERR_MEMORY, "cannot grow the report");
   if (log)

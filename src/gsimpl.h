@@ -71,6 +71,9 @@ typedef struct {
   int algo;           /* GsBandedAlgorithm in use (THREAD, SPIKE or TILE) */
   int parts;          /* partitions per system (SPIKE); 1 otherwise */
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
+  int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
+  int accumulate;     /* keep the per-system status and the summary of earlier calls */
+  void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */
   int corner_len;     /* per-matrix corner entries (periodic) */
   GsDataType dt;
 } GsBandedInfo;
@@ -85,7 +88,9 @@ typedef struct {
  * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
  * system; work: scratch for partitioned batches (factor: nmat * parts ints; solve: batch * parts *
  * 2h values), or the TILE table (GS_BANDED_TILE_NTAB arrays of tile_p * tile_l rows) that factor
- * fills and solve reads. All in the back end's memory; the summary is delivered to the host. */
+ * fills and solve reads. All in the back end's memory; the summary is delivered to the host,
+ * except in deferred mode (bi->deferred), where status_read delivers it later. With
+ * bi->accumulate, a call keeps the statuses of earlier calls (a system keeps its first failure). */
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                 void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);
@@ -99,6 +104,9 @@ typedef struct {
    * sweep, keeping only what the back substitution needs (F holds nfac arrays, partly used). */
   int (*factor_solve)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                       const void *f, void *x, int *status, GsBandedSummary *sum);
+  /* Wait for queued calls and deliver the summary of status[] (deferred mode). */
+  int (*status_read)(GsContext ctx, const GsBandedInfo *bi, const int *status,
+                     GsBandedSummary *sum);
 } GsBandedKernels;
 
 typedef struct GsBackendOps {

@@ -37,6 +37,8 @@ run -bands 5 -n 300 -batch 20 -shared 1 -periodic 1 -banded_algorithm tile
 grep -q "algo=tile" "$work/case-$k.txt"
 run -bands 3 -n 300 -batch 20 -banded_algorithm spike -banded_partitions 4
 grep -q "algo=spike parts=4" "$work/case-$k.txt"
+run -bands 5 -n 50 -batch 30 -banded_check deferred
+grep -q "check=deferred" "$work/case-$k.txt"
 if "$cli" banded -gs_backend /cpu -banded_algorithm fastest -n 10 -batch 2 >"$work/bad.txt" 2>&1; then
   echo "an unknown -banded_algorithm was accepted"; exit 1
 fi

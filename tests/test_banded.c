@@ -1640,6 +1640,103 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
 }
 
+/* Deferred status checks: calls return without reporting, bad systems accumulate over calls and
+ * GsBandedCheckStatus reports them (naming the first) and starts a new period; the mode's
+ * argument errors; the option -banded_check. */
+static void test_deferred(GsContext ctx, HsRng *r) {
+  GsBandedDesc d = {5, 40, 9, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  Batch b;
+  batch_init(&b, &d);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, Fbad = NULL, X = NULL;
+  double *f = NULL, *fb = NULL, *x = NULL;
+  int st[9];
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  GsBandedCheck mode = GS_BANDED_CHECK_EACH;
+  CHECK_ERR(GsBandedSetCheck(A, (GsBandedCheck)7), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsBandedGetCheck(A, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsBandedCheckStatus(NULL), GS_ERR_ARG_NULL);
+  CHECK_OK(GsBandedSetCheck(A, GS_BANDED_CHECK_DEFERRED));
+  CHECK_OK(GsBandedGetCheck(A, &mode));
+  CHECK(mode == GS_BANDED_CHECK_DEFERRED, "GetCheck gave %d", (int)mode);
+  CHECK_OK(GsBandedCheckStatus(A)); /* nothing since the last check */
+  fill_matrix(&b, KIND_DD, r);
+  zero_row(&b, 4, 0); /* system 4: zero pivot */
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 1, NAN, r);
+  fb = hs_malloc((size_t)b.rl * sizeof *fb);
+  memcpy(fb, f, (size_t)b.rl * sizeof *fb);
+  fb[ridx(&b, 6, 3)] = NAN; /* system 6: non-finite right-hand side */
+  x = hs_malloc((size_t)b.rl * sizeof *x);
+  if (!(F = new_vec(ctx, d.dt, b.rl, f)) || !(Fbad = new_vec(ctx, d.dt, b.rl, fb)) ||
+      !(X = new_vec(ctx, d.dt, b.rl, NULL)))
+    goto done;
+  /* The zero pivot is not reported by the calls, only by the check. */
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(get_vec(X, d.dt, b.rl, x));
+  check_nan_system(&b, "deferred, zero pivot", x, 4, 1);
+  char skip[9] = {0};
+  skip[4] = 1;
+  check_solution(&b, "deferred, zero pivot", f, x, 1, skip, NULL);
+  GsInt nbad = 0, first = -1;
+  GsBandedStatus code = GS_BANDED_OK;
+  CHECK_OK(GsBandedGetStatus(A, &nbad, &first, &code));
+  CHECK(nbad == 1 && first == 4 && code == GS_BANDED_ZERO_PIVOT,
+        "deferred GetStatus: %lld bad, first %lld, code %d (want 1, 4, zero pivot)",
+        (long long)nbad, (long long)first, (int)code);
+  CHECK_ERR(GsBandedSetCheck(A, GS_BANDED_CHECK_EACH), GS_ERR_WRONG_STATE);
+  CHECK_ERR(GsBandedCheckStatus(A), GS_ERR_ZERO_PIVOT);
+  CHECK_MSG(ctx, "system 4");
+  CHECK_OK(GsBandedCheckStatus(A)); /* a new period: nothing since */
+  /* Failures accumulate over calls: a bad right-hand side, then a good one. */
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    CHECK_OK(set_vec(Dv[k], d.dt, b.dl, b.D[k]));
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedSolve(A, Fbad, X));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedGetSystemStatus(A, st));
+  for (int s = 0; s < 9; s++)
+    CHECK(st[s] == (s == 6 ? GS_BANDED_NOT_FINITE : GS_BANDED_OK),
+          "deferred, accumulated: system %d has status %d", s, st[s]);
+  CHECK_ERR(GsBandedCheckStatus(A), GS_ERR_NOT_FINITE);
+  CHECK_MSG(ctx, "system 6");
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedCheckStatus(A));
+  CHECK_OK(get_vec(X, d.dt, b.rl, x));
+  check_solution(&b, "deferred, after a check", f, x, 1, NULL, NULL);
+  /* Back to checking each call: the check repeats the last call's result. */
+  CHECK_OK(GsBandedSetCheck(A, GS_BANDED_CHECK_EACH));
+  CHECK_ERR(GsBandedSolve(A, Fbad, X), GS_ERR_NOT_FINITE);
+  CHECK_ERR(GsBandedCheckStatus(A), GS_ERR_NOT_FINITE);
+  CHECK_OK(GsBandedDestroy(&A));
+  /* The option. */
+  char prev[32] = "each";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_check", prev, sizeof prev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_check", "deferred"));
+  if (!CHECK_OK(GsBandedCreate(ctx, &d, &A))) {
+    CHECK_OK(GsBandedGetCheck(A, &mode));
+    CHECK(mode == GS_BANDED_CHECK_DEFERRED, "-banded_check deferred gave mode %d", (int)mode);
+    CHECK_OK(GsBandedDestroy(&A));
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_check", "sometimes"));
+  CHECK_ERR(GsBandedCreate(ctx, &d, &A), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-banded_check");
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_check", prev));
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&Fbad);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  free(f);
+  free(fb);
+  free(x);
+  batch_free(&b);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1654,6 +1751,7 @@ int main(int argc, char **argv) {
   test_fused_state(ctx, &r);
   test_partitions(ctx, &r);
   test_algorithms(ctx, &r);
+  test_deferred(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

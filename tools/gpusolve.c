@@ -283,6 +283,8 @@ static void banded_help(void) {
       "  -banded_algorithm A auto (default), thread (one thread per system), spike (each\n"
       "                      system in -banded_partitions P pieces), tile (shared matrix of at\n"
       "                      most 1024 rows, chunks on chip); the one used is printed as algo=\n"
+      "  -banded_check deferred  calls do not wait for their status (checked once at the end):\n"
+      "                      the time of the work alone, as in a loop of solves\n"
       "Floors, in values per unknown (8 B each in double): solve 7 penta / 5 tri (factors, f, x;\n"
       "9 / 6 periodic), shared solve 2 (f, x), factor_solve 7 / 5 (diagonals, f, x).\n");
 }

@@ -109,10 +109,26 @@ int GsBandedSetPartitions(GsBanded A, int parts);
 /* The partition count in use: > 1 for SPIKE, else 1. */
 int GsBandedGetPartitions(GsBanded A, int *parts);
 
-/* Status of the last Factor / Solve: number of bad systems, the first one (-1 if none) and its
- * code. Any output pointer may be NULL. */
+/* When calls report bad systems. GS_BANDED_CHECK_EACH (the default): Factor, Solve and
+ * FactorSolve wait for their result and return the error naming the first bad system.
+ * GS_BANDED_CHECK_DEFERRED: they return as soon as their work is queued (on a GPU: no wait, no copy
+ * back, so a loop of small solves is not held up by the host), and bad systems accumulate (a
+ * system's status is that of its first failure since the last check) until GsBandedCheckStatus,
+ * which waits, returns the error for every call since the last check and starts a new period.
+ * Solutions of bad systems are NaN in both modes. Also the option -banded_check each|deferred. */
+typedef enum { GS_BANDED_CHECK_EACH = 0, GS_BANDED_CHECK_DEFERRED = 1 } GsBandedCheck;
+int GsBandedSetCheck(GsBanded A, GsBandedCheck mode);
+int GsBandedGetCheck(GsBanded A, GsBandedCheck *mode);
+/* Wait for the queued calls and report bad systems since the last check (deferred mode: then
+ * clear them); in GS_BANDED_CHECK_EACH mode, the result of the last call again. */
+int GsBandedCheckStatus(GsBanded A);
+
+/* Status of the last Factor / Solve (deferred mode: of the calls since the last check, after
+ * waiting for them): number of bad systems, the first one (-1 if none) and its code. Any output
+ * pointer may be NULL. */
 int GsBandedGetStatus(GsBanded A, GsInt *nbad, GsInt *first_bad, GsBandedStatus *first_code);
-/* Per-system status of the last Factor / Solve into a host array of `batch` entries. */
+/* Per-system status of the last Factor / Solve (deferred: since the last check) into a host array
+ * of `batch` entries. */
 int GsBandedGetSystemStatus(GsBanded A, int status[]);
 
 #ifdef __cplusplus

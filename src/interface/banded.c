@@ -15,6 +15,8 @@ struct GsBanded_s {
   int *fstatus;                 /* factor status per matrix */
   int *status;                  /* status per system of the last factor or solve */
   int factored;                 /* factors are valid for solving */
+  GsBandedCheck check;          /* when bad systems are reported */
+  int pending;                  /* deferred: calls since the last check */
   GsBandedSummary last;         /* of the last factor or solve */
   GsLogEvent ev_factor, ev_solve, ev_mult, ev_factor_solve;
 };
@@ -83,9 +85,13 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
    * every batch of the context, so where a batch cannot follow them they are bent to fit:
    * automatic choice instead of an impossible algorithm, fewer partitions for short systems. */
   static const char *const algos[] = {"auto", "thread", "spike", "tile", NULL};
-  int algo = 0, algo_set = 0;
+  static const char *const checks[] = {"each", "deferred", NULL};
+  int algo = 0, algo_set = 0, check = 0;
   GsInt parts = 0;
   int ierr = GsOptionsGetEnum(ctx, "-banded_algorithm", algos, &algo, &algo_set);
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_check", checks, &check, NULL);
+  B->check = (GsBandedCheck)check;
+  if (!ierr) ierr = GsMemAlloc(ctx, 2 * sizeof(unsigned long long), &bi->summary);
   if (!ierr) ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
   if (!ierr && (parts < 0 || parts > 1 << 20))
     ierr = GsError(ctx, GS_ERR_OPTION, "-banded_partitions %lld: must be in [0, 2^20]",
@@ -266,6 +272,7 @@ int GsBandedDestroy(GsBanded *A) {
   GsMemFree(B->ctx, B->work);
   GsMemFree(B->ctx, B->fstatus);
   GsMemFree(B->ctx, B->status);
+  GsMemFree(B->ctx, B->info.summary);
   B->ctx->nobjects--;
   free(B);
   *A = NULL;
@@ -345,12 +352,68 @@ static int report(GsBanded A, const char *what) {
                  A->info.shared && s->code == GS_BANDED_ZERO_PIVOT ? " in the shared matrix" : "");
 }
 
+/* Before a call: whether it keeps the statuses of earlier ones (deferred checks). */
+static void begin_call(GsBanded A) {
+  A->info.deferred = A->check == GS_BANDED_CHECK_DEFERRED;
+  A->info.accumulate = A->info.deferred && A->pending;
+}
+
+/* After a call: report its bad systems now, or leave them for GsBandedCheckStatus. */
+static int end_call(GsBanded A, const char *what) {
+  if (A->info.deferred) {
+    A->pending = 1;
+    return 0;
+  }
+  return report(A, what);
+}
+
+int GsBandedSetCheck(GsBanded A, GsBandedCheck mode) {
+  GsCheckHandle(NULL, A);
+  GsCheck(mode == GS_BANDED_CHECK_EACH || mode == GS_BANDED_CHECK_DEFERRED, A->ctx,
+          GS_ERR_ARG_OUTOFRANGE, "unknown check mode %d (GS_BANDED_CHECK_EACH or _DEFERRED)",
+          (int)mode);
+  GsCheck(!A->pending, A->ctx, GS_ERR_WRONG_STATE,
+          "calls made in deferred mode have not been checked: call GsBandedCheckStatus before "
+          "changing the mode");
+  A->check = mode;
+  return 0;
+}
+
+int GsBandedGetCheck(GsBanded A, GsBandedCheck *mode) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, mode);
+  *mode = A->check;
+  return 0;
+}
+
+/* Deferred mode: wait for the calls since the last check and fetch their summary. */
+static int read_pending(GsBanded A) {
+  GsCheck(A->ctx->ops->banded.status_read, A->ctx, GS_ERR_UNSUPPORTED,
+          "back end %s cannot defer banded status checks", A->ctx->resource);
+  GsCall(A->ctx->ops->banded.status_read(A->ctx, &A->info, A->status, &A->last));
+  return 0;
+}
+
+int GsBandedCheckStatus(GsBanded A) {
+  GsCheckHandle(NULL, A);
+  if (A->check != GS_BANDED_CHECK_DEFERRED) {
+    GsCall(report(A, "GsBandedCheckStatus (the last call)"));
+    return 0;
+  }
+  if (!A->pending) return 0;
+  GsCall(read_pending(A));
+  A->pending = 0; /* the next call starts a new period */
+  GsCall(report(A, "GsBandedCheckStatus (calls since the last check)"));
+  return 0;
+}
+
 int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   GsCheckHandle(NULL, A);
   GsContext ctx = A->ctx;
   void *D[5];
   GsCall(get_diags(A, diag, D));
   A->factored = 0;
+  begin_call(A);
   GsCall(GsLogEventBegin(ctx, A->ev_factor));
   int ierr = ctx->ops->banded.factor(ctx, &A->info, (const void *const *)D, A->fac, A->corner,
                                      A->fstatus, A->status, A->work, &A->last);
@@ -362,7 +425,7 @@ int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   }
   GsCall(GsLogEventEnd(ctx, A->ev_factor, per * (A->info.bands + A->info.nfac), 0));
   A->factored = 1;
-  GsCall(report(A, "GsBandedFactor"));
+  GsCall(end_call(A, "GsBandedFactor"));
   return 0;
 }
 
@@ -389,6 +452,7 @@ static int solve(GsBanded A, GsVec f, GsVec x) {
           (long long)nf, (long long)nx);
   void *pf = NULL, *px = NULL;
   GsCall(rhs_arrays(A, f, x, &pf, &px));
+  begin_call(A);
   GsCall(GsLogEventBegin(ctx, A->ev_solve));
   int ierr = ctx->ops->banded.solve(ctx, &A->info, (const void *const *)A->fac, A->corner,
                                     A->fstatus, nf, pf, px, A->status, A->work, &A->last);
@@ -401,7 +465,7 @@ static int solve(GsBanded A, GsVec f, GsVec x) {
       (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es * A->info.nfac;
   double rhs_bytes = 2.0 * (double)A->info.n * (double)A->info.batch * (double)es * (double)nf;
   GsCall(GsLogEventEnd(ctx, A->ev_solve, fac_bytes + rhs_bytes, 0));
-  GsCall(report(A, "GsBandedSolve"));
+  GsCall(end_call(A, "GsBandedSolve"));
   return 0;
 }
 
@@ -421,6 +485,7 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
   void *pf = NULL, *px = NULL;
   GsCall(rhs_arrays(A, f, x, &pf, &px));
   A->factored = 0; /* only part of the factors is kept */
+  begin_call(A);
   GsCall(GsLogEventBegin(ctx, A->ev_factor_solve));
   int ierr = ctx->ops->banded.factor_solve(ctx, &A->info, (const void *const *)D, A->fac, pf, px,
                                            A->status, &A->last);
@@ -431,7 +496,7 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
   size_t es = GsDataTypeSize(A->info.dt);
   double per = (double)A->info.n * (double)A->info.batch * (double)es;
   GsCall(GsLogEventEnd(ctx, A->ev_factor_solve, per * (A->info.bands + 2), 0));
-  GsCall(report(A, "GsBandedFactorSolve"));
+  GsCall(end_call(A, "GsBandedFactorSolve"));
   return 0;
 }
 
@@ -490,6 +555,7 @@ int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y) {
 
 int GsBandedGetStatus(GsBanded A, GsInt *nbad, GsInt *first_bad, GsBandedStatus *first_code) {
   GsCheckHandle(NULL, A);
+  if (A->check == GS_BANDED_CHECK_DEFERRED && A->pending) GsCall(read_pending(A));
   if (nbad) *nbad = A->last.nbad;
   if (first_bad) *first_bad = A->last.nbad ? A->last.first : -1;
   if (first_code) *first_code = (GsBandedStatus)(A->last.nbad ? A->last.code : GS_BANDED_OK);

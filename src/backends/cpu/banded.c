@@ -186,8 +186,9 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
     _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->batch; s++) {           \
       GsInt base, step;                                                                            \
       rhs_place(bi, s, &base, &step);                                                              \
-      status[s] =                                                                                  \
+      const int st =                                                                               \
           gs_banded_factor_solve_##S(&sh, D, F, base, step, (const T *)fv, (T *)xv, base, step);   \
+      if (st || !bi->accumulate) status[s] = st; /* deferred checks keep earlier failures */       \
     }                                                                                              \
   }                                                                                                \
   static void mult_##S(const GsBandedInfo *bi, const void *const *Dv, GsInt nrhs, const void *xv,  \
@@ -280,7 +281,7 @@ GS_CPU_BANDED(float, f)
         ycor[r] = v[r];                                                                            \
         ycor[h + r] = v[m - h + r];                                                                \
       }                                                                                            \
-      gs_banded_tail_##S(sh, C, ycor, z);                                                            \
+      gs_banded_tail_##S(sh, C, ycor, z);                                                          \
       for (GsInt i = 0; i < m; i++)                                                                \
         v[i] -= tab[GS_TAB_W1 * np + i] * z[0] + tab[GS_TAB_W2 * np + i] * z[1];                   \
       for (int r = 0; r < h; r++) {                                                                \
@@ -334,8 +335,10 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     factor_f(bi, D, F, C, fstatus);
     if (bi->algo == GS_BANDED_ALGORITHM_TILE) tile_build_f(bi, (const void *const *)F, work);
   }
-  for (GsInt s = 0; s < bi->batch; s++)
-    status[s] = fstatus[bi->shared ? 0 : s];
+  for (GsInt s = 0; s < bi->batch; s++) {
+    const int st = fstatus[bi->shared ? 0 : s];
+    if (st || !bi->accumulate) status[s] = st; /* deferred checks keep earlier failures */
+  }
   summarise(status, bi->batch, sum);
   return 0;
 }
@@ -460,7 +463,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
   (void)ctx;
-  memset(status, 0, (size_t)bi->batch * sizeof *status);
+  if (!bi->accumulate) memset(status, 0, (size_t)bi->batch * sizeof *status);
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     if (bi->dt == GS_DOUBLE)
       tile_solve_d(bi, (const double *)work, C, fstatus, nrhs, f, x, status);
@@ -509,7 +512,15 @@ static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *con
   return 0;
 }
 
+static int k_status_read(GsContext ctx, const GsBandedInfo *bi, const int *status,
+                         GsBandedSummary *sum) {
+  (void)ctx;
+  summarise(status, bi->batch, sum);
+  return 0;
+}
+
 void GsCpuFillBandedKernels(GsBandedKernels *k) {
+  k->status_read = k_status_read;
   k->factor_solve = k_factor_solve;
   k->factor = k_factor;
   k->solve = k_solve;

@@ -445,7 +445,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
           }                                                                                        \
         __syncthreads();                                                                           \
         if (on && k == 0) {                                                                        \
-          gs_banded_tail_##S(&sh, C, yc[sl], z);                                                     \
+          gs_banded_tail_##S(&sh, C, yc[sl], z);                                                   \
           for (int r = 0; r < h; r++) {                                                            \
             x[rb + (m + r) * rs] = z[r];                                                           \
             chk += z[r] * (T)0;                                                                    \
@@ -509,17 +509,13 @@ GS_CUDA_BANDED_TILE_ALL(double, d)
 GS_CUDA_BANDED_TILE_ALL(float, f)
 
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
- * the bad ones. */
+ * the bad ones (status was cleared before, unless earlier failures are kept). */
 static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
                                           GsBandedDevSummary *sum) {
   const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= batch) return;
   const int st = fstatus[shared ? 0 : s];
-  status[s] = st;
-  if (st) {
-    atomicAdd(&sum->nbad, 1ull);
-    atomicMin(&sum->first, (unsigned long long)s);
-  }
+  if (st) gs_mark(status, s, st, sum);
 }
 
 static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
@@ -561,26 +557,32 @@ static __global__ void gs_banded_clear_k(GsBandedDevSummary *sum, int *status, G
   if (status && i < batch) status[i] = 0;
 }
 
-/* The summary lives in the context's reduction scratch (the stream orders its uses); with status,
- * the per-system status is cleared by the same launch. */
-static int summary_reset(GsContext ctx, GsCudaContext *cc, GsBandedDevSummary **dsum, int *status,
-                         GsInt batch) {
-  *dsum = (GsBandedDevSummary *)cc->results;
-  const GsInt n = status ? batch : 1;
-  gs_banded_clear_k<<<blocks_for(n), GS_BANDED_THREADS, 0, cc->stream>>>(*dsum, status, batch);
+/* The batch's own summary in device memory (it outlives the call in deferred mode); cleared with
+ * status in one launch, unless the call accumulates onto earlier ones (deferred checks). */
+static int summary_reset(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi,
+                         GsBandedDevSummary **dsum, int *status) {
+  *dsum = (GsBandedDevSummary *)bi->summary;
+  if (bi->accumulate) return 0;
+  const GsInt n = status ? bi->batch : 1;
+  gs_banded_clear_k<<<blocks_for(n), GS_BANDED_THREADS, 0, cc->stream>>>(*dsum, status, bi->batch);
   GsCheckLaunchCuda(ctx, "gs_banded_clear_k");
   return 0;
 }
 
-/* Bring the summary to the host; with bad systems also the first one's code. */
-static int summary_read(GsContext ctx, GsCudaContext *cc, const GsBandedDevSummary *dsum,
-                        const int *status, GsBandedSummary *sum) {
+/* Bring the summary to the host; with bad systems also the first one's code. In deferred mode
+ * (unless forced) nothing is read and the call does not wait. */
+static int summary_read(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi,
+                        const GsBandedDevSummary *dsum, const int *status, GsBandedSummary *sum,
+                        int force) {
+  sum->nbad = 0;
+  sum->first = -1;
+  sum->code = 0;
+  if (bi->deferred && !force) return 0;
   GsBandedDevSummary *h = (GsBandedDevSummary *)cc->results_host;
   GsCallCuda(ctx, cudaMemcpyAsync(h, dsum, sizeof *h, cudaMemcpyDeviceToHost, cc->stream));
   GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
   sum->nbad = (GsInt)h->nbad;
   sum->first = h->nbad ? (GsInt)h->first : -1;
-  sum->code = 0;
   if (h->nbad) {
     int code = 0;
     GsCallCuda(ctx, cudaMemcpy(&code, status + h->first, sizeof code, cudaMemcpyDeviceToHost));
@@ -631,11 +633,11 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     GsCheckLaunchCuda(ctx, "gs_banded_tile_build_k");
   }
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum, NULL, 0));
+  GsCall(summary_reset(ctx, cc, bi, &dsum, status));
   gs_banded_expand_k<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
       fstatus, bi->shared, bi->batch, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_expand_k");
-  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
   return 0;
 }
 
@@ -647,7 +649,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   GsBandedKArgs a = kargs(bi, nrhs);
   GsPtrs Fp = ptrs(F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum, status, bi->batch));
+  GsCall(summary_reset(ctx, cc, bi, &dsum, status));
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     const int li = bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2, per = bi->periodic;
     const GsInt ns = GS_TILE_THREADS / gs_tile_pow2(bi->tile_p);
@@ -672,7 +674,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
           a, (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x, status,
           dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
-    GsCall(summary_read(ctx, cc, dsum, status, sum));
+    GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
@@ -697,7 +699,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       }
       GsCheckLaunchCuda(ctx, "gs_banded_psolve_k");
     }
-    GsCall(summary_read(ctx, cc, dsum, status, sum));
+    GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }
   const unsigned int nb = blocks_for(bi->batch * nrhs);
@@ -709,7 +711,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     gs_solve_k_f[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_solve_k");
-  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
   return 0;
 }
 
@@ -739,7 +741,7 @@ static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *con
   GsBandedKArgs a = kargs(bi, 1);
   GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
-  GsCall(summary_reset(ctx, cc, &dsum, status, bi->batch));
+  GsCall(summary_reset(ctx, cc, bi, &dsum, status));
   const int b5 = bi->bands == 5;
   if (bi->dt == GS_DOUBLE)
     gs_fsolve_k_d[b5][0]<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
@@ -748,11 +750,20 @@ static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *con
     gs_fsolve_k_f[b5][0]<<<blocks_for(bi->batch), GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Dp, Fp, (const float *)f, (float *)x, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_fsolve_k");
-  GsCall(summary_read(ctx, cc, dsum, status, sum));
+  GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+  return 0;
+}
+
+static int k_status_read(GsContext ctx, const GsBandedInfo *bi, const int *status,
+                         GsBandedSummary *sum) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCall(summary_read(ctx, cc, bi, (const GsBandedDevSummary *)bi->summary, status, sum, 1));
   return 0;
 }
 
 extern "C" void GsCudaFillBandedKernels(GsBandedKernels *k) {
+  k->status_read = k_status_read;
   k->factor_solve = k_factor_solve;
   k->factor = k_factor;
   k->solve = k_solve;
