@@ -92,8 +92,8 @@ typedef enum {
 /* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
  * thread per system is faster), else SPIKE when the batch is too small to fill the GPU (below 16384
- * systems, at least 4 partitions of 128 rows or more), else THREAD; on the CPU, THREAD. An
- * algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED. Also the option
+ * systems, at least 4 partitions of 64 (tri) or 128 (penta) rows or more), else THREAD; on the CPU,
+ * THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED. Also the option
  * -banded_algorithm auto|thread|spike|tile, which, applying to every batch of a context, falls
  * back to auto where the batch does not allow it. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);

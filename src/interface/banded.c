@@ -169,10 +169,11 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsBandedInfo *bi = &A->info;
   const GsInt min_rows = 4 * bi->h; /* a partition holds its first and last h rows apart */
   const int gpu = ctx->ops->mem == GS_MEM_DEVICE;
-  /* Partitions for few systems on a GPU: enough for about 64K threads, none shorter than 128 rows
-   * (measured on the H200 at 1024 x 1024: 8 partitions 136 us, 32 partitions 255 us, one thread
-   * per system 278 us, penta double). */
-  GsInt want = (65536 + bi->batch - 1) / bi->batch, most = bi->n / 128;
+  /* Partitions for few systems on a GPU: enough for about 16K threads (each keeps 16 rows of loads
+   * in flight), none shorter than 64 rows (tri) or 128 (penta). Measured on the H200 with deferred
+   * checks, double: tri 1024 x 1024: P = 8 67 us, 16 64 us, 32 84 us; penta 1024 x 1024: 4 124 us,
+   * 8 105 us, 16 133 us; penta 1024 x 65536: 8 3.23 ms, 16 2.23 ms, 32 2.41 ms, 64 2.40 ms. */
+  GsInt want = (16384 + bi->batch - 1) / bi->batch, most = bi->n / (bi->bands == 3 ? 64 : 128);
   const int auto_parts = (int)(want < most ? want : most);
   if (algo == GS_BANDED_ALGORITHM_AUTO) {
     /* Tile beats one thread per system for a shared matrix unless the batch is large and the

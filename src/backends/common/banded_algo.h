@@ -27,6 +27,14 @@
 
 #include "../../gsimpl.h"
 
+/* Every routine here: host and device, and allowed to go unused (a back end instantiates the
+ * macros more than once, e.g. with another chunk length, and uses part of each). */
+#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
+#define GS_BANDED_FN GS_HOST_DEVICE static inline __attribute__((unused))
+#else
+#define GS_BANDED_FN GS_HOST_DEVICE static inline
+#endif
+
 /* Per-matrix corner data of a periodic system: the last h rows' coefficients by diagonal
  * (h x bands), then S^-1 (h x h), row-major. */
 #define GS_BANDED_CORNER_LEN(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
@@ -54,6 +62,11 @@ typedef struct {
  * of f above the store of x, which can be the same array). With one GPU thread per system this
  * is what turns a latency-bound sweep into a bandwidth-bound one. */
 #define GS_BANDED_CHUNK 8
+/* The algorithm macros below take the chunk length as KK (GS_BANDED_ALGOS_K); the plain names use
+ * GS_BANDED_CHUNK. Partitioned GPU solves, with few threads each walking a long partition, use
+ * longer chunks to keep more loads in flight. */
+#define GS_BANDED_ALGOS(T, S, EPS) GS_BANDED_ALGOS_K(T, S, EPS, GS_BANDED_CHUNK)
+#define GS_BANDED_PART_ALGOS(T, S, EPS) GS_BANDED_PART_ALGOS_K(T, S, EPS, GS_BANDED_CHUNK)
 #if defined(__CUDA_ARCH__)
 #define GS_UNROLL_ALL _Pragma("unroll")
 #elif defined(__CUDACC__) /* host pass of a .cu file: the host compiler needs no hint */
@@ -64,9 +77,9 @@ typedef struct {
 #define GS_UNROLL_ALL
 #endif
 
-#define GS_BANDED_ALGOS(T, S, EPS)                                                                 \
+#define GS_BANDED_ALGOS_K(T, S, EPS, KK)                                                           \
   /* Fill one system's solution with NaN (its matrix could not be factored). */                    \
-  GS_HOST_DEVICE static inline void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {      \
+  GS_BANDED_FN void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {                      \
     for (GsInt i = 0; i < n; i++)                                                                  \
       x[rb + i * rs] = (T)NAN;                                                                     \
   }                                                                                                \
@@ -76,10 +89,10 @@ typedef struct {
    * l1_i = (b_i - l2_i d_{i-2} l1_{i-1}) / d_{i-1}, d_i = c_i - l1_i^2 d_{i-1} - l2_i^2 d_{i-2},  \
    * stored as F[0] = l2, F[1] = l1, F[2] = 1/d (tri: F[0] = l, F[1] = 1/d): 3 (2) arrays instead  \
    * of the LU's 5 (3). A pivot d_i that is not clearly positive is GS_BANDED_ZERO_PIVOT. */       \
-  GS_HOST_DEVICE static inline int gs_banded_ldl_##S(const GsBandedShape *sh, const T *const *D,   \
-                                                     T *const *F, GsInt base, GsInt step) {        \
+  GS_BANDED_FN int gs_banded_ldl_##S(const GsBandedShape *sh, const T *const *D, T *const *F,      \
+                                     GsInt base, GsInt step) {                                     \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     const int penta = sh->bands == 5;                                                              \
     T d2 = 0, d1 = 0, l1p = 0;                                                                     \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
@@ -129,11 +142,10 @@ typedef struct {
                                                                                                    \
   /* Solve with the LDL^T factors over rows [0, m): L z = f, y = z / d (into x), L^T x = y.        \
    * Returns 1 when every x_i is finite. f and x may be the same array. */                         \
-  GS_HOST_DEVICE static inline int gs_banded_ldl_solve_##S(const GsBandedShape *sh,                \
-                                                           const T *const *F, GsInt fb, GsInt fs,  \
-                                                           const T *f, T *x, GsInt rb, GsInt rs) { \
+  GS_BANDED_FN int gs_banded_ldl_solve_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,   \
+                                           GsInt fs, const T *f, T *x, GsInt rb, GsInt rs) {       \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     const int penta = sh->bands == 5;                                                              \
     T z2 = 0, z1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
@@ -203,11 +215,11 @@ typedef struct {
                                                                                                    \
   /* LU of rows [0, m) of the banded block; returns a GsBandedStatus. Entries reaching outside     \
    * the block are taken as zero. */                                                               \
-  GS_HOST_DEVICE static inline int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D,    \
-                                                    T *const *F, GsInt base, GsInt step) {         \
+  GS_BANDED_FN int gs_banded_lu_##S(const GsBandedShape *sh, const T *const *D, T *const *F,       \
+                                    GsInt base, GsInt step) {                                      \
     if (sh->spd) return gs_banded_ldl_##S(sh, D, F, base, step);                                   \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     if (sh->bands == 5) {                                                                          \
       T g2 = 0, g1 = 0, d2 = 0, d1 = 0;                                                            \
       for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
@@ -285,10 +297,10 @@ typedef struct {
                                                                                                    \
   /* Back substitution over rows [0, m): x_i = g_i - gamma_i x_{i+1} - delta_i x_{i+2} (tri:       \
    * no delta term), g in x on entry. Returns 1 when every x_i is finite. */                       \
-  GS_HOST_DEVICE static inline int gs_banded_back_##S(                                             \
-      const GsBandedShape *sh, const T *const *F, GsInt fb, GsInt fs, T *x, GsInt rb, GsInt rs) {  \
+  GS_BANDED_FN int gs_banded_back_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,        \
+                                      GsInt fs, T *x, GsInt rb, GsInt rs) {                        \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     const int penta = sh->bands == 5;                                                              \
     T x1 = 0, x2 = 0;                                                                              \
     int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
@@ -319,12 +331,11 @@ typedef struct {
                                                                                                    \
   /* Solve the banded block with its LU: x = E^-1 f over rows [0, m). f and x may be the same      \
    * array (with the same base/step): a chunk's loads all come before its stores. */               \
-  GS_HOST_DEVICE static inline int gs_banded_lu_solve_##S(const GsBandedShape *sh,                 \
-                                                          const T *const *F, GsInt fb, GsInt fs,   \
-                                                          const T *f, T *x, GsInt rb, GsInt rs) {  \
+  GS_BANDED_FN int gs_banded_lu_solve_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,    \
+                                          GsInt fs, const T *f, T *x, GsInt rb, GsInt rs) {        \
     if (sh->spd) return gs_banded_ldl_solve_##S(sh, F, fb, fs, f, x, rb, rs);                      \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     const int penta = sh->bands == 5;                                                              \
     /* Forward: g_i = (f_i - a_i g_{i-2} - beta_i g_{i-1}) / alpha_i (tri: no beta term). */       \
     T p2 = 0, p1 = 0;                                                                              \
@@ -362,11 +373,11 @@ typedef struct {
   /* Factor and solve one non-periodic system in one forward sweep (refactor-each-call mode):      \
    * the LU is formed on the fly and only gamma and delta (tri: gamma) are stored, into F[3], F[4] \
    * (tri: F[2]), for the back substitution; g goes to x. A bad pivot fills x with NaN. */         \
-  GS_HOST_DEVICE static inline int gs_banded_factor_solve_##S(                                     \
-      const GsBandedShape *sh, const T *const *D, T *const *F, GsInt base, GsInt step, const T *f, \
-      T *x, GsInt rb, GsInt rs) {                                                                  \
+  GS_BANDED_FN int gs_banded_factor_solve_##S(const GsBandedShape *sh, const T *const *D,          \
+                                              T *const *F, GsInt base, GsInt step, const T *f,     \
+                                              T *x, GsInt rb, GsInt rs) {                          \
     const GsInt m = sh->m;                                                                         \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     const int penta = sh->bands == 5;                                                              \
     T g2 = 0, g1 = 0, d2 = 0, d1 = 0, p2 = 0, p1 = 0;                                              \
     int st = GS_BANDED_OK;                                                                         \
@@ -431,8 +442,8 @@ typedef struct {
   }                                                                                                \
                                                                                                    \
   /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
-  GS_HOST_DEVICE static inline int gs_banded_factor_##S(                                           \
-      const GsBandedShape *sh, const T *const *D, T *const *F, T *C, GsInt base, GsInt step) {     \
+  GS_BANDED_FN int gs_banded_factor_##S(const GsBandedShape *sh, const T *const *D, T *const *F,   \
+                                        T *C, GsInt base, GsInt step) {                            \
     int st = gs_banded_lu_##S(sh, D, F, base, step);                                               \
     if (st || !sh->periodic) return st;                                                            \
     const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
@@ -492,8 +503,7 @@ typedef struct {
                                                                                                    \
   /* The carries into the last h rows of a periodic system: z = S^-1 (f_tail - G y), from the      \
    * block's first h and last h values y (ycor[0..h), ycor[h..2h)); f_tail in z on entry. */       \
-  GS_HOST_DEVICE static inline void gs_banded_tail_##S(const GsBandedShape *sh, const T *C,        \
-                                                       const T *ycor, T *z) {                      \
+  GS_BANDED_FN void gs_banded_tail_##S(const GsBandedShape *sh, const T *C, const T *ycor, T *z) { \
     const GsInt n = sh->n, m = sh->m;                                                              \
     const int h = sh->h, nb = sh->bands;                                                           \
     T t[2] = {0, 0};                                                                               \
@@ -519,9 +529,8 @@ typedef struct {
                                                                                                    \
   /* Solve one system with its factors; returns GS_BANDED_NOT_FINITE if the solution has an inf or \
    * NaN entry. f and x may be the same array. */                                                  \
-  GS_HOST_DEVICE static inline int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, \
-                                                       const T *C, GsInt fb, GsInt fs, const T *f, \
-                                                       T *x, GsInt rb, GsInt rs) {                 \
+  GS_BANDED_FN int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, const T *C,     \
+                                       GsInt fb, GsInt fs, const T *f, T *x, GsInt rb, GsInt rs) { \
     const GsInt m = sh->m;                                                                         \
     const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
     T z[2] = {0, 0};                                                                               \
@@ -537,7 +546,7 @@ typedef struct {
         ycor[h + r] = x[rb + (m - h + r) * rs];                                                    \
       }                                                                                            \
       gs_banded_tail_##S(sh, C, ycor, z);                                                          \
-      enum { K = GS_BANDED_CHUNK };                                                                \
+      enum { K = KK };                                                                             \
       for (GsInt i0 = 0; i0 < m; i0 += K) { /* y -= W z, loads of a chunk first */                 \
         T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                   \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
@@ -566,9 +575,8 @@ typedef struct {
   }                                                                                                \
                                                                                                    \
   /* y = A x for one system (x and y distinct). */                                                 \
-  GS_HOST_DEVICE static inline void gs_banded_mult_##S(const GsBandedShape *sh, const T *const *D, \
-                                                       GsInt db, GsInt ds, const T *x, T *y,       \
-                                                       GsInt rb, GsInt rs) {                       \
+  GS_BANDED_FN void gs_banded_mult_##S(const GsBandedShape *sh, const T *const *D, GsInt db,       \
+                                       GsInt ds, const T *x, T *y, GsInt rb, GsInt rs) {           \
     const GsInt n = sh->n;                                                                         \
     const int h = sh->h;                                                                           \
     for (GsInt i = 0; i < n; i++) {                                                                \
@@ -600,15 +608,15 @@ typedef struct {
 #define GS_BANDED_PART_CORNER_LEN(bands, parts)                                                    \
   ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands))
 
-GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1) {
+GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1) {
   *r0 = n * j / parts;
   *r1 = n * (j + 1) / parts;
 }
 
-#define GS_BANDED_PART_ALGOS(T, S, EPS)                                                            \
+#define GS_BANDED_PART_ALGOS_K(T, S, EPS, KK)                                                      \
   /* Invert the q x q matrix M (q <= 4) into Mi by Gauss-Jordan with partial pivoting; returns 0   \
    * if a pivot is zero or tiny against the matrix. */                                             \
-  GS_HOST_DEVICE static inline int gs_small_inv_##S(int q, T M[4][4], T Mi[4][4]) {                \
+  GS_BANDED_FN int gs_small_inv_##S(int q, T M[4][4], T Mi[4][4]) {                                \
     double big = 0;                                                                                \
     for (int a = 0; a < q; a++)                                                                    \
       for (int b = 0; b < q; b++) {                                                                \
@@ -647,9 +655,9 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
                                                                                                    \
   /* Factor partition j of one matrix: the LU of A_j and the spikes V_k (F[nlu+k]) and W_k         \
    * (F[nlu+h+k]) over its rows. Returns a GsBandedStatus. */                                      \
-  GS_HOST_DEVICE static inline int gs_banded_part_factor_##S(                                      \
-      const GsBandedShape *sh, const T *const *D, T *const *F, GsInt base, GsInt step, int parts,  \
-      int j) {                                                                                     \
+  GS_BANDED_FN int gs_banded_part_factor_##S(const GsBandedShape *sh, const T *const *D,           \
+                                             T *const *F, GsInt base, GsInt step, int parts,       \
+                                             int j) {                                              \
     GsInt r0, r1;                                                                                  \
     gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
     GsBandedShape ps = *sh;                                                                        \
@@ -681,8 +689,8 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
                                                                                                    \
   /* The reduced block-tridiagonal system of one matrix from its spikes: M_j^-1, L_j, G_j into C.  \
    * Returns a GsBandedStatus. */                                                                  \
-  GS_HOST_DEVICE static inline int gs_banded_part_reduce_factor_##S(                               \
-      const GsBandedShape *sh, const T *const *F, GsInt base, GsInt step, int parts, T *C) {       \
+  GS_BANDED_FN int gs_banded_part_reduce_factor_##S(const GsBandedShape *sh, const T *const *F,    \
+                                                    GsInt base, GsInt step, int parts, T *C) {     \
     const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd), qq = q * q;           \
     T G[4][4] = {{0}};                                                                             \
     for (int j = 0; j < parts; j++) {                                                              \
@@ -728,7 +736,7 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
                                                                                                    \
   /* Solve the reduced system of one system: Y from the partial solutions y in x, X (parts * q)    \
    * out. */                                                                                       \
-  GS_HOST_DEVICE static inline void gs_banded_part_reduce_solve_##S(                               \
+  GS_BANDED_FN void gs_banded_part_reduce_solve_##S(                                               \
       const GsBandedShape *sh, const T *C, int parts, const T *x, GsInt rb, GsInt rs, T *X) {      \
     const int h = sh->h, q = 2 * h, qq = q * q;                                                    \
     T hp[4] = {0, 0, 0, 0};                                                                        \
@@ -768,9 +776,9 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
   }                                                                                                \
                                                                                                    \
   /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} over partition j (y in x); returns 1 if all finite. */  \
-  GS_HOST_DEVICE static inline int gs_banded_part_correct_##S(                                     \
-      const GsBandedShape *sh, const T *const *F, GsInt fb, GsInt fs, int parts, int j,            \
-      const T *X, T *x, GsInt rb, GsInt rs) {                                                      \
+  GS_BANDED_FN int gs_banded_part_correct_##S(const GsBandedShape *sh, const T *const *F,          \
+                                              GsInt fb, GsInt fs, int parts, int j, const T *X,    \
+                                              T *x, GsInt rb, GsInt rs) {                          \
     const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                       \
     GsInt r0, r1;                                                                                  \
     gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
@@ -780,7 +788,7 @@ GS_HOST_DEVICE static inline void gs_part_range(GsInt n, int parts, int j, GsInt
       if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
     }                                                                                              \
     int finite = 1;                                                                                \
-    enum { K = GS_BANDED_CHUNK };                                                                  \
+    enum { K = KK };                                                                               \
     for (GsInt i0 = r0; i0 < r1; i0 += K) {                                                        \
       T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0};                           \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
@@ -848,10 +856,10 @@ enum {
 };
 
 /* Rows per chunk for a block of m rows: chunks no shorter than needed for P <= 32. */
-GS_HOST_DEVICE static inline int gs_tile_rows(GsInt m) {
+GS_BANDED_FN int gs_tile_rows(GsInt m) {
   return m <= 256 ? 8 : m <= 512 ? 16 : 32;
 }
-GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
+GS_BANDED_FN int gs_tile_pow2(int p) {
   int q = 1;
   while (q < p)
     q <<= 1;
@@ -862,8 +870,8 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
   /* Row i of the table's factor arrays from the kept factors of the shared matrix (base 0, step   \
    * 1): LU as is; LDL^T as L D (a_i = l2_i d_{i-2}, beta_i = l1_i d_{i-1}, alpha_i = d_i) and L^T \
    * (gamma_i = l1_{i+1}, delta_i = l2_{i+2}). Rows i >= m pass values through unchanged. */       \
-  GS_HOST_DEVICE static inline void gs_tile_row_##S(const GsBandedShape *sh, const T *const *F,    \
-                                                    T *tab, GsInt np, GsInt i) {                   \
+  GS_BANDED_FN void gs_tile_row_##S(const GsBandedShape *sh, const T *const *F, T *tab, GsInt np,  \
+                                    GsInt i) {                                                     \
     const GsInt m = sh->m;                                                                         \
     const int penta = sh->bands == 5, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                     \
     T va = 0, vb = 0, via = 1, vg = 0, vd = 0;                                                     \
@@ -896,7 +904,7 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
   }                                                                                                \
                                                                                                    \
   /* The responses U1, U2, R1, R2 of chunk k (rows [k L, k L + L)), after its factor rows. */      \
-  GS_HOST_DEVICE static inline void gs_tile_resp_##S(T *tab, GsInt np, int L, int k) {             \
+  GS_BANDED_FN void gs_tile_resp_##S(T *tab, GsInt np, int L, int k) {                             \
     const GsInt r0 = (GsInt)k * L;                                                                 \
     for (int c = 0; c < 2; c++) {                                                                  \
       T p2 = c == 0 ? (T)1 : (T)0, p1 = c == 0 ? (T)0 : (T)1;                                      \
@@ -921,8 +929,7 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
   /* Chunk pieces on the L values v of rows [r0, r0 + L); entry (array, row i) of the table is     \
    * tab[array * as + i * rs] (array-major: as = rows, rs = 1; row-major: as = 1, rs = columns).   \
    * Forward from zero carries. */                                                                 \
-  GS_HOST_DEVICE static inline void gs_tile_fwd_##S(const T *tab, int as, int rs, int r0, int L,   \
-                                                    T *v) {                                        \
+  GS_BANDED_FN void gs_tile_fwd_##S(const T *tab, int as, int rs, int r0, int L, T *v) {           \
     T p2 = 0, p1 = 0;                                                                              \
     GS_UNROLL_ALL for (int j = 0; j < L; j++) {                                                    \
       const T *e = tab + (r0 + j) * rs;                                                            \
@@ -933,16 +940,15 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
     }                                                                                              \
   }                                                                                                \
   /* v += X1 c[0] + X2 c[1] for the response pair starting at table array `first`. */              \
-  GS_HOST_DEVICE static inline void gs_tile_add_##S(const T *tab, int as, int rs, int r0, int L,   \
-                                                    int first, const T *c, T *v) {                 \
+  GS_BANDED_FN void gs_tile_add_##S(const T *tab, int as, int rs, int r0, int L, int first,        \
+                                    const T *c, T *v) {                                            \
     GS_UNROLL_ALL for (int j = 0; j < L; j++) {                                                    \
       const T *e = tab + (r0 + j) * rs;                                                            \
       v[j] += e[first * as] * c[0] + e[(first + 1) * as] * c[1];                                   \
     }                                                                                              \
   }                                                                                                \
   /* Back substitution from zero carries. */                                                       \
-  GS_HOST_DEVICE static inline void gs_tile_back_##S(const T *tab, int as, int rs, int r0, int L,  \
-                                                     T *v) {                                       \
+  GS_BANDED_FN void gs_tile_back_##S(const T *tab, int as, int rs, int r0, int L, T *v) {          \
     T q1 = 0, q2 = 0;                                                                              \
     GS_UNROLL_ALL for (int j = L - 1; j >= 0; j--) {                                               \
       const T *e = tab + (r0 + j) * rs;                                                            \
@@ -954,8 +960,8 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
   }                                                                                                \
   /* The affine map of chunk k: forward (M = U's last two rows) or backward (R's first two); the   \
    * chunk's rows start at k * pitch (pitch >= L: the GPU pads its copy of the table). */          \
-  GS_HOST_DEVICE static inline void gs_tile_map_##S(const T *tab, int as, int rs, int pitch,       \
-                                                    int L, int k, int backward, T *M) {            \
+  GS_BANDED_FN void gs_tile_map_##S(const T *tab, int as, int rs, int pitch, int L, int k,         \
+                                    int backward, T *M) {                                          \
     const int first = backward ? GS_TAB_R1 : GS_TAB_U1;                                            \
     const T *e = tab + (k * pitch + (backward ? 0 : L - 2)) * rs;                                  \
     M[0] = e[first * as];                                                                          \
@@ -964,7 +970,7 @@ GS_HOST_DEVICE static inline int gs_tile_pow2(int p) {
     M[3] = e[(first + 1) * as + rs];                                                               \
   }                                                                                                \
   /* (M, b) <- (M, b) after (Mp, bp): the composition of an earlier map with this one. */          \
-  GS_HOST_DEVICE static inline void gs_tile_compose_##S(T *M, T *b, const T *Mp, const T *bp) {    \
+  GS_BANDED_FN void gs_tile_compose_##S(T *M, T *b, const T *Mp, const T *bp) {                    \
     const T m0 = M[0] * Mp[0] + M[1] * Mp[2], m1 = M[0] * Mp[1] + M[1] * Mp[3];                    \
     const T m2 = M[2] * Mp[0] + M[3] * Mp[2], m3 = M[2] * Mp[1] + M[3] * Mp[3];                    \
     const T b0 = M[0] * bp[0] + M[1] * bp[1] + b[0], b1 = M[2] * bp[0] + M[3] * bp[1] + b[1];      \

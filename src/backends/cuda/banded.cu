@@ -21,8 +21,14 @@
 
 GS_BANDED_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_ALGOS(float, f, FLT_EPSILON)
-GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
-GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
+/* Partitioned solves: few threads, each walking a long partition, so longer chunks (more loads in
+ * flight per thread) and small blocks (spread over every SM); the arithmetic is the same. */
+#define GS_PART_CHUNK 16
+#define GS_PART_THREADS 64
+GS_BANDED_ALGOS_K(double, dw, DBL_EPSILON, GS_PART_CHUNK)
+GS_BANDED_ALGOS_K(float, fw, FLT_EPSILON, GS_PART_CHUNK)
+GS_BANDED_PART_ALGOS_K(double, dw, DBL_EPSILON, GS_PART_CHUNK)
+GS_BANDED_PART_ALGOS_K(float, fw, FLT_EPSILON, GS_PART_CHUNK)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
 
@@ -187,7 +193,7 @@ GS_CUDA_BANDED_ALL(float, f)
 /* Partitioned (SPIKE) kernels, non-periodic only. Threads of one partition index are consecutive
  * systems, so the interleaved layout stays coalesced: thread t = j * count + s. */
 #define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
-  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, int *pstatus) {       \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.nmat * a.parts) return;                                                             \
@@ -225,9 +231,8 @@ GS_CUDA_BANDED_ALL(float, f)
     }                                                                                              \
     fstatus[s] = st;                                                                               \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
-      gs_banded_psolve1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,   \
-                                     T *x) {                                                       \
+  static __global__ void __launch_bounds__(GS_PART_THREADS, 1) gs_banded_psolve1_k_##S##BANDS(     \
+      GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f, T *x) {                          \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.parts) return;                                                            \
     const GsInt s = t % a.batch;                                                                   \
@@ -263,7 +268,7 @@ GS_CUDA_BANDED_ALL(float, f)
     gs_banded_part_reduce_solve_##S(&sh, C + mat * a.corner_len, a.parts, x, rb, rs,               \
                                     X + s * a.parts * (BANDS / 2) * 2);                            \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *X,   \
                                      T *x, int *status, GsBandedDevSummary *sum) {                 \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
@@ -293,10 +298,10 @@ GS_CUDA_BANDED_ALL(float, f)
     if (st) gs_mark(status, s, st, sum);                                                           \
   }
 
-GS_CUDA_BANDED_PART(double, d, 3)
-GS_CUDA_BANDED_PART(double, d, 5)
-GS_CUDA_BANDED_PART(float, f, 3)
-GS_CUDA_BANDED_PART(float, f, 5)
+GS_CUDA_BANDED_PART(double, dw, 3)
+GS_CUDA_BANDED_PART(double, dw, 5)
+GS_CUDA_BANDED_PART(float, fw, 3)
+GS_CUDA_BANDED_PART(float, fw, 5)
 
 /* Tables of the partitioned kernels, indexed [bands == 5]. */
 #define GS_CUDA_PART_TABLES(T, S)                                                                  \
@@ -314,8 +319,8 @@ GS_CUDA_BANDED_PART(float, f, 5)
   static const GsPS2_##S gs_ps2_##S[2] = {gs_banded_psolve2_k_##S##3, gs_banded_psolve2_k_##S##5}; \
   static const GsPS3_##S gs_ps3_##S[2] = {gs_banded_psolve3_k_##S##3, gs_banded_psolve3_k_##S##5};
 
-GS_CUDA_PART_TABLES(double, d)
-GS_CUDA_PART_TABLES(float, f)
+GS_CUDA_PART_TABLES(double, dw)
+GS_CUDA_PART_TABLES(float, fw)
 
 /* Tiled solves of a shared matrix (banded_algo.h). A block of GS_TILE_THREADS threads takes
  * groups of ns = GS_TILE_THREADS / pp systems (pp: the chunk count P rounded up to a power of
@@ -546,6 +551,9 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
 static unsigned int blocks_for(GsInt threads) {
   return (unsigned int)((threads + GS_BANDED_THREADS - 1) / GS_BANDED_THREADS);
 }
+static unsigned int part_blocks(GsInt threads) {
+  return (unsigned int)((threads + GS_PART_THREADS - 1) / GS_PART_THREADS);
+}
 
 /* Clear the summary (and status[0..batch) when status is not NULL) in one launch. */
 static __global__ void gs_banded_clear_k(GsBandedDevSummary *sum, int *status, GsInt batch) {
@@ -607,15 +615,15 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   GsPtrs Dp = ptrs(D, bi->bands), Fp = ptrs((const void *const *)F, bi->nfac);
   const int b5 = bi->bands == 5, per = bi->periodic;
   if (bi->parts > 1) {
-    const unsigned int nb1 = blocks_for(bi->nmat * bi->parts), nb2 = blocks_for(bi->nmat);
+    const unsigned int nb1 = part_blocks(bi->nmat * bi->parts), nb2 = part_blocks(bi->nmat);
     if (bi->dt == GS_DOUBLE) {
-      gs_pf1_d[b5]<<<nb1, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
-      gs_pf2_d[b5]<<<nb2, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, (double *)C, (const int *)work,
-                                                              fstatus);
+      gs_pf1_dw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf2_dw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (double *)C, (const int *)work,
+                                                             fstatus);
     } else {
-      gs_pf1_f[b5]<<<nb1, GS_BANDED_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
-      gs_pf2_f[b5]<<<nb2, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, (float *)C, (const int *)work,
-                                                              fstatus);
+      gs_pf1_fw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf2_fw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (float *)C, (const int *)work,
+                                                             fstatus);
     }
     GsCheckLaunchCuda(ctx, "gs_banded_pfactor_k");
   } else if (bi->dt == GS_DOUBLE)
@@ -678,24 +686,24 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     return 0;
   }
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
-    const unsigned int nbt = blocks_for(bi->batch * bi->parts), nbs = blocks_for(bi->batch);
+    const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
     const int b5 = bi->bands == 5;
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
       if (bi->dt == GS_DOUBLE) {
-        gs_ps1_d[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
-                                                                (double *)x);
-        gs_ps2_d[b5]<<<nbs, GS_BANDED_THREADS, 0, cc->stream>>>(a, (const double *)C, fstatus,
-                                                                (const double *)x, (double *)work);
-        gs_ps3_d[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(
-            a, Fp, fstatus, (const double *)work, (double *)x, status, dsum);
+        gs_ps1_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
+                                                               (double *)x);
+        gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const double *)C, fstatus,
+                                                               (const double *)x, (double *)work);
+        gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)work,
+                                                               (double *)x, status, dsum);
       } else {
-        gs_ps1_f[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
-                                                                (float *)x);
-        gs_ps2_f[b5]<<<nbs, GS_BANDED_THREADS, 0, cc->stream>>>(a, (const float *)C, fstatus,
-                                                                (const float *)x, (float *)work);
-        gs_ps3_f[b5]<<<nbt, GS_BANDED_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)work,
-                                                                (float *)x, status, dsum);
+        gs_ps1_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
+                                                               (float *)x);
+        gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const float *)C, fstatus,
+                                                               (const float *)x, (float *)work);
+        gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)work,
+                                                               (float *)x, status, dsum);
       }
       GsCheckLaunchCuda(ctx, "gs_banded_psolve_k");
     }
