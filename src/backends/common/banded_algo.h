@@ -605,8 +605,12 @@ typedef struct {
  * Factor keeps each A_j's LU in the usual factor arrays (rows of partition j), the spikes V, W in
  * 2h more, and per partition M_j^-1, L_j and G_j (3 q x q blocks) in the matrix's corner data. */
 #define GS_BANDED_PART_Q(bands) (2 * ((bands) / 2))
+/* Per partition: 3 q x q blocks, then (at the end of the matrix's corner data) 2 values per
+ * partition: the rows [0, whi) and [vlo, L) where its spikes W and V are not negligible. */
 #define GS_BANDED_PART_CORNER_LEN(bands, parts)                                                    \
-  ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands))
+  ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands) + 2 * (parts))
+#define GS_BANDED_PART_EXT(bands, parts, j)                                                        \
+  ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands) + 2 * (j))
 
 GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1) {
   *r0 = n * j / parts;
@@ -655,9 +659,13 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
                                                                                                    \
   /* Factor partition j of one matrix: the LU of A_j and the spikes V_k (F[nlu+k]) and W_k         \
    * (F[nlu+h+k]) over its rows. Returns a GsBandedStatus. */                                      \
+  /* Factor partition j and compute its spikes; ext gets where they matter (see the corner data):  \
+   * entries below EPS / 4 multiply interface values into corrections below rounding, so the       \
+   * correction pass skips rows where every spike entry is that small (decay away from the ends).  \
+   */                                                                                              \
   GS_BANDED_FN int gs_banded_part_factor_##S(const GsBandedShape *sh, const T *const *D,           \
                                              T *const *F, GsInt base, GsInt step, int parts,       \
-                                             int j) {                                              \
+                                             int j, T *ext) {                                      \
     GsInt r0, r1;                                                                                  \
     gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
     GsBandedShape ps = *sh;                                                                        \
@@ -684,6 +692,16 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
       }                                                                                            \
       (void)gs_banded_lu_solve_##S(&ps, (const T *const *)F, pb, step, Z, Z, pb, step);            \
     }                                                                                              \
+    const double thr = 0.25 * (double)(EPS);                                                       \
+    GsInt whi = 0, vlo = L;                                                                        \
+    for (GsInt r = 0; r < L && j + 1 < parts && vlo == L; r++)                                     \
+      for (int k = 0; k < h; k++)                                                                  \
+        if (!(fabs((double)F[nlu + k][pb + r * step]) <= thr)) vlo = r;                            \
+    for (GsInt r = L - 1; r >= 0 && j > 0 && whi == 0; r--)                                        \
+      for (int k = h; k < 2 * h; k++)                                                              \
+        if (!(fabs((double)F[nlu + k][pb + r * step]) <= thr)) whi = r + 1;                        \
+    ext[0] = (T)whi;                                                                               \
+    ext[1] = (T)vlo;                                                                               \
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
@@ -775,10 +793,11 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
-  /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} over partition j (y in x); returns 1 if all finite. */  \
+  /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} over the rows of partition j where a spike matters (y   \
+   * in x; ext from the factorisation); returns 1 if all finite. */                                \
   GS_BANDED_FN int gs_banded_part_correct_##S(const GsBandedShape *sh, const T *const *F,          \
                                               GsInt fb, GsInt fs, int parts, int j, const T *X,    \
-                                              T *x, GsInt rb, GsInt rs) {                          \
+                                              const T *ext, T *x, GsInt rb, GsInt rs) {            \
     const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                       \
     GsInt r0, r1;                                                                                  \
     gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
@@ -787,29 +806,34 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
       if (j + 1 < parts) Tn[k] = X[(j + 1) * q + k];                                               \
       if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
     }                                                                                              \
+    const GsInt whi = r0 + (GsInt)ext[0], vlo0 = r0 + (GsInt)ext[1];                               \
+    const GsInt vlo = vlo0 > whi ? vlo0 : whi;                                                     \
     int finite = 1;                                                                                \
     enum { K = KK };                                                                               \
-    for (GsInt i0 = r0; i0 < r1; i0 += K) {                                                        \
-      T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0};                           \
-      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
-        const GsInt i = i0 + u, qf = fb + i * fs;                                                  \
-        if (i < r1) {                                                                              \
-          vx[u] = x[rb + i * rs];                                                                  \
-          v0[u] = F[nlu][qf];                                                                      \
-          w0[u] = F[nlu + h][qf];                                                                  \
-          if (h > 1) {                                                                             \
-            v1[u] = F[nlu + 1][qf];                                                                \
-            w1[u] = F[nlu + h + 1][qf];                                                            \
+    for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [vlo, r1) */                    \
+      const GsInt ra = part ? vlo : r0, re = part ? r1 : whi;                                      \
+      for (GsInt i0 = ra; i0 < re; i0 += K) {                                                      \
+        T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0};                         \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u, qf = fb + i * fs;                                                \
+          if (i < re) {                                                                            \
+            vx[u] = x[rb + i * rs];                                                                \
+            v0[u] = F[nlu][qf];                                                                    \
+            w0[u] = F[nlu + h][qf];                                                                \
+            if (h > 1) {                                                                           \
+              v1[u] = F[nlu + 1][qf];                                                              \
+              w1[u] = F[nlu + h + 1][qf];                                                          \
+            }                                                                                      \
           }                                                                                        \
         }                                                                                          \
-      }                                                                                            \
-      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
-        const GsInt i = i0 + u;                                                                    \
-        if (i < r1) {                                                                              \
-          T xi = vx[u] - v0[u] * Tn[0] - w0[u] * Up[0];                                            \
-          if (h > 1) xi -= v1[u] * Tn[1] + w1[u] * Up[1];                                          \
-          x[rb + i * rs] = xi;                                                                     \
-          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
+          const GsInt i = i0 + u;                                                                  \
+          if (i < re) {                                                                            \
+            T xi = vx[u] - v0[u] * Tn[0] - w0[u] * Up[0];                                          \
+            if (h > 1) xi -= v1[u] * Tn[1] + w1[u] * Up[1];                                        \
+            x[rb + i * rs] = xi;                                                                   \
+            finite &= isfinite((double)xi) ? 1 : 0;                                                \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \

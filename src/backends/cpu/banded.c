@@ -108,8 +108,9 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       const GsInt s = t / bi->parts;                                                               \
       GsInt base, step;                                                                            \
       mat_place(bi, s, &base, &step);                                                              \
-      pstatus[t] =                                                                                 \
-          gs_banded_part_factor_##S(&sh, D, F, base, step, bi->parts, (int)(t % bi->parts));       \
+      const int j = (int)(t % bi->parts);                                                          \
+      T *ext = (T *)Cv + s * bi->corner_len + GS_BANDED_PART_EXT(bi->bands, bi->parts, j);         \
+      pstatus[t] = gs_banded_part_factor_##S(&sh, D, F, base, step, bi->parts, j, ext);            \
     }                                                                                              \
     _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->nmat; s++) {            \
       int st = 0;                                                                                  \
@@ -145,7 +146,10 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       GsBandedShape ps = sh;                                                                       \
       ps.m = r1 - r0;                                                                              \
       if (fstatus[bi->shared ? 0 : s]) continue;                                                   \
-      (void)gs_banded_lu_solve_##S(&ps, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs);              \
+      /* Rows the correction skips are final here: check them now. */                              \
+      if (!gs_banded_lu_solve_##S(&ps, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs)) {             \
+        _Pragma("omp atomic write") status[s] = GS_BANDED_NOT_FINITE;                              \
+      }                                                                                            \
     }                                                                                              \
     _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->batch; s++) {           \
       const GsInt mat = bi->shared ? 0 : s;                                                        \
@@ -170,7 +174,10 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
         gs_part_range(bi->n, P, j, &r0, &r1);                                                      \
         for (GsInt i = r0; i < r1; i++)                                                            \
           x[rb + i * rs] = (T)NAN;                                                                 \
-      } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, P, j, X + s * P * q, x, rb, rs)) {    \
+      } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, P, j, X + s * P * q,                  \
+                                             (const T *)Cv + mat * bi->corner_len +                \
+                                                 GS_BANDED_PART_EXT(bi->bands, P, j),              \
+                                             x, rb, rs)) {                                         \
         st = GS_BANDED_NOT_FINITE;                                                                 \
       }                                                                                            \
       if (st) {                                                                                    \

@@ -194,7 +194,7 @@ GS_CUDA_BANDED_ALL(float, f)
  * systems, so the interleaved layout stays coalesced: thread t = j * count + s. */
 #define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
-      gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, int *pstatus) {       \
+      gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, T *C, int *pstatus) { \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.nmat * a.parts) return;                                                             \
     const GsInt s = t % a.nmat;                                                                    \
@@ -209,7 +209,8 @@ GS_CUDA_BANDED_ALL(float, f)
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];             \
     GsInt base, step;                                                                              \
     gs_mat_place(&a, s, &base, &step);                                                             \
-    pstatus[s * a.parts + j] = gs_banded_part_factor_##S(&sh, D, F, base, step, a.parts, j);       \
+    T *ext = C + s * a.corner_len + GS_BANDED_PART_EXT(BANDS, a.parts, j);                         \
+    pstatus[s * a.parts + j] = gs_banded_part_factor_##S(&sh, D, F, base, step, a.parts, j, ext);  \
   }                                                                                                \
   static __global__ void gs_banded_pfactor2_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, T *C,         \
                                                          const int *pstatus, int *fstatus) {       \
@@ -231,8 +232,9 @@ GS_CUDA_BANDED_ALL(float, f)
     }                                                                                              \
     fstatus[s] = st;                                                                               \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_PART_THREADS, 1) gs_banded_psolve1_k_##S##BANDS(     \
-      GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f, T *x) {                          \
+  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
+      gs_banded_psolve1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,   \
+                                     T *x, int *status, GsBandedDevSummary *sum) {                 \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.parts) return;                                                            \
     const GsInt s = t % a.batch;                                                                   \
@@ -250,7 +252,9 @@ GS_CUDA_BANDED_ALL(float, f)
     gs_mat_place(&a, s, &fb, &fs);                                                                 \
     gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                     \
     sh.m = r1 - r0;                                                                                \
-    (void)gs_banded_lu_solve_##S(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs);                \
+    /* Rows the correction skips are final here: check them now. */                                \
+    if (!gs_banded_lu_solve_##S(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
+      gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
   }                                                                                                \
   static __global__ void gs_banded_psolve2_k_##S##BANDS(GsBandedKArgs a, const T *C,               \
                                                         const int *fstatus, const T *x, T *X) {    \
@@ -269,8 +273,8 @@ GS_CUDA_BANDED_ALL(float, f)
                                     X + s * a.parts * (BANDS / 2) * 2);                            \
   }                                                                                                \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
-      gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *X,   \
-                                     T *x, int *status, GsBandedDevSummary *sum) {                 \
+      gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const T *C, const int *fstatus,   \
+                                     const T *X, T *x, int *status, GsBandedDevSummary *sum) {     \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.parts) return;                                                            \
     const GsInt s = t % a.batch;                                                                   \
@@ -291,8 +295,10 @@ GS_CUDA_BANDED_ALL(float, f)
       gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                   \
       for (GsInt i = r0; i < r1; i++)                                                              \
         x[rb + i * rs] = (T)NAN;                                                                   \
-    } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, a.parts, j,                             \
-                                           X + s * a.parts * (BANDS / 2) * 2, x, rb, rs)) {        \
+    } else if (!gs_banded_part_correct_##S(                                                        \
+                   &sh, F, fb, fs, a.parts, j, X + s * a.parts * (BANDS / 2) * 2,                  \
+                   C + (a.shared ? 0 : s) * a.corner_len + GS_BANDED_PART_EXT(BANDS, a.parts, j),  \
+                   x, rb, rs)) {                                                                   \
       st = GS_BANDED_NOT_FINITE;                                                                   \
     }                                                                                              \
     if (st) gs_mark(status, s, st, sum);                                                           \
@@ -305,11 +311,12 @@ GS_CUDA_BANDED_PART(float, fw, 5)
 
 /* Tables of the partitioned kernels, indexed [bands == 5]. */
 #define GS_CUDA_PART_TABLES(T, S)                                                                  \
-  typedef void (*GsPF1_##S)(GsBandedKArgs, GsPtrs, GsPtrs, int *);                                 \
+  typedef void (*GsPF1_##S)(GsBandedKArgs, GsPtrs, GsPtrs, T *, int *);                            \
   typedef void (*GsPF2_##S)(GsBandedKArgs, GsPtrs, T *, const int *, int *);                       \
-  typedef void (*GsPS1_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *);                   \
+  typedef void (*GsPS1_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,             \
+                            GsBandedDevSummary *);                                                 \
   typedef void (*GsPS2_##S)(GsBandedKArgs, const T *, const int *, const T *, T *);                \
-  typedef void (*GsPS3_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,             \
+  typedef void (*GsPS3_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *, int *,  \
                             GsBandedDevSummary *);                                                 \
   static const GsPF1_##S gs_pf1_##S[2] = {gs_banded_pfactor1_k_##S##3,                             \
                                           gs_banded_pfactor1_k_##S##5};                            \
@@ -617,11 +624,11 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   if (bi->parts > 1) {
     const unsigned int nb1 = part_blocks(bi->nmat * bi->parts), nb2 = part_blocks(bi->nmat);
     if (bi->dt == GS_DOUBLE) {
-      gs_pf1_dw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf1_dw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (double *)C, (int *)work);
       gs_pf2_dw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (double *)C, (const int *)work,
                                                              fstatus);
     } else {
-      gs_pf1_fw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (int *)work);
+      gs_pf1_fw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (float *)C, (int *)work);
       gs_pf2_fw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (float *)C, (const int *)work,
                                                              fstatus);
     }
@@ -692,18 +699,18 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       a.blk = blk;
       if (bi->dt == GS_DOUBLE) {
         gs_ps1_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
-                                                               (double *)x);
+                                                               (double *)x, status, dsum);
         gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const double *)C, fstatus,
                                                                (const double *)x, (double *)work);
-        gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)work,
-                                                               (double *)x, status, dsum);
+        gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+            a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
         gs_ps1_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
-                                                               (float *)x);
+                                                               (float *)x, status, dsum);
         gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const float *)C, fstatus,
                                                                (const float *)x, (float *)work);
-        gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)work,
-                                                               (float *)x, status, dsum);
+        gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+            a, Fp, (const float *)C, fstatus, (const float *)work, (float *)x, status, dsum);
       }
       GsCheckLaunchCuda(ctx, "gs_banded_psolve_k");
     }
