@@ -9,5 +9,6 @@
 #include "gpusolve/sys.h"
 #include "gpusolve/vec.h"
 #include "gpusolve/banded.h"
+#include "gpusolve/mat.h"
 
 #endif

@@ -109,6 +109,24 @@ typedef struct {
                      GsBandedSummary *sum);
 } GsBandedKernels;
 
+/* A sparse CSR matrix as the back ends see it (arrays in the back end's memory). */
+typedef struct {
+  GsInt m, n, nnz;
+  const GsInt *rowptr;
+  const int *col;
+  const double *val;
+} GsMatInfo;
+
+typedef struct {
+  /* y = alpha A x + beta y (beta = 0: y is only written). */
+  int (*spmv)(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
+              double *y);
+} GsMatKernels;
+
+/* The CPU kernel, also the host fallback of back ends without one. */
+GS_INTERN int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x,
+                           double beta, double *y);
+
 typedef struct GsBackendOps {
   const char *family; /* "/cpu", "/gpu/cuda" */
   int compiled;       /* 0 for a registration stub (src/backends/weak) */
@@ -138,6 +156,7 @@ typedef struct GsBackendOps {
   int (*timer_end)(GsContext ctx, void *timer, double *seconds);
   GsVecKernels vec;
   GsBandedKernels banded; /* NULL entries: not implemented by this back end */
+  GsMatKernels mat;       /* NULL entries: the front end runs the CPU kernel on host copies */
 } GsBackendOps;
 
 /* Each back end fills its table; stubs in src/backends/weak fill one with compiled = 0. */

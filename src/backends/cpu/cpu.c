@@ -140,4 +140,5 @@ void GsBackendFillOps_Cpu(GsBackendOps *ops) {
   ops->timer_end = cpu_timer_end;
   GsCpuFillVecKernels(&ops->vec);
   GsCpuFillBandedKernels(&ops->banded);
+  GsCpuFillMatKernels(&ops->mat);
 }

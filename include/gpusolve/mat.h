@@ -1,0 +1,67 @@
+/* Sparse matrices in compressed sparse row (CSR) form, double precision.
+ *
+ * A GsMat holds an m x n matrix as row offsets (m + 1 entries, 64-bit), column indices (32-bit,
+ * sorted within each row, no duplicates) and values. It is assembled on the host (from triplets,
+ * from a Matrix Market file or by a generator) and used by back ends through GsMatMult.
+ *
+ * Matrix Market (https://math.nist.gov/MatrixMarket/formats.html): coordinate and array formats,
+ * real / integer / pattern fields (pattern entries are 1), general / symmetric / skew-symmetric
+ * symmetry (the other triangle is filled in). A file that cannot be opened is GS_ERR_FILE_OPEN; a
+ * malformed one GS_ERR_FILE_FORMAT (bad banner or size line, index out of range, too few or too
+ * many entries, unparsable value) and a NaN or infinite value GS_ERR_NOT_FINITE, each with a
+ * message that names the file, the line and what is wrong. */
+#ifndef GPUSOLVE_MAT_H
+#define GPUSOLVE_MAT_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsMat_s *GsMat;
+
+/* Assemble an m x n matrix from nz triplets (row[k], col[k], val[k]), 0-based; entries with the
+ * same (row, col) are summed. An index out of range is GS_ERR_ARG_OUTOFRANGE naming the triplet. */
+int GsMatCreateFromTriplets(GsContext ctx, GsInt m, GsInt n, GsInt nz, const GsInt row[],
+                            const GsInt col[], const double val[], GsMat *A);
+/* Copy a CSR matrix given by its arrays (rowptr: m + 1 offsets from 0, col: rowptr[m] indices,
+ * val: rowptr[m] values). Columns may come in any order within a row; duplicates are summed. */
+int GsMatCreateCSR(GsContext ctx, GsInt m, GsInt n, const GsInt rowptr[], const GsInt col[],
+                   const double val[], GsMat *A);
+/* The finite-difference Laplacian (times h^2, Dirichlet boundaries eliminated) on an nx x ny x nz
+ * grid, unknown (i, j, k) at i + nx (j + ny k): stencil 5 (2D, nz = 1), 7 or 27 (3D). Symmetric
+ * positive definite; 5/7-point rows are 2d on the diagonal and -1 per neighbour, 27-point rows 26
+ * and -1 per neighbour. */
+int GsMatCreateLaplacian(GsContext ctx, GsInt nx, GsInt ny, GsInt nz, int stencil, GsMat *A);
+int GsMatDestroy(GsMat *A);
+
+/* Sizes: rows, columns, stored entries. Any pointer may be NULL. */
+int GsMatGetSize(GsMat A, GsInt *m, GsInt *n, GsInt *nnz);
+/* Entries per row: smallest, largest, mean, and the number of empty rows. */
+int GsMatGetRowStats(GsMat A, GsInt *min_row, GsInt *max_row, double *mean_row, GsInt *empty);
+/* Read-only views of the host CSR arrays (valid until the matrix is destroyed). */
+int GsMatGetCSR(GsMat A, const GsInt **rowptr, const int **col, const double **val);
+/* B = A^T (a new matrix). */
+int GsMatTranspose(GsMat A, GsMat *B);
+/* d[i] = A(i, i) for i < min(m, n) (d has min(m, n) entries; missing diagonal entries are 0). */
+int GsMatGetDiagonal(GsMat A, GsVec d);
+/* y = alpha A x + beta y (x has n entries, y m; double vectors of the matrix's context; x and y
+ * distinct). beta = 0 ignores y's old values, NaN included. */
+int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y);
+
+/* Read a matrix from a Matrix Market file. */
+int GsMatLoadMatrixMarket(GsContext ctx, const char *path, GsMat *A);
+/* Write a matrix as "coordinate real general", values with 17 significant digits (so that
+ * loading it back gives the same doubles); the file is written to path.tmp and renamed. */
+int GsMatSaveMatrixMarket(GsMat A, const char *path);
+/* Read a vector (right-hand side) from a Matrix Market file: array format with one column, or
+ * coordinate format with one column (missing entries are 0). */
+int GsVecLoadMatrixMarket(GsContext ctx, const char *path, GsVec *v);
+/* Write a vector in array format (one column, 17 significant digits), through path.tmp. */
+int GsVecSaveMatrixMarket(GsVec v, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,339 @@
+/* Sparse CSR matrices: assembly, generators, queries, transpose, diagonal, and SpMV dispatch. The
+ * CSR arrays live on the host; a back end without its own SpMV gets the CPU kernel on host copies
+ * of the vectors (correct, not fast: a device kernel is the next step for the GPU). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gsimpl.h"
+#include "matimpl.h"
+
+/* Sort the entries of each row by column and sum duplicates, in place; returns the new count. */
+static GsInt compress_rows(GsInt m, GsInt *rowptr, int *col, double *val) {
+  GsInt out = 0;
+  for (GsInt i = 0; i < m; i++) {
+    const GsInt b = rowptr[i], e = rowptr[i + 1];
+    /* Insertion sort: rows are short; stable, so duplicates sum in input order. */
+    for (GsInt k = b + 1; k < e; k++) {
+      const int c = col[k];
+      const double v = val[k];
+      GsInt j = k - 1;
+      while (j >= b && col[j] > c) {
+        col[j + 1] = col[j];
+        val[j + 1] = val[j];
+        j--;
+      }
+      col[j + 1] = c;
+      val[j + 1] = v;
+    }
+    rowptr[i] = out;
+    for (GsInt k = b; k < e; k++) {
+      if (out > rowptr[i] && col[out - 1] == col[k]) {
+        val[out - 1] += val[k];
+      } else {
+        col[out] = col[k];
+        val[out] = val[k];
+        out++;
+      }
+    }
+  }
+  rowptr[m] = out;
+  return out;
+}
+
+int GsMatCreateEmpty_(GsContext ctx, GsInt m, GsInt n, GsInt nnz, GsMat *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, A);
+  *A = NULL;
+  GsCheck(m >= 0 && n >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "matrix sizes %lld x %lld are negative",
+          (long long)m, (long long)n);
+  GsCheck(n <= INT_MAX, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "%lld columns do not fit the 32-bit column indices", (long long)n);
+  GsCheck(nnz >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "%lld stored entries", (long long)nnz);
+  GsMat B = calloc(1, sizeof *B);
+  GsCheck(B != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a matrix");
+  B->ctx = ctx;
+  B->m = m;
+  B->n = n;
+  B->rowptr = calloc((size_t)m + 1, sizeof *B->rowptr);
+  B->col = malloc((size_t)(nnz ? nnz : 1) * sizeof *B->col);
+  B->val = malloc((size_t)(nnz ? nnz : 1) * sizeof *B->val);
+  if (!B->rowptr || !B->col || !B->val) {
+    free(B->rowptr);
+    free(B->col);
+    free(B->val);
+    free(B);
+    return GsError(ctx, GS_ERR_MEMORY, "cannot allocate a %lld x %lld matrix with %lld entries",
+                   (long long)m, (long long)n, (long long)nnz);
+  }
+  int ierr = GsLogEventRegister(ctx, "MatMult", &B->ev_mult);
+  ctx->nobjects++;
+  *A = B;
+  if (ierr) {
+    GsMatDestroy(A);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+int GsMatDestroy(GsMat *A) {
+  if (!A || !*A) return 0;
+  GsMat B = *A;
+  free(B->rowptr);
+  free(B->col);
+  free(B->val);
+  B->ctx->nobjects--;
+  free(B);
+  *A = NULL;
+  return 0;
+}
+
+/* Sort rows, sum duplicates and shrink the arrays to nnz. */
+static int finish(GsMat A) {
+  A->nnz = compress_rows(A->m, A->rowptr, A->col, A->val);
+  if (A->nnz) {
+    int *c = realloc(A->col, (size_t)A->nnz * sizeof *c);
+    if (c) A->col = c;
+    double *v = realloc(A->val, (size_t)A->nnz * sizeof *v);
+    if (v) A->val = v;
+  }
+  return 0;
+}
+
+int GsMatCreateFromTriplets(GsContext ctx, GsInt m, GsInt n, GsInt nz, const GsInt row[],
+                            const GsInt col[], const double val[], GsMat *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheck(nz == 0 || (row && col && val), ctx, GS_ERR_ARG_NULL,
+          "triplet arrays are NULL with %lld triplets", (long long)nz);
+  for (GsInt k = 0; k < nz; k++)
+    GsCheck(row[k] >= 0 && row[k] < m && col[k] >= 0 && col[k] < n, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "triplet %lld: (%lld, %lld) is outside the %lld x %lld matrix", (long long)k,
+            (long long)row[k], (long long)col[k], (long long)m, (long long)n);
+  GsCall(GsMatCreateEmpty_(ctx, m, n, nz, A));
+  GsMat B = *A;
+  for (GsInt k = 0; k < nz; k++)
+    B->rowptr[row[k] + 1]++;
+  for (GsInt i = 0; i < m; i++)
+    B->rowptr[i + 1] += B->rowptr[i];
+  GsInt *next = malloc((size_t)(m ? m : 1) * sizeof *next);
+  if (!next) {
+    GsMatDestroy(A);
+    return GsError(ctx, GS_ERR_MEMORY, "cannot allocate assembly scratch");
+  }
+  memcpy(next, B->rowptr, (size_t)m * sizeof *next);
+  for (GsInt k = 0; k < nz; k++) {
+    const GsInt q = next[row[k]]++;
+    B->col[q] = (int)col[k];
+    B->val[q] = val[k];
+  }
+  free(next);
+  GsCall(finish(B));
+  return 0;
+}
+
+int GsMatCreateCSR(GsContext ctx, GsInt m, GsInt n, const GsInt rowptr[], const GsInt col[],
+                   const double val[], GsMat *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, rowptr);
+  GsCheck(m >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "%lld rows", (long long)m);
+  GsCheck(rowptr[0] == 0, ctx, GS_ERR_ARG_OUTOFRANGE, "rowptr[0] = %lld, must be 0",
+          (long long)rowptr[0]);
+  for (GsInt i = 0; i < m; i++)
+    GsCheck(rowptr[i + 1] >= rowptr[i], ctx, GS_ERR_ARG_OUTOFRANGE,
+            "rowptr decreases at row %lld (%lld > %lld)", (long long)i, (long long)rowptr[i],
+            (long long)rowptr[i + 1]);
+  const GsInt nz = rowptr[m];
+  GsCheck(nz == 0 || (col && val), ctx, GS_ERR_ARG_NULL, "col or val is NULL with %lld entries",
+          (long long)nz);
+  for (GsInt i = 0; i < m; i++)
+    for (GsInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+      GsCheck(col[k] >= 0 && col[k] < n, ctx, GS_ERR_ARG_OUTOFRANGE,
+              "row %lld, entry %lld: column %lld is outside [0, %lld)", (long long)i, (long long)k,
+              (long long)col[k], (long long)n);
+  GsCall(GsMatCreateEmpty_(ctx, m, n, nz, A));
+  GsMat B = *A;
+  memcpy(B->rowptr, rowptr, ((size_t)m + 1) * sizeof *rowptr);
+  for (GsInt k = 0; k < nz; k++) {
+    B->col[k] = (int)col[k];
+    B->val[k] = val[k];
+  }
+  GsCall(finish(B));
+  return 0;
+}
+
+int GsMatCreateLaplacian(GsContext ctx, GsInt nx, GsInt ny, GsInt nz, int stencil, GsMat *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheck(stencil == 5 || stencil == 7 || stencil == 27, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil %d: 5 (2D), 7 or 27 (3D)", stencil);
+  GsCheck(nx >= 1 && ny >= 1 && nz >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "grid %lld x %lld x %lld: every size must be at least 1", (long long)nx, (long long)ny,
+          (long long)nz);
+  GsCheck(stencil != 5 || nz == 1, ctx, GS_ERR_ARG_INCOMP,
+          "the 5-point stencil is 2D: nz must be 1 (got %lld)", (long long)nz);
+  const GsInt n = nx * ny * nz, per = stencil == 27 ? 27 : stencil;
+  GsCheck(n / nx / ny == nz && n <= INT_MAX, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "grid %lld x %lld x %lld has more unknowns than 32-bit column indices allow",
+          (long long)nx, (long long)ny, (long long)nz);
+  GsCall(GsMatCreateEmpty_(ctx, n, n, n * per, A));
+  GsMat B = *A;
+  const double diag = stencil == 27 ? 26.0 : stencil == 7 ? 6.0 : 4.0;
+  GsInt q = 0;
+  for (GsInt k = 0; k < nz; k++)
+    for (GsInt j = 0; j < ny; j++)
+      for (GsInt i = 0; i < nx; i++) {
+        const GsInt row = i + nx * (j + ny * k);
+        B->rowptr[row] = q;
+        for (int dk = -1; dk <= 1; dk++)
+          for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+              const int far = abs(di) + abs(dj) + abs(dk);
+              if (stencil != 27 && far > 1) continue;
+              if (stencil == 5 && dk != 0) continue;
+              const GsInt ii = i + di, jj = j + dj, kk = k + dk;
+              if (ii < 0 || ii >= nx || jj < 0 || jj >= ny || kk < 0 || kk >= nz) continue;
+              B->col[q] = (int)(ii + nx * (jj + ny * kk));
+              B->val[q] = far == 0 ? diag : -1.0;
+              q++;
+            }
+      }
+  B->rowptr[n] = q;
+  B->nnz = q; /* rows are generated in column order without duplicates */
+  return 0;
+}
+
+int GsMatGetSize(GsMat A, GsInt *m, GsInt *n, GsInt *nnz) {
+  GsCheckHandle(NULL, A);
+  if (m) *m = A->m;
+  if (n) *n = A->n;
+  if (nnz) *nnz = A->nnz;
+  return 0;
+}
+
+int GsMatGetRowStats(GsMat A, GsInt *min_row, GsInt *max_row, double *mean_row, GsInt *empty) {
+  GsCheckHandle(NULL, A);
+  GsInt lo = A->m ? INT64_MAX : 0, hi = 0, none = 0;
+  for (GsInt i = 0; i < A->m; i++) {
+    const GsInt c = A->rowptr[i + 1] - A->rowptr[i];
+    lo = c < lo ? c : lo;
+    hi = c > hi ? c : hi;
+    none += c == 0;
+  }
+  if (min_row) *min_row = lo;
+  if (max_row) *max_row = hi;
+  if (mean_row) *mean_row = A->m ? (double)A->nnz / (double)A->m : 0;
+  if (empty) *empty = none;
+  return 0;
+}
+
+int GsMatGetCSR(GsMat A, const GsInt **rowptr, const int **col, const double **val) {
+  GsCheckHandle(NULL, A);
+  if (rowptr) *rowptr = A->rowptr;
+  if (col) *col = A->col;
+  if (val) *val = A->val;
+  return 0;
+}
+
+int GsMatTranspose(GsMat A, GsMat *B) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  GsCheckHandle(ctx, B);
+  GsCheck(A->m <= INT_MAX, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "%lld rows do not fit the transpose's 32-bit column indices", (long long)A->m);
+  GsCall(GsMatCreateEmpty_(ctx, A->n, A->m, A->nnz, B));
+  GsMat T = *B;
+  for (GsInt k = 0; k < A->nnz; k++)
+    T->rowptr[A->col[k] + 1]++;
+  for (GsInt j = 0; j < A->n; j++)
+    T->rowptr[j + 1] += T->rowptr[j];
+  GsInt *next = malloc((size_t)(A->n ? A->n : 1) * sizeof *next);
+  if (!next) {
+    GsMatDestroy(B);
+    return GsError(ctx, GS_ERR_MEMORY, "cannot allocate transpose scratch");
+  }
+  memcpy(next, T->rowptr, (size_t)A->n * sizeof *next);
+  /* Rows of A in order: each row of the transpose comes out sorted by column. */
+  for (GsInt i = 0; i < A->m; i++)
+    for (GsInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      const GsInt q = next[A->col[k]]++;
+      T->col[q] = (int)i;
+      T->val[q] = A->val[k];
+    }
+  free(next);
+  T->nnz = A->nnz;
+  return 0;
+}
+
+/* A double vector of the matrix's context with len entries. */
+static int check_vec(GsMat A, GsVec v, const char *name, GsInt len) {
+  GsContext ctx = A->ctx;
+  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", name);
+  GsContext vctx;
+  GsInt n;
+  GsDataType dt;
+  GsCall(GsVecGetContext(v, &vctx));
+  GsCall(GsVecGetSize(v, &n));
+  GsCall(GsVecGetDataType(v, &dt));
+  GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than the matrix",
+          name);
+  GsCheck(dt == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE, "%s is %s; sparse matrices work in double",
+          name, GsDataTypeName(dt));
+  GsCheck(n == len, ctx, GS_ERR_ARG_SIZE, "%s has %lld entries, the %lld x %lld matrix needs %lld",
+          name, (long long)n, (long long)A->m, (long long)A->n, (long long)len);
+  return 0;
+}
+
+int GsMatGetDiagonal(GsMat A, GsVec d) {
+  GsCheckHandle(NULL, A);
+  const GsInt nd = A->m < A->n ? A->m : A->n;
+  GsCall(check_vec(A, d, "d", nd));
+  double *p = NULL;
+  GsCall(GsVecGetArrayWrite(d, GS_MEM_HOST, (void **)&p));
+  for (GsInt i = 0; i < nd; i++) {
+    p[i] = 0;
+    for (GsInt k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (A->col[k] == i) p[i] = A->val[k];
+  }
+  GsCall(GsVecRestoreArrayWrite(d, (void **)&p));
+  return 0;
+}
+
+int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  GsCall(check_vec(A, x, "x", A->n));
+  GsCall(check_vec(A, y, "y", A->m));
+  GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
+  GsMatInfo info = {A->m, A->n, A->nnz, A->rowptr, A->col, A->val};
+  const double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->m;
+  GsCall(GsLogEventBegin(ctx, A->ev_mult));
+  int ierr;
+  if (ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST) {
+    const double *px = NULL;
+    double *py = NULL;
+    GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
+    GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
+                     : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
+    ierr = ctx->ops->mat.spmv(ctx, &info, alpha, px, beta, py);
+    GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
+                     : GsVecRestoreArray(y, (void **)&py));
+    GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
+  } else {
+    /* No SpMV on this back end yet: the CPU kernel on host copies. */
+    const double *px = NULL;
+    double *py = NULL;
+    GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
+    GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
+                     : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
+    ierr = GsCpuMatSpMV(ctx, &info, alpha, px, beta, py);
+    GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
+                     : GsVecRestoreArray(y, (void **)&py));
+    GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
+  }
+  if (ierr) {
+    GsLogEventCancel(ctx, A->ev_mult);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  GsCall(GsLogEventEnd(ctx, A->ev_mult, bytes, 2.0 * (double)A->nnz));
+  return 0;
+}

@@ -1,0 +1,530 @@
+/* Sparse matrices: assembly from triplets and CSR (sorting, summed duplicates, errors), the
+ * Laplacian generators (sizes, symmetry, row sums), transpose, diagonal, SpMV against a
+ * long-double reference (empty rows, one long row, beta = 0 with NaN in y), Matrix Market round
+ * trips of matrices and vectors, every format the reader accepts and every malformed file it must
+ * refuse (with file and line in the message), and the real matrices of the test collection. */
+#include "harness.h"
+
+#ifndef GS_TEST_MATRIX_DIR
+#define GS_TEST_MATRIX_DIR ""
+#endif
+
+static const char *resource = "/cpu";
+static char prefix[64]; /* file names of this run: mat-<resource>- */
+
+static const char *tmpname(const char *what) {
+  static char buf[256];
+  snprintf(buf, sizeof buf, "%s%s", prefix, what);
+  return buf;
+}
+
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+/* Compare two matrices entry by entry (same pattern, same values). */
+static int same_matrix(GsMat A, GsMat B) {
+  GsInt ma, na, za, mb, nb, zb;
+  const GsInt *ra, *rb;
+  const int *ca, *cb;
+  const double *va, *vb;
+  if (GsMatGetSize(A, &ma, &na, &za) || GsMatGetSize(B, &mb, &nb, &zb)) return 0;
+  if (ma != mb || na != nb || za != zb) return 0;
+  GsMatGetCSR(A, &ra, &ca, &va);
+  GsMatGetCSR(B, &rb, &cb, &vb);
+  for (GsInt i = 0; i <= ma; i++)
+    if (ra[i] != rb[i]) return 0;
+  for (GsInt k = 0; k < za; k++)
+    if (ca[k] != cb[k] || va[k] != vb[k]) return 0;
+  return 1;
+}
+
+static void test_assembly(GsContext ctx) {
+  /* 4 x 5 with an empty row (2), unsorted columns and a duplicate (1, 3). */
+  const GsInt r[] = {0, 1, 1, 0, 1, 3, 3};
+  const GsInt c[] = {4, 3, 0, 1, 3, 2, 0};
+  const double v[] = {1, 2, 3, 4, 5, 6, 7};
+  GsMat A = NULL;
+  if (CHECK_OK(GsMatCreateFromTriplets(ctx, 4, 5, 7, r, c, v, &A))) return;
+  GsInt m, n, nnz, lo, hi, empty;
+  double mean;
+  CHECK_OK(GsMatGetSize(A, &m, &n, &nnz));
+  CHECK(m == 4 && n == 5 && nnz == 6, "sizes %lld %lld %lld", (long long)m, (long long)n,
+        (long long)nnz);
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  CHECK_OK(GsMatGetCSR(A, &rp, &col, &val));
+  const GsInt wr[] = {0, 2, 4, 4, 6};
+  const int wc[] = {1, 4, 0, 3, 0, 2};
+  const double wv[] = {4, 1, 3, 7, 7, 6};
+  for (int i = 0; i < 5; i++)
+    CHECK(rp[i] == wr[i], "rowptr[%d] = %lld, want %lld", i, (long long)rp[i], (long long)wr[i]);
+  for (int k = 0; k < 6; k++)
+    CHECK(col[k] == wc[k] && val[k] == wv[k], "entry %d: (%d, %g), want (%d, %g)", k, col[k],
+          val[k], wc[k], wv[k]);
+  CHECK_OK(GsMatGetRowStats(A, &lo, &hi, &mean, &empty));
+  CHECK(lo == 0 && hi == 2 && empty == 1 && fabs(mean - 1.5) < 1e-15, "row stats %lld %lld %g %lld",
+        (long long)lo, (long long)hi, mean, (long long)empty);
+  /* The same matrix from CSR arrays with unsorted columns and the duplicate. */
+  const GsInt crp[] = {0, 2, 5, 5, 7};
+  const GsInt ccol[] = {4, 1, 3, 0, 3, 2, 0};
+  const double cval[] = {1, 4, 2, 3, 5, 6, 7};
+  GsMat B = NULL;
+  if (!CHECK_OK(GsMatCreateCSR(ctx, 4, 5, crp, ccol, cval, &B)))
+    CHECK(same_matrix(A, B), "CSR and triplet assembly differ");
+  GsMatDestroy(&B);
+  CHECK_OK(GsMatDestroy(&A));
+  CHECK_OK(GsMatDestroy(&A)); /* twice: safe */
+  /* Errors. */
+  const GsInt rbad[] = {0, 1, 4};
+  CHECK_ERR(GsMatCreateFromTriplets(ctx, 4, 5, 3, rbad, c, v, &A), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "triplet 2");
+  CHECK(A == NULL, "a failed assembly left a matrix");
+  CHECK_ERR(GsMatCreateFromTriplets(ctx, 4, 5, 3, NULL, c, v, &A), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsMatCreateFromTriplets(ctx, -1, 5, 0, NULL, NULL, NULL, &A), GS_ERR_ARG_OUTOFRANGE);
+  const GsInt dec[] = {0, 2, 1, 3, 3};
+  CHECK_ERR(GsMatCreateCSR(ctx, 4, 5, dec, ccol, cval, &A), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "row 1");
+  const GsInt badc[] = {4, 1, 3, 0, 3, 9, 0};
+  CHECK_ERR(GsMatCreateCSR(ctx, 4, 5, crp, badc, cval, &A), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "row 3, entry 5");
+  CHECK_ERR(GsMatGetSize(NULL, &m, &n, &nnz), GS_ERR_ARG_NULL);
+  /* An empty matrix is fine. */
+  if (!CHECK_OK(GsMatCreateFromTriplets(ctx, 3, 3, 0, NULL, NULL, NULL, &A))) {
+    CHECK_OK(GsMatGetSize(A, &m, &n, &nnz));
+    CHECK(nnz == 0, "empty matrix has %lld entries", (long long)nnz);
+    GsMatDestroy(&A);
+  }
+}
+
+static void test_laplacian(GsContext ctx) {
+  static const struct {
+    GsInt nx, ny, nz;
+    int st;
+    GsInt nnz;
+    double diag;
+  } cases[] = {{4, 3, 1, 5, 46, 4}, {3, 3, 3, 7, 135, 6}, {3, 3, 3, 27, 343, 26}, {5, 4, 2, 27, 520, 26}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    GsMat A = NULL, T = NULL;
+    if (CHECK_OK(GsMatCreateLaplacian(ctx, cases[c].nx, cases[c].ny, cases[c].nz, cases[c].st, &A)))
+      continue;
+    GsInt n, nnz;
+    CHECK_OK(GsMatGetSize(A, &n, NULL, &nnz));
+    CHECK(n == cases[c].nx * cases[c].ny * cases[c].nz && nnz == cases[c].nnz,
+          "%d-point %lldx%lldx%lld: n %lld nnz %lld (want %lld)", cases[c].st,
+          (long long)cases[c].nx, (long long)cases[c].ny, (long long)cases[c].nz, (long long)n,
+          (long long)nnz, (long long)cases[c].nnz);
+    if (!CHECK_OK(GsMatTranspose(A, &T))) CHECK(same_matrix(A, T), "Laplacian is not symmetric");
+    /* Row sums: the number of missing neighbours (0 inside), never negative; diagonal constant. */
+    const GsInt *rp;
+    const int *col;
+    const double *val;
+    GsMatGetCSR(A, &rp, &col, &val);
+    GsInt interior = 0;
+    for (GsInt i = 0; i < n; i++) {
+      double s = 0, d = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++) {
+        s += val[k];
+        if (col[k] == i) d = val[k];
+      }
+      CHECK(s >= 0 && d == cases[c].diag, "row %lld: sum %g, diagonal %g", (long long)i, s, d);
+      interior += s == 0;
+    }
+    const GsInt want_in = (cases[c].nx - 2) * (cases[c].ny - 2) *
+                          (cases[c].st == 5 ? 1 : (cases[c].nz - 2 > 0 ? cases[c].nz - 2 : 0));
+    CHECK(interior == want_in, "%lld rows with zero sum, want %lld", (long long)interior,
+          (long long)want_in);
+    GsMatDestroy(&T);
+    GsMatDestroy(&A);
+  }
+  GsMat A = NULL;
+  CHECK_ERR(GsMatCreateLaplacian(ctx, 4, 4, 1, 9, &A), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsMatCreateLaplacian(ctx, 4, 4, 2, 5, &A), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "nz must be 1");
+  CHECK_ERR(GsMatCreateLaplacian(ctx, 0, 4, 1, 5, &A), GS_ERR_ARG_OUTOFRANGE);
+}
+
+/* A random m x n matrix with empty rows, a full row and random rows of up to 12 entries. */
+static GsMat random_matrix(GsContext ctx, GsInt m, GsInt n, HsRng *r) {
+  GsInt cap = m * 12 + n, nz = 0;
+  GsInt *ri = hs_malloc((size_t)cap * sizeof *ri), *ci = hs_malloc((size_t)cap * sizeof *ci);
+  double *v = hs_malloc((size_t)cap * sizeof *v);
+  for (GsInt i = 0; i < m; i++) {
+    GsInt len = i == m / 2 ? n : i % 7 == 3 ? 0 : hs_int(r, 1, 12);
+    for (GsInt k = 0; k < len; k++) {
+      ri[nz] = i;
+      ci[nz] = len == n ? k : hs_int(r, 0, n - 1);
+      v[nz++] = hs_range(r, -1, 1);
+    }
+  }
+  GsMat A = NULL;
+  CHECK_OK(GsMatCreateFromTriplets(ctx, m, n, nz, ri, ci, v, &A));
+  free(ri);
+  free(ci);
+  free(v);
+  return A;
+}
+
+static void test_mult(GsContext ctx, HsRng *r) {
+  const GsInt m = 300, n = 257;
+  GsMat A = random_matrix(ctx, m, n, r);
+  GsVec x = NULL, y = NULL, xf = NULL, d = NULL;
+  double *hx = hs_malloc((size_t)n * sizeof *hx), *hy = hs_malloc((size_t)m * sizeof *hy);
+  double *out = hs_malloc((size_t)m * sizeof *out);
+  if (!A || CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) ||
+      CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)))
+    goto done;
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetCSR(A, &rp, &col, &val);
+  static const double ab[][2] = {{1, 0}, {-2.5, 0.75}, {0.5, 1}};
+  for (int c = 0; c < 3; c++) {
+    CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1));
+    CHECK_OK(GsVecSetRandom(y, hs_next(r), -1, 1));
+    if (ab[c][1] == 0) CHECK_OK(GsVecSet(y, NAN)); /* beta = 0 ignores y, NaN included */
+    CHECK_OK(GsVecGetValuesHost(x, hx));
+    CHECK_OK(GsVecGetValuesHost(y, hy));
+    CHECK_OK(GsMatMult(A, ab[c][0], x, ab[c][1], y));
+    CHECK_OK(GsVecGetValuesHost(y, out));
+    double worst = 0;
+    for (GsInt i = 0; i < m; i++) {
+      long double s = 0, sa = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++) {
+        s += (long double)val[k] * hx[col[k]];
+        sa += fabsl((long double)val[k] * hx[col[k]]);
+      }
+      long double want = ab[c][0] * s + (ab[c][1] == 0 ? 0 : ab[c][1] * (long double)hy[i]);
+      double scale = (double)(fabs(ab[c][0]) * sa + (ab[c][1] == 0 ? 0 : fabs(ab[c][1] * hy[i]))) + 1e-300;
+      double e = fabs((double)(out[i] - want)) / scale;
+      worst = e > worst || e != e ? e : worst;
+    }
+    CHECK(worst <= 1e-13, "SpMV alpha %g beta %g: relative error %g", ab[c][0], ab[c][1], worst);
+  }
+  /* Diagonal of a rectangular matrix: min(m, n) entries. */
+  if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &d))) {
+    CHECK_OK(GsMatGetDiagonal(A, d));
+    double *hd = hs_malloc((size_t)n * sizeof *hd);
+    CHECK_OK(GsVecGetValuesHost(d, hd));
+    for (GsInt i = 0; i < n; i++) {
+      double want = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+        if (col[k] == i) want = val[k];
+      CHECK(hd[i] == want, "diagonal %lld: %g, want %g", (long long)i, hd[i], want);
+    }
+    free(hd);
+    CHECK_ERR(GsMatGetDiagonal(A, y), GS_ERR_ARG_SIZE);
+  }
+  /* Transpose twice is the matrix; (A^T)^T x = A x. */
+  GsMat T = NULL, TT = NULL;
+  if (!CHECK_OK(GsMatTranspose(A, &T)) && !CHECK_OK(GsMatTranspose(T, &TT))) {
+    CHECK(same_matrix(A, TT), "transposing twice changed the matrix");
+    GsInt tm, tn, tz, az;
+    GsMatGetSize(T, &tm, &tn, &tz);
+    GsMatGetSize(A, NULL, NULL, &az);
+    CHECK(tm == n && tn == m && tz == az, "transpose sizes %lld x %lld, %lld entries",
+          (long long)tm, (long long)tn, (long long)tz);
+  }
+  GsMatDestroy(&T);
+  GsMatDestroy(&TT);
+  /* Errors. */
+  CHECK_ERR(GsMatMult(A, 1, y, 0, x), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "x has 300 entries");
+  CHECK_ERR(GsMatMult(A, 1, x, 0, NULL), GS_ERR_ARG_NULL);
+  if (!CHECK_OK(GsVecCreate(ctx, n, GS_FLOAT, &xf))) {
+    CHECK_ERR(GsMatMult(A, 1, xf, 0, y), GS_ERR_ARG_TYPE);
+    CHECK_MSG(ctx, "double");
+  }
+  GsMat S = NULL;
+  if (!CHECK_OK(GsMatCreateLaplacian(ctx, 4, 4, 1, 5, &S))) {
+    GsVec z = NULL;
+    if (!CHECK_OK(GsVecCreate(ctx, 16, GS_DOUBLE, &z))) {
+      CHECK_ERR(GsMatMult(S, 1, z, 0, z), GS_ERR_ARG_INCOMP);
+      GsVecDestroy(&z);
+    }
+    GsMatDestroy(&S);
+  }
+done:
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  GsVecDestroy(&xf);
+  GsVecDestroy(&d);
+  GsMatDestroy(&A);
+  free(hx);
+  free(hy);
+  free(out);
+}
+
+static void test_roundtrip(GsContext ctx, HsRng *r) {
+  GsMat A = random_matrix(ctx, 120, 90, r), B = NULL;
+  if (A && !CHECK_OK(GsMatSaveMatrixMarket(A, tmpname("rt.mtx"))) &&
+      !CHECK_OK(GsMatLoadMatrixMarket(ctx, tmpname("rt.mtx"), &B)))
+    CHECK(same_matrix(A, B), "Matrix Market round trip changed the matrix");
+  GsMatDestroy(&A);
+  GsMatDestroy(&B);
+  GsVec v = NULL, w = NULL;
+  if (!CHECK_OK(GsVecCreate(ctx, 77, GS_DOUBLE, &v))) {
+    CHECK_OK(GsVecSetRandom(v, hs_next(r), -1e6, 1e6));
+    if (!CHECK_OK(GsVecSaveMatrixMarket(v, tmpname("rt-vec.mtx"))) &&
+        !CHECK_OK(GsVecLoadMatrixMarket(ctx, tmpname("rt-vec.mtx"), &w))) {
+      double a[77], b[77];
+      GsInt n = 0;
+      GsVecGetSize(w, &n);
+      GsVecGetValuesHost(v, a);
+      GsVecGetValuesHost(w, b);
+      int same = n == 77;
+      for (int i = 0; same && i < 77; i++)
+        same = a[i] == b[i];
+      CHECK(same, "vector round trip changed the values");
+    }
+  }
+  GsVecDestroy(&v);
+  GsVecDestroy(&w);
+  CHECK_ERR(GsMatSaveMatrixMarket(NULL, "x.mtx"), GS_ERR_ARG_NULL);
+  GsMat S = NULL;
+  if (!CHECK_OK(GsMatCreateLaplacian(ctx, 3, 3, 1, 5, &S))) {
+    CHECK_ERR(GsMatSaveMatrixMarket(S, "/nonexistent-dir/x.mtx"), GS_ERR_FILE_OPEN);
+    CHECK_MSG(ctx, "/nonexistent-dir/x.mtx.tmp");
+    GsMatDestroy(&S);
+  }
+}
+
+/* Load text as a matrix; compare with the dense m x n expectation (row-major). */
+static void check_text(GsContext ctx, const char *what, const char *text, GsInt m, GsInt n,
+                       const double *dense) {
+  const char *path = tmpname("fmt.mtx");
+  GsMat A = NULL;
+  if (write_file(path, text) || CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &A))) {
+    CHECK(0, "%s: could not load", what);
+    return;
+  }
+  GsInt am, an;
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetSize(A, &am, &an, NULL);
+  GsMatGetCSR(A, &rp, &col, &val);
+  int ok = am == m && an == n;
+  for (GsInt i = 0; ok && i < m; i++)
+    for (GsInt j = 0; ok && j < n; j++) {
+      double got = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+        if (col[k] == j) got = val[k];
+      ok = got == dense[i * n + j];
+    }
+  CHECK(ok, "%s: the matrix read differs from the expected one", what);
+  GsMatDestroy(&A);
+}
+
+static void test_formats(GsContext ctx) {
+  const double sym[] = {4, -1, 0, -1, 4, 2, 0, 2, 5};
+  check_text(ctx, "coordinate integer symmetric",
+             "%%MatrixMarket matrix coordinate integer symmetric\n% comment\n\n3 3 5\n1 1 4\n2 1 "
+             "-1\n2 2 4\n3 2 2\n3 3 5\n",
+             3, 3, sym);
+  const double pat[] = {0, 1, 1, 0, 0, 1};
+  check_text(ctx, "coordinate pattern general",
+             "%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 2\n1 3\n2 3\n", 2, 3, pat);
+  const double skew[] = {0, -2.5, 2.5, 0};
+  check_text(ctx, "coordinate real skew-symmetric",
+             "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 2.5\n", 2, 2, skew);
+  const double arr[] = {1, 0, 3, 2, 0, 4};
+  check_text(ctx, "array real general (column-major, zeros dropped)",
+             "%%matrixmarket MATRIX array REAL general\n2 3\n1\n2\n0\n0\n3\n4\n", 2, 3, arr);
+  const double asym[] = {1, 2, 2, 3};
+  check_text(ctx, "array real symmetric", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n",
+             2, 2, asym);
+  const double dup[] = {3.5, 0, 0, 0};
+  check_text(ctx, "coordinate duplicates summed",
+             "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.25\n1 1 2.25\n", 2, 2, dup);
+  /* Vectors: array with one column, coordinate with missing entries. */
+  GsVec v = NULL;
+  const char *path = tmpname("vec.mtx");
+  if (!write_file(path, "%%MatrixMarket matrix coordinate real general\n4 1 2\n1 1 1.5\n4 1 -2\n") &&
+      !CHECK_OK(GsVecLoadMatrixMarket(ctx, path, &v))) {
+    double x[4] = {9, 9, 9, 9};
+    GsVecGetValuesHost(v, x);
+    CHECK(x[0] == 1.5 && x[1] == 0 && x[2] == 0 && x[3] == -2, "coordinate vector %g %g %g %g",
+          x[0], x[1], x[2], x[3]);
+  }
+  GsVecDestroy(&v);
+  if (!write_file(path, "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n")) {
+    CHECK_ERR(GsVecLoadMatrixMarket(ctx, path, &v), GS_ERR_FILE_FORMAT);
+    CHECK_MSG(ctx, "one column");
+  }
+}
+
+static void test_malformed(GsContext ctx) {
+  static const struct {
+    const char *text, *msg;
+    int code;
+  } bad[] = {
+      {"", "is empty", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarkt matrix coordinate real general\n1 1 1\n1 1 1\n", "not a Matrix Market",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", "needs 4 words",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket vector coordinate real general\n1 1 1\n1 1 1\n", "object 'vector'",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix sparse real general\n1 1 1\n1 1 1\n", "format 'sparse'",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "field 'complex'",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", "symmetry 'hermitian'",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix array pattern general\n1 1\n1\n", "pattern matrix must be",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n% only a comment\n", "size line is missing",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n3 3\n", ":2: bad size line",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real symmetric\n3 2 1\n1 1 1\n", "must be square",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n% c\n3 1 1\n",
+       ":5: entry 2: index (3, 1) is outside", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n",
+       "ends after 2 of the 3 entries", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\nnan 1 1\n", ":3: entry 1: expected",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 nan\n", ":3: entry 1: the value "
+       "is not finite", GS_ERR_NOT_FINITE},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 -inf\n", "not finite (inf)",
+       GS_ERR_NOT_FINITE},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n", "expected a real value",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n",
+       "expected an integer", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2.0 junk\n", "unexpected text",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2\n2 2 2\n", ":4: more data",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 2\n", "diagonal entry",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", "ends after 3 of the 4",
+       GS_ERR_FILE_FORMAT},
+  };
+  const char *path = tmpname("bad.mtx");
+  for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+    GsMat A = NULL;
+    if (write_file(path, bad[c].text)) {
+      CHECK(0, "cannot write %s", path);
+      continue;
+    }
+    int rc = GsMatLoadMatrixMarket(ctx, path, &A);
+    CHECK(rc == bad[c].code, "case %zu (%s): code %d (%s), want %d; message: %s", c, bad[c].msg, rc,
+          GsErrorName(rc), bad[c].code, GsGetErrorMessage(ctx));
+    CHECK(strstr(GsGetErrorMessage(ctx), bad[c].msg) && strstr(GsGetErrorMessage(ctx), path),
+          "case %zu: the message does not say '%s' and the file: %s", c, bad[c].msg,
+          GsGetErrorMessage(ctx));
+    CHECK(A == NULL, "case %zu: a failed load left a matrix", c);
+  }
+  GsMat A = NULL;
+  CHECK_ERR(GsMatLoadMatrixMarket(ctx, "/nonexistent/file.mtx", &A), GS_ERR_FILE_OPEN);
+  CHECK_MSG(ctx, "/nonexistent/file.mtx");
+  CHECK_ERR(GsMatLoadMatrixMarket(ctx, NULL, &A), GS_ERR_ARG_NULL);
+  remove(path);
+}
+
+/* The test collection: sizes and stored entries from its README, symmetry of the symmetric ones,
+ * west0479's zero diagonal entries, and a round trip of one file. */
+static void test_collection(GsContext ctx) {
+  static const struct {
+    const char *file;
+    GsInt n, stored;
+    int symmetric;
+  } mats[] = {{"494_bus.mtx", 494, 1080, 1},  {"1138_bus.mtx", 1138, 2596, 1},
+              {"bcsstk03.mtx", 112, 376, 1},  {"gr_30_30.mtx", 900, 4322, 1},
+              {"ani4.mtx", 3081, 20971, 0},   {"bcsstk13.mtx", 2003, 42943, 1},
+              {"sherman5.mtx", 3312, 20793, 0}, {"orsirr_1.mtx", 1030, 6858, 0},
+              {"hor131.mtx", 434, 4710, 0},   {"west0479.mtx", 479, 1910, 0}};
+  const char *dir = getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/README.md", dir);
+  FILE *probe = dir[0] ? fopen(path, "r") : NULL;
+  if (!probe) {
+    printf("SKIP test_mat collection: no test matrices at '%s' (set GS_TEST_MATRIX_DIR)\n", dir);
+    return;
+  }
+  fclose(probe);
+  for (size_t c = 0; c < sizeof mats / sizeof mats[0]; c++) {
+    snprintf(path, sizeof path, "%s/%s", dir, mats[c].file);
+    GsMat A = NULL, T = NULL;
+    if (CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &A))) continue;
+    GsInt m, n, nnz, diag = 0;
+    GsMatGetSize(A, &m, &n, &nnz);
+    const GsInt *rp;
+    const int *col;
+    const double *val;
+    GsMatGetCSR(A, &rp, &col, &val);
+    for (GsInt i = 0; i < m; i++)
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+        diag += col[k] == i;
+    const GsInt want = mats[c].symmetric ? 2 * mats[c].stored - diag : mats[c].stored;
+    CHECK(m == mats[c].n && n == mats[c].n && nnz == want,
+          "%s: %lld x %lld with %lld entries, want %lld x %lld with %lld", mats[c].file,
+          (long long)m, (long long)n, (long long)nnz, (long long)mats[c].n, (long long)mats[c].n,
+          (long long)want);
+    if (mats[c].symmetric && !CHECK_OK(GsMatTranspose(A, &T)))
+      CHECK(same_matrix(A, T), "%s is not symmetric after loading", mats[c].file);
+    if (!strcmp(mats[c].file, "west0479.mtx")) {
+      GsVec d = NULL;
+      if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &d))) {
+        double *h = hs_malloc((size_t)n * sizeof *h);
+        CHECK_OK(GsMatGetDiagonal(A, d));
+        CHECK_OK(GsVecGetValuesHost(d, h));
+        GsInt zeros = 0;
+        for (GsInt i = 0; i < n; i++)
+          zeros += h[i] == 0;
+        CHECK(zeros == 471, "west0479 has %lld zero diagonal entries, want 471", (long long)zeros);
+        free(h);
+        GsVecDestroy(&d);
+      }
+    }
+    if (c == 4) { /* ani4: save and load back */
+      GsMat B = NULL;
+      if (!CHECK_OK(GsMatSaveMatrixMarket(A, tmpname("ani4.mtx"))) &&
+          !CHECK_OK(GsMatLoadMatrixMarket(ctx, tmpname("ani4.mtx"), &B)))
+        CHECK(same_matrix(A, B), "ani4 round trip differs");
+      GsMatDestroy(&B);
+      remove(tmpname("ani4.mtx"));
+    }
+    GsMatDestroy(&T);
+    GsMatDestroy(&A);
+  }
+  printf("collection: %zu matrices checked\n", sizeof mats / sizeof mats[0]);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_mat", resource, argc, argv);
+  snprintf(prefix, sizeof prefix, "mat");
+  for (const char *p = resource; *p && strlen(prefix) < sizeof prefix - 2; p++) {
+    size_t l = strlen(prefix);
+    prefix[l] = *p == '/' || *p == ':' ? '-' : *p;
+    prefix[l + 1] = '\0';
+  }
+  strncat(prefix, "-", sizeof prefix - strlen(prefix) - 1);
+  GsContext ctx = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  HsRng r = hs_rng(7);
+  test_assembly(ctx);
+  test_laplacian(ctx);
+  test_mult(ctx, &r);
+  test_roundtrip(ctx, &r);
+  test_formats(ctx);
+  test_malformed(ctx);
+  test_collection(ctx);
+  remove(tmpname("rt.mtx"));
+  remove(tmpname("rt-vec.mtx"));
+  remove(tmpname("fmt.mtx"));
+  remove(tmpname("vec.mtx"));
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
