@@ -10,5 +10,6 @@
 #include "gpusolve/vec.h"
 #include "gpusolve/banded.h"
 #include "gpusolve/mat.h"
+#include "gpusolve/ksp.h"
 
 #endif

@@ -107,7 +107,8 @@ static void test_laplacian(GsContext ctx) {
     int st;
     GsInt nnz;
     double diag;
-  } cases[] = {{4, 3, 1, 5, 46, 4}, {3, 3, 3, 7, 135, 6}, {3, 3, 3, 27, 343, 26}, {5, 4, 2, 27, 520, 26}};
+  } cases[] = {
+      {4, 3, 1, 5, 46, 4}, {3, 3, 3, 7, 135, 6}, {3, 3, 3, 27, 343, 26}, {5, 4, 2, 27, 520, 26}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     GsMat A = NULL, T = NULL;
     if (CHECK_OK(GsMatCreateLaplacian(ctx, cases[c].nx, cases[c].ny, cases[c].nz, cases[c].st, &A)))
@@ -199,7 +200,8 @@ static void test_mult(GsContext ctx, HsRng *r) {
         sa += fabsl((long double)val[k] * hx[col[k]]);
       }
       long double want = ab[c][0] * s + (ab[c][1] == 0 ? 0 : ab[c][1] * (long double)hy[i]);
-      double scale = (double)(fabs(ab[c][0]) * sa + (ab[c][1] == 0 ? 0 : fabs(ab[c][1] * hy[i]))) + 1e-300;
+      double scale =
+          (double)(fabs(ab[c][0]) * sa + (ab[c][1] == 0 ? 0 : fabs(ab[c][1] * hy[i]))) + 1e-300;
       double e = fabs((double)(out[i] - want)) / scale;
       worst = e > worst || e != e ? e : worst;
     }
@@ -336,15 +338,17 @@ static void test_formats(GsContext ctx) {
   check_text(ctx, "array real general (column-major, zeros dropped)",
              "%%matrixmarket MATRIX array REAL general\n2 3\n1\n2\n0\n0\n3\n4\n", 2, 3, arr);
   const double asym[] = {1, 2, 2, 3};
-  check_text(ctx, "array real symmetric", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n",
-             2, 2, asym);
+  check_text(ctx, "array real symmetric",
+             "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n", 2, 2, asym);
   const double dup[] = {3.5, 0, 0, 0};
   check_text(ctx, "coordinate duplicates summed",
-             "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.25\n1 1 2.25\n", 2, 2, dup);
+             "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.25\n1 1 2.25\n", 2, 2,
+             dup);
   /* Vectors: array with one column, coordinate with missing entries. */
   GsVec v = NULL;
   const char *path = tmpname("vec.mtx");
-  if (!write_file(path, "%%MatrixMarket matrix coordinate real general\n4 1 2\n1 1 1.5\n4 1 -2\n") &&
+  if (!write_file(path,
+                  "%%MatrixMarket matrix coordinate real general\n4 1 2\n1 1 1.5\n4 1 -2\n") &&
       !CHECK_OK(GsVecLoadMatrixMarket(ctx, path, &v))) {
     double x[4] = {9, 9, 9, 9};
     GsVecGetValuesHost(v, x);
@@ -390,14 +394,16 @@ static void test_malformed(GsContext ctx) {
        "ends after 2 of the 3 entries", GS_ERR_FILE_FORMAT},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\nnan 1 1\n", ":3: entry 1: expected",
        GS_ERR_FILE_FORMAT},
-      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 nan\n", ":3: entry 1: the value "
-       "is not finite", GS_ERR_NOT_FINITE},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 nan\n",
+       ":3: entry 1: the value "
+       "is not finite",
+       GS_ERR_NOT_FINITE},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 -inf\n", "not finite (inf)",
        GS_ERR_NOT_FINITE},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n", "expected a real value",
        GS_ERR_FILE_FORMAT},
-      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n",
-       "expected an integer", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", "expected an integer",
+       GS_ERR_FILE_FORMAT},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2.0 junk\n", "unexpected text",
        GS_ERR_FILE_FORMAT},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2\n2 2 2\n", ":4: more data",
@@ -436,12 +442,13 @@ static void test_collection(GsContext ctx) {
     const char *file;
     GsInt n, stored;
     int symmetric;
-  } mats[] = {{"494_bus.mtx", 494, 1080, 1},  {"1138_bus.mtx", 1138, 2596, 1},
-              {"bcsstk03.mtx", 112, 376, 1},  {"gr_30_30.mtx", 900, 4322, 1},
-              {"ani4.mtx", 3081, 20971, 0},   {"bcsstk13.mtx", 2003, 42943, 1},
+  } mats[] = {{"494_bus.mtx", 494, 1080, 1},    {"1138_bus.mtx", 1138, 2596, 1},
+              {"bcsstk03.mtx", 112, 376, 1},    {"gr_30_30.mtx", 900, 4322, 1},
+              {"ani4.mtx", 3081, 20971, 0},     {"bcsstk13.mtx", 2003, 42943, 1},
               {"sherman5.mtx", 3312, 20793, 0}, {"orsirr_1.mtx", 1030, 6858, 0},
-              {"hor131.mtx", 434, 4710, 0},   {"west0479.mtx", 479, 1910, 0}};
-  const char *dir = getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
+              {"hor131.mtx", 434, 4710, 0},     {"west0479.mtx", 479, 1910, 0}};
+  const char *dir =
+      getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
   char path[1024];
   snprintf(path, sizeof path, "%s/README.md", dir);
   FILE *probe = dir[0] ? fopen(path, "r") : NULL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gpusolve.h>
 
@@ -35,6 +36,7 @@ static void usage(FILE *f) {
           "  demo      the showcase: back ends and a vector benchmark (GPU when present)\n"
           "  bench     vector benchmarks beside the copy floor and the peers; writes JSON\n"
           "  banded    batched tri/pentadiagonal solvers: one case or a sweep, beside cuSPARSE\n"
+          "  solve     a sparse linear system (Matrix Market or a Laplacian) by CG/BiCGStab/GMRES\n"
           "  help      this text; 'gpusolve <command> --help' describes one command\n\n"
           "options common to all commands:\n"
           "  -gs_backend R     back end: /cpu, /gpu/cuda, /gpu/cuda:N (default: GPU if present)\n"
@@ -209,6 +211,16 @@ static int cmd_bench(int argc, char **argv) {
 }
 
 static int cmd_banded(int argc, char **argv);
+static int cmd_solve(int argc, char **argv);
+
+/* Append the -gs_backend choice of argv, if any, to a subcommand's argument list. */
+static void pass_backend(int argc, char **argv, char **out, int *n) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "-gs_backend")) {
+      out[(*n)++] = argv[i];
+      out[(*n)++] = argv[i + 1];
+    }
+}
 
 static int cmd_demo(int argc, char **argv) {
   if (wants_help(argc, argv)) {
@@ -216,7 +228,9 @@ static int cmd_demo(int argc, char **argv) {
         "usage: gpusolve demo [options of 'gpusolve bench']\n"
         "The showcase: lists the back ends, runs the vector benchmark (n = 2^27 on a GPU, 2^22\n"
         "on the CPU), then the batched pentadiagonal solver on 65536 systems of 1024 rows (4096\n"
-        "on the CPU) beside cuSPARSE; on the GPU when one is present, else on the CPU.\n");
+        "on the CPU) beside cuSPARSE, then CG + Jacobi on a 48^3 Poisson problem and BiCGStab +\n"
+        "Jacobi on sherman5 (when the test matrices are at hand); on the GPU when one is present,\n"
+        "else on the CPU.\n");
     return 0;
   }
   int major, minor, patch;
@@ -231,12 +245,37 @@ static int cmd_demo(int argc, char **argv) {
   printf("\n=== batched pentadiagonal solves ===\n");
   char *bargv[8] = {(char *)"banded", (char *)"-repeats", (char *)"5", NULL};
   int bargc = 3;
-  for (int i = 1; i + 1 < argc; i++)
-    if (!strcmp(argv[i], "-gs_backend")) {
-      bargv[bargc++] = argv[i];
-      bargv[bargc++] = argv[i + 1];
-    }
-  return cmd_banded(bargc, bargv);
+  pass_backend(argc, argv, bargv, &bargc);
+  rc = cmd_banded(bargc, bargv);
+  if (rc) return rc;
+  /* Krylov: CG + Jacobi on a 3D Poisson problem, and BiCGStab + Jacobi on a shipped matrix when
+   * the test collection is at hand. */
+  printf("\n=== Krylov solvers ===\n");
+  char *kargv[16] = {(char *)"solve",    (char *)"-laplacian",
+                     (char *)"48,48,48", (char *)"-ksp_type",
+                     (char *)"cg",       (char *)"-pc_type",
+                     (char *)"jacobi",   (char *)"-ksp_rtol",
+                     (char *)"1e-8",     NULL};
+  int kargc = 9;
+  pass_backend(argc, argv, kargv, &kargc);
+  rc = cmd_solve(kargc, kargv);
+  if (rc) return rc;
+  static const char *const dirs[] = {"../shared/data/matrices", "../../shared/data/matrices",
+                                     "/work/shared/data/matrices"};
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/sherman5.mtx", dirs[d]);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    fclose(f);
+    kargv[1] = (char *)"-A";
+    kargv[2] = path;
+    kargv[4] = (char *)"bicgstab";
+    printf("\n");
+    return cmd_solve(kargc, kargv);
+  }
+  printf("(the test matrix collection was not found beside the tree: skipping sherman5)\n");
+  return 0;
 }
 
 /* ---- gpusolve banded ------------------------------------------------------------------------ */
@@ -460,6 +499,130 @@ static int cmd_banded(int argc, char **argv) {
   return 0;
 }
 
+/* ---- gpusolve solve ------------------------------------------------------------------------- */
+
+static void solve_help(void) {
+  printf(
+      "usage: gpusolve solve (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil 5|7|27]) [-b b.mtx]\n"
+      "                      [-x0 x.mtx] [-o x.mtx] [-ksp_type cg|bicgstab|gmres]\n"
+      "                      [-pc_type none|jacobi] [-ksp_rtol R] [-ksp_atol A] [-ksp_dtol D]\n"
+      "                      [-ksp_max_it N] [-ksp_gmres_restart M] [-ksp_monitor]\n"
+      "                      [-ksp_monitor_true_residual] [-ksp_converged_reason] [-log_view]\n"
+      "Solves A x = b with a Krylov method (default gmres + jacobi, rtol 1e-5 as PETSc) and "
+      "prints\n"
+      "the iterations, the reason it stopped, the time and the true relative residual\n"
+      "||b - A x|| / ||b||. b defaults to A * ones; x0 to zero. -laplacian builds the\n"
+      "finite-difference Laplacian of an NX x NY (5-point) or NX x NY x NZ (7- or 27-point, "
+      "default\n"
+      "7) grid. -o writes x as a Matrix Market array. Exit status: 0 converged, 3 not converged,\n"
+      "1 error.\n");
+}
+
+static int cmd_solve(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    solve_help();
+    return 0;
+  }
+  GsContext ctx = NULL;
+  const char *res;
+  GsDeviceInfo dev;
+  int gpu;
+  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  char apath[1024] = "", bpath[1024] = "", x0path[1024] = "", opath[1024] = "", lap[128] = "";
+  int set_a = 0, set_l = 0, set_b = 0, set_x0 = 0, set_o = 0;
+  GsInt stencil = 0;
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-A", apath, sizeof apath, &set_a));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-laplacian", lap, sizeof lap, &set_l));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-stencil", &stencil, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-b", bpath, sizeof bpath, &set_b));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-x0", x0path, sizeof x0path, &set_x0));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-o", opath, sizeof opath, &set_o));
+  if (set_a == set_l) {
+    fprintf(stderr, "gpusolve solve: give exactly one of -A FILE.mtx and -laplacian NX,NY[,NZ]\n");
+    return 2;
+  }
+  GsMat A = NULL;
+  char what[1100];
+  if (set_a) {
+    CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, apath, &A));
+    snprintf(what, sizeof what, "%s", apath);
+  } else {
+    long long d[3] = {1, 1, 1};
+    int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
+    if (nd < 2) {
+      fprintf(stderr, "gpusolve solve: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", lap);
+      return 2;
+    }
+    if (!stencil) stencil = nd == 2 ? 5 : 7;
+    CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 2 ? 1 : d[2], (int)stencil, &A));
+    snprintf(what, sizeof what, "%d-point Laplacian %lldx%lld%s", (int)stencil, d[0], d[1],
+             nd == 2 ? "" : "x...");
+    if (nd == 3)
+      snprintf(what, sizeof what, "%d-point Laplacian %lldx%lldx%lld", (int)stencil, d[0], d[1],
+               d[2]);
+  }
+  GsInt m, n, nnz, lo, hi;
+  double mean;
+  CLI_CALL(ctx, GsMatGetSize(A, &m, &n, &nnz));
+  CLI_CALL(ctx, GsMatGetRowStats(A, &lo, &hi, &mean, NULL));
+  printf("matrix %s: %lld x %lld, %lld entries (%.1f per row, %lld to %lld) on %s\n", what,
+         (long long)m, (long long)n, (long long)nnz, mean, (long long)lo, (long long)hi, res);
+  GsVec b = NULL, x = NULL, r = NULL;
+  if (set_b) {
+    CLI_CALL(ctx, GsVecLoadMatrixMarket(ctx, bpath, &b));
+  } else { /* b = A * ones */
+    GsVec one = NULL;
+    CLI_CALL(ctx, GsVecCreate(ctx, n, GS_DOUBLE, &one));
+    CLI_CALL(ctx, GsVecSet(one, 1.0));
+    CLI_CALL(ctx, GsVecCreate(ctx, m, GS_DOUBLE, &b));
+    CLI_CALL(ctx, GsMatMult(A, 1.0, one, 0.0, b));
+    GsVecDestroy(&one);
+  }
+  if (set_x0) {
+    CLI_CALL(ctx, GsVecLoadMatrixMarket(ctx, x0path, &x));
+  } else {
+    CLI_CALL(ctx, GsVecCreate(ctx, n, GS_DOUBLE, &x));
+    CLI_CALL(ctx, GsVecSet(x, 0.0));
+  }
+  GsKsp ksp = NULL;
+  CLI_CALL(ctx, GsKspCreate(ctx, &ksp));
+  CLI_CALL(ctx, GsKspSetOperator(ksp, A));
+  if (set_x0) CLI_CALL(ctx, GsKspSetInitialGuessNonzero(ksp, 1));
+  CLI_CALL(ctx, GsKspSetFromOptions(ksp));
+  struct timespec t0, t1;
+  CLI_CALL(ctx, GsSynchronize(ctx));
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CLI_CALL(ctx, GsKspSolve(ksp, b, x));
+  CLI_CALL(ctx, GsSynchronize(ctx));
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  GsInt its;
+  GsConvergedReason reason;
+  CLI_CALL(ctx, GsKspGetIterationNumber(ksp, &its));
+  CLI_CALL(ctx, GsKspGetConvergedReason(ksp, &reason));
+  double rn, bn;
+  CLI_CALL(ctx, GsVecDuplicate(b, &r));
+  CLI_CALL(ctx, GsMatMult(A, 1.0, x, 0.0, r));
+  CLI_CALL(ctx, GsVecAXPBY(r, 1.0, -1.0, b));
+  CLI_CALL(ctx, GsVecNorm(r, GS_NORM_2, &rn));
+  CLI_CALL(ctx, GsVecNorm(b, GS_NORM_2, &bn));
+  printf("%s after %lld iterations, %.3f s (%.3f ms per iteration); true relative residual "
+         "%.3e\n",
+         GsConvergedReasonName(reason), (long long)its, sec, its ? 1e3 * sec / (double)its : 0.0,
+         bn > 0 ? rn / bn : rn);
+  if (set_o) {
+    CLI_CALL(ctx, GsVecSaveMatrixMarket(x, opath));
+    printf("solution written to %s\n", opath);
+  }
+  GsKspDestroy(&ksp);
+  GsVecDestroy(&r);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&A);
+  CLI_CALL(ctx, GsDestroy(&ctx));
+  return reason > 0 ? 0 : 3;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -473,6 +636,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "demo")) return cmd_demo(sargc, sargv);
   if (!strcmp(cmd, "bench")) return cmd_bench(sargc, sargv);
   if (!strcmp(cmd, "banded")) return cmd_banded(sargc, sargv);
+  if (!strcmp(cmd, "solve")) return cmd_solve(sargc, sargv);
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-help") ||
       !strcmp(cmd, "-h")) {
     usage(stdout);

@@ -276,8 +276,8 @@ static int check_vec(GsMat A, GsVec v, const char *name, GsInt len) {
   GsCall(GsVecGetDataType(v, &dt));
   GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than the matrix",
           name);
-  GsCheck(dt == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE, "%s is %s; sparse matrices work in double",
-          name, GsDataTypeName(dt));
+  GsCheck(dt == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE, "%s is %s; sparse matrices work in double", name,
+          GsDataTypeName(dt));
   GsCheck(n == len, ctx, GS_ERR_ARG_SIZE, "%s has %lld entries, the %lld x %lld matrix needs %lld",
           name, (long long)n, (long long)A->m, (long long)A->n, (long long)len);
   return 0;

@@ -64,8 +64,8 @@ static int triplets_push(GsContext ctx, MmTriplets *t, GsInt i, GsInt j, double 
 static int next_line(MmReader *r, int *eof) {
   *eof = 0;
   if (!fgets(r->buf, sizeof r->buf, r->f)) {
-    GsCheck(!ferror(r->f), r->ctx, GS_ERR_FILE_READ, "%s:%ld: read error: %s", r->path,
-            r->line + 1, strerror(errno));
+    GsCheck(!ferror(r->f), r->ctx, GS_ERR_FILE_READ, "%s:%ld: read error: %s", r->path, r->line + 1,
+            strerror(errno));
     *eof = 1;
     return 0;
   }
@@ -140,8 +140,8 @@ static int read_banner(MmReader *r, MmFormat *fmt, MmField *field, MmSymmetry *s
   else if (!strcasecmp(f1, "array"))
     *fmt = MM_ARRAY;
   else
-    return GsError(r->ctx, GS_ERR_FILE_FORMAT,
-                   "%s:1: format '%s' is not one of coordinate, array", r->path, f1);
+    return GsError(r->ctx, GS_ERR_FILE_FORMAT, "%s:1: format '%s' is not one of coordinate, array",
+                   r->path, f1);
   if (!strcasecmp(f2, "real") || !strcasecmp(f2, "double"))
     *field = MM_REAL;
   else if (!strcasecmp(f2, "integer"))
@@ -202,8 +202,9 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
       ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: bad size line '%.60s' (expected %s)", path,
                      r.line, r.buf, fmt == MM_COORD ? "rows columns entries" : "rows columns");
     else if (m < 0 || n < 0 || nz < 0 || n > 2147483647LL)
-      ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: sizes %lld x %lld (%lld entries) out of range",
-                     path, r.line, m, n, nz);
+      ierr =
+          GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: sizes %lld x %lld (%lld entries) out of range",
+                  path, r.line, m, n, nz);
     else if (sym != MM_GENERAL && m != n)
       ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: a %s matrix must be square (%lld x %lld)",
                      path, r.line, sym == MM_SKEW ? "skew-symmetric" : "symmetric", m, n);
@@ -231,8 +232,9 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
     double v = 1;
     if (fmt == MM_COORD) {
       if (!parse_int(&s, &i) || !parse_int(&s, &j)) {
-        ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: entry %lld: expected 'row column%s', got '%.60s'",
-                       path, r.line, k + 1, field == MM_PATTERN ? "" : " value", r.buf);
+        ierr = GsError(ctx, GS_ERR_FILE_FORMAT,
+                       "%s:%ld: entry %lld: expected 'row column%s', got '%.60s'", path, r.line,
+                       k + 1, field == MM_PATTERN ? "" : " value", r.buf);
         break;
       }
       if (i < 1 || i > m || j < 1 || j > n) {
@@ -266,8 +268,9 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
       }
     }
     if (!rest_is_blank(s)) {
-      ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: entry %lld: unexpected text after it: '%.40s'",
-                     path, r.line, k + 1, s);
+      ierr =
+          GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: entry %lld: unexpected text after it: '%.40s'",
+                  path, r.line, k + 1, s);
       break;
     }
     if (fmt == MM_ARRAY) { /* column-major; symmetric: lower triangle only */
@@ -287,8 +290,8 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
     ierr = next_data_line(&r, &eof);
     if (!ierr && !eof)
       ierr = GsError(ctx, GS_ERR_FILE_FORMAT,
-                     "%s:%ld: more data than the %lld entries the size line promises: '%.40s'", path,
-                     r.line, expect, r.buf);
+                     "%s:%ld: more data than the %lld entries the size line promises: '%.40s'",
+                     path, r.line, expect, r.buf);
   }
   fclose(r.f);
   if (ierr) {

@@ -1,0 +1,81 @@
+/* Krylov solvers (CG, BiCGStab, GMRES(m)) with a Jacobi preconditioner, written once against
+ * vectors and an operator (a GsMat, or a user's matrix-free product), so they run on every back
+ * end. Convergence follows PETSc's default test: ||r_k|| <= max(rtol ||b||, atol) with r the
+ * unpreconditioned residual b - A x (BiCGStab and GMRES precondition on the right, CG is PCG),
+ * divergence when ||r_k|| > dtol ||b|| or after max_it iterations; a failure to converge is a
+ * result (GsKspGetConvergedReason), not an error. */
+#ifndef GPUSOLVE_KSP_H
+#define GPUSOLVE_KSP_H
+
+#include <stdio.h>
+
+#include "mat.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsKsp_s *GsKsp;
+
+typedef enum { GS_KSP_CG = 0, GS_KSP_BICGSTAB = 1, GS_KSP_GMRES = 2 } GsKspType;
+typedef enum { GS_PC_NONE = 0, GS_PC_JACOBI = 1 } GsPcType;
+
+/* Why a solve stopped (PETSc's values): positive converged, negative diverged. */
+typedef enum {
+  GS_CONVERGED_ITERATING = 0,
+  GS_CONVERGED_RTOL = 2,
+  GS_CONVERGED_ATOL = 3,
+  GS_DIVERGED_ITS = -3,
+  GS_DIVERGED_DTOL = -4,
+  GS_DIVERGED_BREAKDOWN = -5,
+  GS_DIVERGED_INDEFINITE_PC = -8,
+  GS_DIVERGED_NANORINF = -9,
+  GS_DIVERGED_INDEFINITE_MAT = -10
+} GsConvergedReason;
+
+/* "CONVERGED_RTOL", "DIVERGED_ITS", ... (PETSc's names); "UNKNOWN" otherwise. */
+const char *GsConvergedReasonName(GsConvergedReason reason);
+
+/* A matrix-free operator: y = A x for vectors of n entries (return 0 or a GsErrorCode). diag, if
+ * not NULL, fills d with A's diagonal (needed by Jacobi). */
+typedef int (*GsOperatorMult)(void *user, GsVec x, GsVec y);
+typedef int (*GsOperatorDiag)(void *user, GsVec d);
+
+int GsKspCreate(GsContext ctx, GsKsp *ksp);
+int GsKspDestroy(GsKsp *ksp);
+/* The operator: a square matrix (kept by reference: destroy the solver first). */
+int GsKspSetOperator(GsKsp ksp, GsMat A);
+int GsKspSetOperatorShell(GsKsp ksp, GsInt n, GsOperatorMult mult, GsOperatorDiag diag,
+                          void *user);
+int GsKspSetType(GsKsp ksp, GsKspType type);
+int GsKspSetPcType(GsKsp ksp, GsPcType type);
+/* Defaults: rtol 1e-5, atol 1e-50, dtol 1e5, max_it 10000 (PETSc's). */
+int GsKspSetTolerances(GsKsp ksp, double rtol, double atol, double dtol, GsInt max_it);
+/* GMRES restart length (default 30). */
+int GsKspSetGmresRestart(GsKsp ksp, int restart);
+/* Use x as the initial guess (default: x0 = 0, x's values ignored). */
+int GsKspSetInitialGuessNonzero(GsKsp ksp, int flag);
+/* Print "k KSP Residual norm r" every iteration (6 significant digits) to f (NULL: stdout);
+ * true_residual also prints ||b - A x|| and its ratio to ||b||, at the cost of a product. */
+int GsKspSetMonitor(GsKsp ksp, int on, int true_residual, FILE *f);
+/* Options: -ksp_type cg|bicgstab|gmres, -pc_type none|jacobi, -ksp_rtol, -ksp_atol, -ksp_dtol,
+ * -ksp_max_it, -ksp_gmres_restart, -ksp_initial_guess_nonzero, -ksp_monitor,
+ * -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each solve). */
+int GsKspSetFromOptions(GsKsp ksp);
+
+/* Solve A x = b. A zero or non-finite diagonal entry with Jacobi is GS_ERR_ZERO_PIVOT /
+ * GS_ERR_NOT_FINITE naming its row. */
+int GsKspSolve(GsKsp ksp, GsVec b, GsVec x);
+
+int GsKspGetIterationNumber(GsKsp ksp, GsInt *its);
+int GsKspGetConvergedReason(GsKsp ksp, GsConvergedReason *reason);
+/* The last residual norm the method computed (unpreconditioned). */
+int GsKspGetResidualNorm(GsKsp ksp, double *rnorm);
+/* Residual norms of iterations 0..n-1 of the last solve (valid until the next solve). */
+int GsKspGetResidualHistory(GsKsp ksp, const double **norms, GsInt *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

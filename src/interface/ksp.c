@@ -1,0 +1,655 @@
+/* Krylov solvers written once against GsVec operations and an operator, so the same code runs on
+ * every back end: CG (preconditioned), BiCGStab and GMRES(m) with right preconditioning (their
+ * residual is the true, unpreconditioned one), Jacobi. Convergence tests, reasons, monitors and
+ * option names follow PETSc's KSP. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gsimpl.h"
+#include "matimpl.h"
+
+#define GS_KSP_MAX_WORK 8 /* CG 4, BiCGStab 7 (GMRES keeps its basis apart) */
+
+struct GsKsp_s {
+  GsContext ctx;
+  GsKspType type;
+  GsPcType pc;
+  double rtol, atol, dtol;
+  GsInt max_it;
+  int restart, guess_nonzero;
+  int monitor, monitor_true, print_reason;
+  FILE *mon;
+  /* Operator: a matrix, or a user's product (and diagonal). */
+  GsMat A;
+  GsInt n;
+  GsOperatorMult mult;
+  GsOperatorDiag diag;
+  void *user;
+  /* Work vectors, kept between solves of the same size. */
+  GsVec work[GS_KSP_MAX_WORK];
+  GsVec *basis; /* GMRES: restart + 1 */
+  int nbasis;
+  GsVec dinv; /* Jacobi: 1 / diag(A) */
+  GsInt work_n;
+  /* Result of the last solve. */
+  GsInt its;
+  GsConvergedReason reason;
+  double rnorm, bnorm;
+  double *hist;
+  GsInt nhist, cap_hist;
+  GsLogEvent ev_solve;
+};
+
+const char *GsConvergedReasonName(GsConvergedReason r) {
+  switch (r) {
+  case GS_CONVERGED_ITERATING: return "CONVERGED_ITERATING";
+  case GS_CONVERGED_RTOL: return "CONVERGED_RTOL";
+  case GS_CONVERGED_ATOL: return "CONVERGED_ATOL";
+  case GS_DIVERGED_ITS: return "DIVERGED_ITS";
+  case GS_DIVERGED_DTOL: return "DIVERGED_DTOL";
+  case GS_DIVERGED_BREAKDOWN: return "DIVERGED_BREAKDOWN";
+  case GS_DIVERGED_INDEFINITE_PC: return "DIVERGED_INDEFINITE_PC";
+  case GS_DIVERGED_NANORINF: return "DIVERGED_NANORINF";
+  case GS_DIVERGED_INDEFINITE_MAT: return "DIVERGED_INDEFINITE_MAT";
+  }
+  return "UNKNOWN";
+}
+
+int GsKspCreate(GsContext ctx, GsKsp *ksp) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, ksp);
+  GsKsp k = calloc(1, sizeof *k);
+  GsCheck(k != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a Krylov solver");
+  k->ctx = ctx;
+  k->type = GS_KSP_GMRES;
+  k->pc = GS_PC_JACOBI;
+  k->rtol = 1e-5;
+  k->atol = 1e-50;
+  k->dtol = 1e5;
+  k->max_it = 10000;
+  k->restart = 30;
+  k->mon = stdout;
+  int ierr = GsLogEventRegister(ctx, "KSPSolve", &k->ev_solve);
+  if (ierr) {
+    free(k);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  ctx->nobjects++;
+  *ksp = k;
+  return 0;
+}
+
+static void free_work(GsKsp k) {
+  for (int i = 0; i < GS_KSP_MAX_WORK; i++)
+    GsVecDestroy(&k->work[i]);
+  for (int i = 0; i < k->nbasis; i++)
+    GsVecDestroy(&k->basis[i]);
+  free(k->basis);
+  k->basis = NULL;
+  k->nbasis = 0;
+  GsVecDestroy(&k->dinv);
+  k->work_n = 0;
+}
+
+int GsKspDestroy(GsKsp *ksp) {
+  if (!ksp || !*ksp) return 0;
+  GsKsp k = *ksp;
+  free_work(k);
+  free(k->hist);
+  k->ctx->nobjects--;
+  free(k);
+  *ksp = NULL;
+  return 0;
+}
+
+int GsKspSetOperator(GsKsp k, GsMat A) {
+  GsCheckHandle(NULL, k);
+  GsCheckHandle(k->ctx, A);
+  GsInt m, n;
+  GsCall(GsMatGetSize(A, &m, &n, NULL));
+  GsCheck(m == n, k->ctx, GS_ERR_ARG_SIZE, "the operator must be square; this matrix is %lld x %lld",
+          (long long)m, (long long)n);
+  GsCheck(A->ctx == k->ctx, k->ctx, GS_ERR_ARG_INCOMP,
+          "the matrix belongs to another context than the solver");
+  k->A = A;
+  k->n = n;
+  k->mult = NULL;
+  k->diag = NULL;
+  k->user = NULL;
+  return 0;
+}
+
+int GsKspSetOperatorShell(GsKsp k, GsInt n, GsOperatorMult mult, GsOperatorDiag diag, void *user) {
+  GsCheckHandle(NULL, k);
+  GsCheck(mult != NULL, k->ctx, GS_ERR_ARG_NULL, "the operator's product (mult) is NULL");
+  GsCheck(n >= 0, k->ctx, GS_ERR_ARG_OUTOFRANGE, "operator size %lld", (long long)n);
+  k->A = NULL;
+  k->n = n;
+  k->mult = mult;
+  k->diag = diag;
+  k->user = user;
+  return 0;
+}
+
+int GsKspSetType(GsKsp k, GsKspType type) {
+  GsCheckHandle(NULL, k);
+  GsCheck(type == GS_KSP_CG || type == GS_KSP_BICGSTAB || type == GS_KSP_GMRES, k->ctx,
+          GS_ERR_ARG_OUTOFRANGE, "unknown Krylov method %d", (int)type);
+  k->type = type;
+  return 0;
+}
+
+int GsKspSetPcType(GsKsp k, GsPcType type) {
+  GsCheckHandle(NULL, k);
+  GsCheck(type == GS_PC_NONE || type == GS_PC_JACOBI, k->ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown preconditioner %d", (int)type);
+  k->pc = type;
+  return 0;
+}
+
+int GsKspSetTolerances(GsKsp k, double rtol, double atol, double dtol, GsInt max_it) {
+  GsCheckHandle(NULL, k);
+  GsCheck(rtol >= 0 && rtol < 1 && atol >= 0 && dtol > 1 && max_it >= 0, k->ctx,
+          GS_ERR_ARG_OUTOFRANGE,
+          "tolerances rtol %g (in [0, 1)), atol %g (>= 0), dtol %g (> 1), max_it %lld (>= 0)", rtol,
+          atol, dtol, (long long)max_it);
+  k->rtol = rtol;
+  k->atol = atol;
+  k->dtol = dtol;
+  k->max_it = max_it;
+  return 0;
+}
+
+int GsKspSetGmresRestart(GsKsp k, int restart) {
+  GsCheckHandle(NULL, k);
+  GsCheck(restart >= 1 && restart <= 1000, k->ctx, GS_ERR_ARG_OUTOFRANGE,
+          "GMRES restart %d: must be in [1, 1000]", restart);
+  if (restart != k->restart) free_work(k);
+  k->restart = restart;
+  return 0;
+}
+
+int GsKspSetInitialGuessNonzero(GsKsp k, int flag) {
+  GsCheckHandle(NULL, k);
+  k->guess_nonzero = flag != 0;
+  return 0;
+}
+
+int GsKspSetMonitor(GsKsp k, int on, int true_residual, FILE *f) {
+  GsCheckHandle(NULL, k);
+  k->monitor = on != 0;
+  k->monitor_true = on && true_residual;
+  k->mon = f ? f : stdout;
+  return 0;
+}
+
+int GsKspSetFromOptions(GsKsp k) {
+  GsCheckHandle(NULL, k);
+  GsContext ctx = k->ctx;
+  static const char *const types[] = {"cg", "bicgstab", "gmres", NULL};
+  static const char *const pcs[] = {"none", "jacobi", NULL};
+  int t = (int)k->type, p = (int)k->pc, on = 0, flag = k->guess_nonzero;
+  GsCall(GsOptionsGetEnum(ctx, "-ksp_type", types, &t, NULL));
+  GsCall(GsOptionsGetEnum(ctx, "-pc_type", pcs, &p, NULL));
+  double rtol = k->rtol, atol = k->atol, dtol = k->dtol;
+  GsInt max_it = k->max_it, restart = k->restart;
+  GsCall(GsOptionsGetReal(ctx, "-ksp_rtol", &rtol, NULL));
+  GsCall(GsOptionsGetReal(ctx, "-ksp_atol", &atol, NULL));
+  GsCall(GsOptionsGetReal(ctx, "-ksp_dtol", &dtol, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-ksp_max_it", &max_it, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-ksp_gmres_restart", &restart, NULL));
+  GsCall(GsOptionsGetBool(ctx, "-ksp_initial_guess_nonzero", &flag, NULL));
+  GsCall(GsKspSetType(k, (GsKspType)t));
+  GsCall(GsKspSetPcType(k, (GsPcType)p));
+  GsCall(GsKspSetTolerances(k, rtol, atol, dtol, max_it));
+  GsCheck(restart >= 1 && restart <= 1000, ctx, GS_ERR_OPTION,
+          "-ksp_gmres_restart %lld: must be in [1, 1000]", (long long)restart);
+  GsCall(GsKspSetGmresRestart(k, (int)restart));
+  k->guess_nonzero = flag;
+  int mon = 0, mon_true = 0;
+  GsCall(GsOptionsGetBool(ctx, "-ksp_monitor", &mon, NULL));
+  GsCall(GsOptionsGetBool(ctx, "-ksp_monitor_true_residual", &mon_true, NULL));
+  if (mon || mon_true) GsCall(GsKspSetMonitor(k, 1, mon_true, k->mon));
+  GsCall(GsOptionsGetBool(ctx, "-ksp_converged_reason", &on, NULL));
+  k->print_reason = on;
+  return 0;
+}
+
+/* ---- Pieces shared by the methods ---------------------------------------------------------- */
+
+static int op_mult(GsKsp k, GsVec x, GsVec y) {
+  if (k->A) {
+    GsCall(GsMatMult(k->A, 1.0, x, 0.0, y));
+  } else {
+    int ierr = k->mult(k->user, x, y);
+    GsCheck(!ierr, k->ctx, ierr, "the operator's product failed (code %d)", ierr);
+  }
+  return 0;
+}
+
+/* y = M^-1 x (y may not be x). */
+static int pc_apply(GsKsp k, GsVec x, GsVec y) {
+  if (k->pc == GS_PC_JACOBI)
+    GsCall(GsVecPointwiseMult(y, k->dinv, x));
+  else
+    GsCall(GsVecCopy(x, y));
+  return 0;
+}
+
+/* Jacobi: the inverse diagonal; a zero or non-finite entry names its row. */
+static int pc_setup(GsKsp k) {
+  if (k->pc != GS_PC_JACOBI) return 0;
+  GsContext ctx = k->ctx;
+  if (k->A) {
+    GsCall(GsMatGetDiagonal(k->A, k->dinv));
+  } else {
+    GsCheck(k->diag != NULL, ctx, GS_ERR_UNSUPPORTED,
+            "Jacobi needs the operator's diagonal: give GsKspSetOperatorShell a diag function");
+    int ierr = k->diag(k->user, k->dinv);
+    GsCheck(!ierr, ctx, ierr, "the operator's diagonal failed (code %d)", ierr);
+  }
+  double *d = malloc((size_t)(k->n ? k->n : 1) * sizeof *d);
+  GsCheck(d != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)k->n);
+  int ierr = GsVecGetValuesHost(k->dinv, d);
+  GsInt zero = -1, bad = -1, nzero = 0;
+  for (GsInt i = 0; !ierr && i < k->n; i++) {
+    if (d[i] == 0) {
+      if (zero < 0) zero = i;
+      nzero++;
+    } else if (!isfinite(d[i]) && bad < 0) {
+      bad = i;
+    }
+  }
+  free(d);
+  GsCall(ierr);
+  GsCheck(zero < 0, ctx, GS_ERR_ZERO_PIVOT,
+          "Jacobi preconditioner: row %lld has a zero diagonal entry (%lld rows do); use "
+          "-pc_type none or another preconditioner",
+          (long long)zero, (long long)nzero);
+  GsCheck(bad < 0, ctx, GS_ERR_NOT_FINITE,
+          "Jacobi preconditioner: the diagonal entry of row %lld is not finite", (long long)bad);
+  GsCall(GsVecReciprocal(k->dinv));
+  return 0;
+}
+
+/* Work vectors like b. */
+static int setup_work(GsKsp k, GsVec b, int nwork, int nbasis) {
+  if (k->work_n != k->n || (nbasis && k->nbasis != nbasis)) free_work(k);
+  for (int i = 0; i < nwork; i++)
+    if (!k->work[i]) GsCall(GsVecDuplicate(b, &k->work[i]));
+  if (!k->dinv) GsCall(GsVecDuplicate(b, &k->dinv));
+  if (nbasis && !k->basis) {
+    k->basis = calloc((size_t)nbasis, sizeof *k->basis);
+    GsCheck(k->basis != NULL, k->ctx, GS_ERR_MEMORY, "cannot allocate the GMRES basis");
+    k->nbasis = nbasis;
+    for (int i = 0; i < nbasis; i++)
+      GsCall(GsVecDuplicate(b, &k->basis[i]));
+  }
+  k->work_n = k->n;
+  return 0;
+}
+
+/* Record iteration its with residual norm rnorm, print monitors, decide whether to stop. x and b
+ * serve the true-residual monitor (x may be NULL when the method holds no current solution). */
+static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
+  k->its = its;
+  k->rnorm = rnorm;
+  if (k->nhist == k->cap_hist) {
+    GsInt cap = k->cap_hist ? 2 * k->cap_hist : 256;
+    double *h = realloc(k->hist, (size_t)cap * sizeof *h);
+    GsCheck(h != NULL, k->ctx, GS_ERR_MEMORY, "cannot grow the residual history");
+    k->hist = h;
+    k->cap_hist = cap;
+  }
+  k->hist[k->nhist++] = rnorm;
+  if (k->monitor_true && x) {
+    double tn = 0;
+    GsVec t = k->work[GS_KSP_MAX_WORK - 1];
+    GsCall(op_mult(k, x, t));
+    GsCall(GsVecAXPBY(t, 1.0, -1.0, b));
+    GsCall(GsVecNorm(t, GS_NORM_2, &tn));
+    fprintf(k->mon, "%3lld KSP Residual norm %g true resid norm %g ||r(i)||/||b|| %g\n",
+            (long long)its, rnorm, tn, k->bnorm > 0 ? tn / k->bnorm : tn);
+  } else if (k->monitor) {
+    fprintf(k->mon, "%3lld KSP Residual norm %g\n", (long long)its, rnorm);
+  }
+  *stop = 1;
+  /* As PETSc's default test: relative to ||b|| (the initial residual when x0 = 0). */
+  const double ref = k->bnorm, ttol = fmax(k->rtol * ref, k->atol);
+  if (!isfinite(rnorm))
+    k->reason = GS_DIVERGED_NANORINF;
+  else if (rnorm <= ttol)
+    k->reason = rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+  else if (rnorm >= k->dtol * ref && ref > 0)
+    k->reason = GS_DIVERGED_DTOL;
+  else if (its >= k->max_it)
+    k->reason = GS_DIVERGED_ITS;
+  else
+    *stop = 0;
+  return 0;
+}
+
+/* r = b - A x, or r = b with a zero initial guess (x set to 0). */
+static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
+  if (k->guess_nonzero) {
+    GsCall(op_mult(k, x, r));
+    GsCall(GsVecAXPBY(r, 1.0, -1.0, b));
+  } else {
+    GsCall(GsVecSet(x, 0.0));
+    GsCall(GsVecCopy(b, r));
+  }
+  return 0;
+}
+
+/* ---- CG ------------------------------------------------------------------------------------ */
+
+static int solve_cg(GsKsp k, GsVec b, GsVec x) {
+  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, 0));
+  GsVec r = k->work[0], z = k->work[1], p = k->work[2], q = k->work[3];
+  const int pc = k->pc != GS_PC_NONE;
+  if (!pc) z = r;
+  GsCall(initial_residual(k, b, x, r));
+  double rnorm, rz;
+  if (pc) GsCall(pc_apply(k, r, z));
+  GsCall(GsVecDotNorm2(z, r, &rz, &rnorm));
+  rnorm = sqrt(rnorm);
+  if (rz < 0) { /* M^-1 is not positive definite: PCG does not apply */
+    k->its = 0;
+    k->rnorm = rnorm;
+    k->reason = GS_DIVERGED_INDEFINITE_PC;
+    return 0;
+  }
+  GsCall(GsVecCopy(z, p));
+  for (GsInt its = 0;; its++) {
+    int stop = 0;
+    GsCall(test_converged(k, its, rnorm, x, b, &stop));
+    if (stop) break;
+    double pq = 0;
+    GsCall(op_mult(k, p, q));
+    GsCall(GsVecDot(p, q, &pq));
+    if (!(pq > 0)) {
+      k->reason = pq != pq ? GS_DIVERGED_NANORINF : GS_DIVERGED_INDEFINITE_MAT;
+      break;
+    }
+    const double alpha = rz / pq;
+    GsCall(GsVecAXPY(x, alpha, p));
+    GsCall(GsVecAXPYNorm(r, -alpha, q, &rnorm));
+    double rz_new;
+    if (pc) {
+      GsCall(pc_apply(k, r, z));
+      GsCall(GsVecDot(r, z, &rz_new));
+      if (rz_new < 0) {
+        k->its = its + 1;
+        k->reason = GS_DIVERGED_INDEFINITE_PC;
+        break;
+      }
+    } else {
+      rz_new = rnorm * rnorm;
+    }
+    const double beta = rz_new / rz;
+    rz = rz_new;
+    GsCall(GsVecAXPBY(p, 1.0, beta, z));
+  }
+  return 0;
+}
+
+/* ---- BiCGStab, right preconditioned --------------------------------------------------------- */
+
+static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
+  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, 0));
+  GsVec r = k->work[0], rh = k->work[1], p = k->work[2], v = k->work[3], ph = k->work[4],
+        sh = k->work[5], t = k->work[6];
+  GsCall(initial_residual(k, b, x, r));
+  double rnorm;
+  GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
+  GsCall(GsVecCopy(r, rh));
+  double rho = 1, alpha = 1, omega = 1;
+  for (GsInt its = 0;; its++) {
+    int stop = 0;
+    GsCall(test_converged(k, its, rnorm, x, b, &stop));
+    if (stop) break;
+    double rho_new;
+    GsCall(GsVecDot(rh, r, &rho_new));
+    if (rho_new == 0 || rho_new != rho_new) {
+      k->reason = rho_new != rho_new ? GS_DIVERGED_NANORINF : GS_DIVERGED_BREAKDOWN;
+      break;
+    }
+    if (its == 0) {
+      GsCall(GsVecCopy(r, p));
+    } else {
+      const double beta = (rho_new / rho) * (alpha / omega);
+      GsCall(GsVecAXPY(p, -omega, v));
+      GsCall(GsVecAXPBY(p, 1.0, beta, r));
+    }
+    GsCall(pc_apply(k, p, ph));
+    GsCall(op_mult(k, ph, v));
+    double rv;
+    GsCall(GsVecDot(rh, v, &rv));
+    if (rv == 0 || rv != rv) {
+      k->reason = rv != rv ? GS_DIVERGED_NANORINF : GS_DIVERGED_BREAKDOWN;
+      break;
+    }
+    alpha = rho_new / rv;
+    double snorm;
+    GsCall(GsVecAXPYNorm(r, -alpha, v, &snorm)); /* r is now s */
+    if (snorm <= fmax(k->rtol * k->bnorm, k->atol)) {
+      /* Converged at the half step (as PETSc's BCGS): x += alpha p^ and stop. */
+      GsCall(GsVecAXPY(x, alpha, ph));
+      GsCall(test_converged(k, its + 1, snorm, x, b, &stop));
+      break;
+    }
+    GsCall(pc_apply(k, r, sh));
+    GsCall(op_mult(k, sh, t));
+    double ts, tt;
+    GsCall(GsVecDotNorm2(r, t, &ts, &tt));
+    if (tt == 0 || ts != ts) {
+      k->reason = ts != ts ? GS_DIVERGED_NANORINF : GS_DIVERGED_BREAKDOWN;
+      break;
+    }
+    omega = ts / tt;
+    GsCall(GsVecAXPY(x, alpha, ph));
+    GsCall(GsVecAXPY(x, omega, sh));
+    GsCall(GsVecAXPYNorm(r, -omega, t, &rnorm));
+    rho = rho_new;
+    if (omega == 0) {
+      k->its = its + 1;
+      k->reason = GS_DIVERGED_BREAKDOWN;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* ---- GMRES(m), right preconditioned, classical Gram-Schmidt twice ------------------------------ */
+
+/* x += M^-1 (V y) for the first kk basis vectors (u, z: work). */
+static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int kk, int m,
+                        GsVec u, GsVec z) {
+  if (kk == 0) return 0;
+  double y[1001];
+  for (int i = kk - 1; i >= 0; i--) { /* back substitution with the triangular H */
+    double s = g[i];
+    for (int j = i + 1; j < kk; j++)
+      s -= H[i * m + j] * y[j];
+    y[i] = s / H[i * m + i];
+  }
+  GsCall(GsVecSet(u, 0.0));
+  for (int i = 0; i < kk; i++)
+    GsCall(GsVecAXPY(u, y[i], k->basis[i]));
+  GsCall(pc_apply(k, u, z));
+  GsCall(GsVecAXPY(x, 1.0, z));
+  return 0;
+}
+
+static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
+  const int m = k->restart;
+  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, m + 1));
+  GsVec r = k->work[0], w = k->work[1], z = k->work[2], u = k->work[3], xt = k->work[4];
+  GsContext ctx = k->ctx;
+  /* H: the rotated Hessenberg matrix, row-major (m + 1) x m; Givens c, s; g the rotated rhs. */
+  double *H = calloc((size_t)(m + 1) * (size_t)m, sizeof *H);
+  double *cs = calloc((size_t)m, sizeof *cs), *sn = calloc((size_t)m, sizeof *sn);
+  double *g = calloc((size_t)m + 1, sizeof *g), *h = calloc((size_t)m + 1, sizeof *h);
+  double *h2 = calloc((size_t)m + 1, sizeof *h2);
+  int ierr = (!H || !cs || !sn || !g || !h || !h2)
+                 ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate GMRES(%d) scratch", m)
+                 : 0;
+  GsInt its = 0;
+  if (!ierr) ierr = initial_residual(k, b, x, r);
+  for (int cycle = 0; !ierr; cycle++) {
+    double beta;
+    if (cycle > 0) { /* the true residual at each restart */
+      ierr = op_mult(k, x, r);
+      if (!ierr) ierr = GsVecAXPBY(r, 1.0, -1.0, b);
+      if (ierr) break;
+    }
+    ierr = GsVecNorm(r, GS_NORM_2, &beta);
+    if (ierr) break;
+    int stop = 0;
+    if (cycle == 0) {
+      ierr = test_converged(k, 0, beta, x, b, &stop);
+      if (ierr || stop) break;
+    } else {
+      k->rnorm = beta;
+      const double ttol = fmax(k->rtol * k->bnorm, k->atol);
+      if (beta <= ttol) {
+        k->reason = beta < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+        break;
+      }
+    }
+    if (beta == 0) break;
+    ierr = GsVecAXPBY(k->basis[0], 1.0 / beta, 0.0, r);
+    memset(g, 0, ((size_t)m + 1) * sizeof *g);
+    g[0] = beta;
+    int kk = 0;
+    for (int j = 0; j < m && !ierr && !stop; j++) {
+      ierr = pc_apply(k, k->basis[j], z);
+      if (!ierr) ierr = op_mult(k, z, w);
+      /* Classical Gram-Schmidt, twice: two passes of one fused multi-dot each. */
+      if (!ierr) ierr = GsVecMDot(w, j + 1, k->basis, h);
+      for (int i = 0; !ierr && i <= j; i++)
+        ierr = GsVecAXPY(w, -h[i], k->basis[i]);
+      if (!ierr) ierr = GsVecMDot(w, j + 1, k->basis, h2);
+      for (int i = 0; !ierr && i <= j; i++) {
+        ierr = GsVecAXPY(w, -h2[i], k->basis[i]);
+        h[i] += h2[i];
+      }
+      double hn = 0;
+      if (!ierr) ierr = GsVecNorm(w, GS_NORM_2, &hn);
+      if (ierr) break;
+      h[j + 1] = hn;
+      if (hn > 0) ierr = GsVecAXPBY(k->basis[j + 1], 1.0 / hn, 0.0, w);
+      /* Apply the earlier rotations to column j, then make the one that zeroes h[j + 1]. */
+      for (int i = 0; i < j; i++) {
+        const double a = h[i], c = h[i + 1];
+        h[i] = cs[i] * a + sn[i] * c;
+        h[i + 1] = -sn[i] * a + cs[i] * c;
+      }
+      const double den = hypot(h[j], h[j + 1]);
+      cs[j] = den > 0 ? h[j] / den : 1;
+      sn[j] = den > 0 ? h[j + 1] / den : 0;
+      h[j] = den;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      for (int i = 0; i <= j; i++)
+        H[i * m + j] = h[i];
+      kk = j + 1;
+      its++;
+      const double rn = fabs(g[j + 1]);
+      GsVec xcur = NULL;
+      if (k->monitor_true && !ierr) { /* the current solution, for the monitor only */
+        ierr = GsVecCopy(x, xt);
+        if (!ierr) ierr = gmres_update(k, xt, H, g, kk, m, u, z);
+        xcur = xt;
+      }
+      if (!ierr) ierr = test_converged(k, its, rn, xcur, b, &stop);
+      if (!ierr && !stop && (den == 0 || hn == 0)) { /* breakdown: the space is invariant */
+        if (den == 0) {
+          k->reason = GS_DIVERGED_BREAKDOWN;
+          stop = 1;
+        } else {
+          break; /* happy breakdown: the update below is exact */
+        }
+      }
+    }
+    if (!ierr) ierr = gmres_update(k, x, H, g, kk, m, u, z);
+    if (stop) break;
+  }
+  free(H);
+  free(cs);
+  free(sn);
+  free(g);
+  free(h);
+  free(h2);
+  if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  return 0;
+}
+
+int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
+  GsCheckHandle(NULL, k);
+  GsContext ctx = k->ctx;
+  GsCheck(k->A || k->mult, ctx, GS_ERR_WRONG_STATE, "GsKspSolve before GsKspSetOperator");
+  GsCheck(b && x, ctx, GS_ERR_ARG_NULL, "b or x is NULL");
+  GsCheck(b != x, ctx, GS_ERR_ARG_INCOMP, "b and x must be different vectors");
+  GsInt nb, nx;
+  GsDataType tb, tx;
+  GsCall(GsVecGetSize(b, &nb));
+  GsCall(GsVecGetSize(x, &nx));
+  GsCall(GsVecGetDataType(b, &tb));
+  GsCall(GsVecGetDataType(x, &tx));
+  GsCheck(nb == k->n && nx == k->n, ctx, GS_ERR_ARG_SIZE,
+          "b has %lld and x %lld entries; the operator is %lld x %lld", (long long)nb,
+          (long long)nx, (long long)k->n, (long long)k->n);
+  GsCheck(tb == GS_DOUBLE && tx == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE,
+          "Krylov solvers work in double; b is %s, x %s", GsDataTypeName(tb), GsDataTypeName(tx));
+  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, k->type == GS_KSP_GMRES ? k->restart + 1 : 0));
+  GsCall(pc_setup(k));
+  k->its = 0;
+  k->nhist = 0;
+  k->rnorm = 0;
+  k->reason = GS_CONVERGED_ITERATING;
+  GsCall(GsVecNorm(b, GS_NORM_2, &k->bnorm));
+  GsCall(GsLogEventBegin(ctx, k->ev_solve));
+  int ierr = k->type == GS_KSP_CG         ? solve_cg(k, b, x)
+             : k->type == GS_KSP_BICGSTAB ? solve_bicgstab(k, b, x)
+                                          : solve_gmres(k, b, x);
+  if (ierr) {
+    GsLogEventCancel(ctx, k->ev_solve);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  GsCall(GsLogEventEnd(ctx, k->ev_solve, 0, 0));
+  if (k->print_reason)
+    printf("Linear solve %s due to %s iterations %lld\n",
+           k->reason > 0 ? "converged" : "did not converge", GsConvergedReasonName(k->reason),
+           (long long)k->its);
+  return 0;
+}
+
+int GsKspGetIterationNumber(GsKsp k, GsInt *its) {
+  GsCheckHandle(NULL, k);
+  GsCheckHandle(k->ctx, its);
+  *its = k->its;
+  return 0;
+}
+
+int GsKspGetConvergedReason(GsKsp k, GsConvergedReason *reason) {
+  GsCheckHandle(NULL, k);
+  GsCheckHandle(k->ctx, reason);
+  *reason = k->reason;
+  return 0;
+}
+
+int GsKspGetResidualNorm(GsKsp k, double *rnorm) {
+  GsCheckHandle(NULL, k);
+  GsCheckHandle(k->ctx, rnorm);
+  *rnorm = k->rnorm;
+  return 0;
+}
+
+int GsKspGetResidualHistory(GsKsp k, const double **norms, GsInt *n) {
+  GsCheckHandle(NULL, k);
+  if (norms) *norms = k->hist;
+  if (n) *n = k->nhist;
+  return 0;
+}

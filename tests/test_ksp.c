@@ -1,0 +1,354 @@
+/* Krylov solvers: iteration counts against the references of the test matrix collection (b = A 1,
+ * x0 = 0, rtol 1e-8, within 3 %), true residuals, GMRES on the nonsymmetric matrices, converged
+ * reasons (indefinite matrix with CG, maximum iterations, an exact initial guess), Jacobi refusing
+ * a zero diagonal with its row, a matrix-free operator giving the matrix's iterations, options,
+ * monitors, the residual history, and argument errors. */
+#include "harness.h"
+
+#ifndef GS_TEST_MATRIX_DIR
+#define GS_TEST_MATRIX_DIR ""
+#endif
+
+static const char *resource = "/cpu";
+
+/* b = A * ones and x = 0 for A. */
+static int make_rhs(GsContext ctx, GsMat A, GsVec *b, GsVec *x) {
+  GsInt n;
+  GsVec one = NULL;
+  GsMatGetSize(A, &n, NULL, NULL);
+  if (CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &one)) || CHECK_OK(GsVecSet(one, 1.0)) ||
+      CHECK_OK(GsVecDuplicate(one, b)) || CHECK_OK(GsVecDuplicate(one, x)) ||
+      CHECK_OK(GsMatMult(A, 1.0, one, 0.0, *b)))
+    return 1;
+  GsVecDestroy(&one);
+  return 0;
+}
+
+/* ||b - A x|| / ||b||. */
+static double true_residual(GsContext ctx, GsMat A, GsVec b, GsVec x) {
+  GsVec r = NULL;
+  double rn = NAN, bn = 1;
+  if (GsVecDuplicate(b, &r) || GsMatMult(A, 1.0, x, 0.0, r) || GsVecAXPBY(r, 1.0, -1.0, b) ||
+      GsVecNorm(r, GS_NORM_2, &rn) || GsVecNorm(b, GS_NORM_2, &bn))
+    CHECK(0, "true residual: %s", GsGetErrorMessage(ctx));
+  GsVecDestroy(&r);
+  return rn / bn;
+}
+
+static const char *matrix_dir(void) {
+  const char *dir = getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/README.md", dir);
+  FILE *f = dir[0] ? fopen(path, "r") : NULL;
+  if (!f) return NULL;
+  fclose(f);
+  return dir;
+}
+
+static void test_references(GsContext ctx) {
+  static const struct {
+    const char *file;
+    GsKspType type;
+    GsInt its; /* reference; 0: none, converge only */
+  } refs[] = {
+      {"494_bus.mtx", GS_KSP_CG, 393},       {"1138_bus.mtx", GS_KSP_CG, 936},
+      {"bcsstk03.mtx", GS_KSP_CG, 129},      {"gr_30_30.mtx", GS_KSP_CG, 41},
+      {"ani4.mtx", GS_KSP_CG, 340},          {"bcsstk13.mtx", GS_KSP_CG, 1360},
+      {"sherman5.mtx", GS_KSP_BICGSTAB, 125}, {"hor131.mtx", GS_KSP_BICGSTAB, 137},
+      {"sherman5.mtx", GS_KSP_GMRES, 0},     {"orsirr_1.mtx", GS_KSP_GMRES, 0},
+      {"hor131.mtx", GS_KSP_GMRES, 0},       {"gr_30_30.mtx", GS_KSP_GMRES, 0},
+  };
+  const char *dir = matrix_dir();
+  if (!dir) {
+    printf("SKIP test_ksp references: no test matrices (set GS_TEST_MATRIX_DIR)\n");
+    return;
+  }
+  for (size_t c = 0; c < sizeof refs / sizeof refs[0]; c++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, refs[c].file);
+    GsMat A = NULL;
+    GsVec b = NULL, x = NULL;
+    GsKsp k = NULL;
+    if (CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &A)) || make_rhs(ctx, A, &b, &x) ||
+        CHECK_OK(GsKspCreate(ctx, &k)))
+      goto next;
+    CHECK_OK(GsKspSetOperator(k, A));
+    CHECK_OK(GsKspSetType(k, refs[c].type));
+    CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+    CHECK_OK(GsKspSetTolerances(k, 1e-8, 0, 1e5, 20000));
+    if (CHECK_OK(GsKspSolve(k, b, x))) goto next;
+    GsInt its;
+    GsConvergedReason reason;
+    double rnorm;
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    CHECK_OK(GsKspGetConvergedReason(k, &reason));
+    CHECK_OK(GsKspGetResidualNorm(k, &rnorm));
+    const char *name = refs[c].type == GS_KSP_CG ? "cg" : refs[c].type == GS_KSP_BICGSTAB ? "bicgstab" : "gmres";
+    CHECK(reason == GS_CONVERGED_RTOL, "%s %s: %s after %lld iterations", refs[c].file, name,
+          GsConvergedReasonName(reason), (long long)its);
+    if (refs[c].its)
+      CHECK(fabs((double)(its - refs[c].its)) <= 0.03 * (double)refs[c].its,
+            "%s %s + jacobi: %lld iterations, reference %lld (3 %% allowed)", refs[c].file, name,
+            (long long)its, (long long)refs[c].its);
+    const double tr = true_residual(ctx, A, b, x);
+    CHECK(tr <= 2e-8, "%s %s: true relative residual %g", refs[c].file, name, tr);
+    const double *hist;
+    GsInt nh;
+    CHECK_OK(GsKspGetResidualHistory(k, &hist, &nh));
+    CHECK(nh == its + 1 && hist[nh - 1] == rnorm, "%s %s: history of %lld norms for %lld iterations",
+          refs[c].file, name, (long long)nh, (long long)its);
+    printf("%-13s %-8s + jacobi: %5lld iterations (reference %lld), true residual %.2e\n",
+           refs[c].file, name, (long long)its, (long long)refs[c].its, tr);
+  next:
+    GsKspDestroy(&k);
+    GsVecDestroy(&b);
+    GsVecDestroy(&x);
+    GsMatDestroy(&A);
+  }
+  /* west0479: 471 zero diagonal entries; Jacobi refuses it naming the first. */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/west0479.mtx", dir);
+  GsMat A = NULL;
+  GsVec b = NULL, x = NULL;
+  GsKsp k = NULL;
+  if (!CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &A)) && !make_rhs(ctx, A, &b, &x) &&
+      !CHECK_OK(GsKspCreate(ctx, &k))) {
+    CHECK_OK(GsKspSetOperator(k, A));
+    CHECK_OK(GsKspSetType(k, GS_KSP_BICGSTAB));
+    CHECK_ERR(GsKspSolve(k, b, x), GS_ERR_ZERO_PIVOT);
+    CHECK_MSG(ctx, "zero diagonal entry (471 rows do)");
+  }
+  GsKspDestroy(&k);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&A);
+}
+
+/* The matrix-free operator: the product and diagonal of a GsMat through callbacks. */
+static int shell_mult(void *user, GsVec x, GsVec y) {
+  return GsMatMult((GsMat)user, 1.0, x, 0.0, y);
+}
+static int shell_diag(void *user, GsVec d) {
+  return GsMatGetDiagonal((GsMat)user, d);
+}
+
+static void test_reasons(GsContext ctx) {
+  GsMat L = NULL;
+  GsVec b = NULL, x = NULL;
+  GsKsp k = NULL;
+  if (CHECK_OK(GsMatCreateLaplacian(ctx, 24, 20, 1, 5, &L)) || make_rhs(ctx, L, &b, &x) ||
+      CHECK_OK(GsKspCreate(ctx, &k)))
+    goto done;
+  CHECK_OK(GsKspSetOperator(k, L));
+  GsInt its = -1, its_mat[3] = {0, 0, 0};
+  GsConvergedReason reason;
+  /* Every method, with and without Jacobi, converges; the shell operator gives the same count. */
+  for (int t = 0; t < 3; t++)
+    for (int pc = 0; pc < 2; pc++) {
+      CHECK_OK(GsKspSetOperator(k, L));
+      CHECK_OK(GsKspSetType(k, (GsKspType)t));
+      CHECK_OK(GsKspSetPcType(k, (GsPcType)pc));
+      CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 5000));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspGetConvergedReason(k, &reason));
+      CHECK_OK(GsKspGetIterationNumber(k, &its));
+      const double tr = true_residual(ctx, L, b, x);
+      CHECK(reason > 0 && tr <= 1e-9, "Laplacian, method %d pc %d: %s, true residual %g", t, pc,
+            GsConvergedReasonName(reason), tr);
+      if (pc) its_mat[t] = its;
+      if (pc) {
+        CHECK_OK(GsKspSetOperatorShell(k, 480, shell_mult, shell_diag, L));
+        CHECK_OK(GsKspSolve(k, b, x));
+        GsInt its_shell = -1;
+        CHECK_OK(GsKspGetIterationNumber(k, &its_shell));
+        CHECK(its_shell == its_mat[t], "method %d: shell operator %lld iterations, matrix %lld", t,
+              (long long)its_shell, (long long)its_mat[t]);
+      }
+    }
+  /* Jacobi on a shell operator without a diagonal. */
+  CHECK_OK(GsKspSetOperatorShell(k, 480, shell_mult, NULL, L));
+  CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+  CHECK_ERR(GsKspSolve(k, b, x), GS_ERR_UNSUPPORTED);
+  CHECK_OK(GsKspSetOperator(k, L));
+  /* Maximum iterations. */
+  CHECK_OK(GsKspSetType(k, GS_KSP_CG));
+  CHECK_OK(GsKspSetTolerances(k, 1e-12, 0, 1e5, 5));
+  CHECK_OK(GsKspSolve(k, b, x));
+  CHECK_OK(GsKspGetConvergedReason(k, &reason));
+  CHECK_OK(GsKspGetIterationNumber(k, &its));
+  CHECK(reason == GS_DIVERGED_ITS && its == 5, "max_it 5: %s after %lld", GsConvergedReasonName(reason),
+        (long long)its);
+  /* An exact initial guess converges at iteration 0. */
+  CHECK_OK(GsKspSetTolerances(k, 1e-8, 0, 1e5, 100));
+  CHECK_OK(GsVecSet(x, 1.0));
+  CHECK_OK(GsKspSetInitialGuessNonzero(k, 1));
+  CHECK_OK(GsKspSolve(k, b, x));
+  CHECK_OK(GsKspGetIterationNumber(k, &its));
+  CHECK_OK(GsKspGetConvergedReason(k, &reason));
+  CHECK(its == 0 && reason > 0, "exact guess: %s after %lld", GsConvergedReasonName(reason),
+        (long long)its);
+  CHECK_OK(GsKspSetInitialGuessNonzero(k, 0));
+  /* Monitors: one line per iteration, 6 significant digits. */
+  FILE *f = tmpfile();
+  if (f) {
+    CHECK_OK(GsKspSetMonitor(k, 1, 0, f));
+    CHECK_OK(GsKspSetType(k, GS_KSP_GMRES));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    char *text = hs_read_all(f);
+    const double *hist;
+    CHECK_OK(GsKspGetResidualHistory(k, &hist, NULL));
+    char first[128];
+    snprintf(first, sizeof first, "  0 KSP Residual norm %g\n", hist[0]);
+    CHECK(text && hs_count(text, "KSP Residual norm") == its + 1 && !strncmp(text, first, strlen(first)),
+          "monitor: %d lines for %lld iterations; starts '%.40s' (want '%s')",
+          text ? hs_count(text, "KSP Residual norm") : -1, (long long)its, text ? text : "", first);
+    free(text);
+    fclose(f);
+  }
+  f = tmpfile();
+  if (f) {
+    CHECK_OK(GsKspSetMonitor(k, 1, 1, f));
+    CHECK_OK(GsKspSetType(k, GS_KSP_BICGSTAB));
+    CHECK_OK(GsKspSolve(k, b, x));
+    char *text = hs_read_all(f);
+    CHECK(text && hs_count(text, "true resid norm") >= 2 && strstr(text, "||r(i)||/||b||"),
+          "true residual monitor: '%.80s'", text ? text : "");
+    free(text);
+    fclose(f);
+  }
+  CHECK_OK(GsKspSetMonitor(k, 0, 0, NULL));
+  /* Options. */
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_type", "cg"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_max_it", "3"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_converged_reason", NULL));
+  CHECK_OK(GsKspSetFromOptions(k));
+  CHECK(hs_capture_begin() == 0, "cannot capture stdout");
+  CHECK_OK(GsKspSolve(k, b, x));
+  char *out = hs_capture_end();
+  CHECK(out && strstr(out, "Linear solve did not converge due to DIVERGED_ITS iterations 3"),
+        "-ksp_converged_reason printed '%s'", out ? out : "");
+  free(out);
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_type", "lsqr"));
+  CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-ksp_type");
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_type", "cg"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_converged_reason", "0"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_max_it", "10000"));
+  CHECK_OK(GsKspSetFromOptions(k));
+  /* Errors. */
+  CHECK_ERR(GsKspSolve(k, b, b), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsKspSetTolerances(k, 2, 0, 1e5, 10), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsKspSetType(k, (GsKspType)7), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsKspSetPcType(k, (GsPcType)7), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsKspSetGmresRestart(k, 0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsKspGetIterationNumber(k, NULL), GS_ERR_ARG_NULL);
+  GsVec small = NULL, xf = NULL;
+  if (!CHECK_OK(GsVecCreate(ctx, 10, GS_DOUBLE, &small))) {
+    CHECK_ERR(GsKspSolve(k, small, x), GS_ERR_ARG_SIZE);
+    GsVecDestroy(&small);
+  }
+  if (!CHECK_OK(GsVecCreate(ctx, 480, GS_FLOAT, &xf))) {
+    CHECK_ERR(GsKspSolve(k, b, xf), GS_ERR_ARG_TYPE);
+    GsVecDestroy(&xf);
+  }
+  GsMat R = NULL;
+  const GsInt ri[] = {0}, ci[] = {1};
+  const double vi[] = {1};
+  if (!CHECK_OK(GsMatCreateFromTriplets(ctx, 2, 3, 1, ri, ci, vi, &R))) {
+    CHECK_ERR(GsKspSetOperator(k, R), GS_ERR_ARG_SIZE);
+    GsMatDestroy(&R);
+  }
+  GsKsp k2 = NULL;
+  if (!CHECK_OK(GsKspCreate(ctx, &k2))) {
+    CHECK_ERR(GsKspSolve(k2, b, x), GS_ERR_WRONG_STATE);
+    GsKspDestroy(&k2);
+  }
+  CHECK(!strcmp(GsConvergedReasonName(GS_DIVERGED_INDEFINITE_MAT), "DIVERGED_INDEFINITE_MAT") &&
+            !strcmp(GsConvergedReasonName((GsConvergedReason)99), "UNKNOWN"),
+        "reason names");
+done:
+  GsKspDestroy(&k);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&L);
+}
+
+/* CG on a symmetric indefinite matrix stops with DIVERGED_INDEFINITE_MAT. */
+static void test_indefinite(GsContext ctx) {
+  enum { N = 50 };
+  GsInt r[N], c[N];
+  double v[N];
+  for (int i = 0; i < N; i++) {
+    r[i] = c[i] = i;
+    v[i] = i % 2 ? -(1.0 + i) : 1.0 + i;
+  }
+  GsMat A = NULL;
+  GsVec b = NULL, x = NULL;
+  GsKsp k = NULL;
+  if (CHECK_OK(GsMatCreateFromTriplets(ctx, N, N, N, r, c, v, &A)) || CHECK_OK(GsVecCreate(ctx, N, GS_DOUBLE, &b)) ||
+      CHECK_OK(GsVecCreate(ctx, N, GS_DOUBLE, &x)) || CHECK_OK(GsKspCreate(ctx, &k)))
+    goto done;
+  CHECK_OK(GsVecSet(b, 1.0));
+  CHECK_OK(GsKspSetOperator(k, A));
+  CHECK_OK(GsKspSetType(k, GS_KSP_CG));
+  CHECK_OK(GsKspSetPcType(k, GS_PC_NONE));
+  CHECK_OK(GsKspSolve(k, b, x));
+  GsConvergedReason reason;
+  CHECK_OK(GsKspGetConvergedReason(k, &reason));
+  CHECK(reason == GS_DIVERGED_INDEFINITE_MAT, "indefinite matrix with CG: %s",
+        GsConvergedReasonName(reason));
+  /* A negative definite matrix with Jacobi: M^-1 is negative definite, PCG refuses it. */
+  GsMat L = NULL;
+  if (!CHECK_OK(GsMatCreateLaplacian(ctx, 5, 10, 1, 5, &L))) {
+    GsMat Aneg = NULL;
+    const GsInt *rp;
+    const int *col;
+    const double *val;
+    GsMatGetCSR(L, &rp, &col, &val);
+    GsInt nr[250], nc[250];
+    double nv[250];
+    GsInt nz = 0;
+    for (GsInt i = 0; i < N; i++)
+      for (GsInt q = rp[i]; q < rp[i + 1]; q++, nz++) {
+        nr[nz] = i;
+        nc[nz] = col[q];
+        nv[nz] = -val[q];
+      }
+    if (!CHECK_OK(GsMatCreateFromTriplets(ctx, N, N, nz, nr, nc, nv, &Aneg))) {
+      CHECK_OK(GsKspSetOperator(k, Aneg));
+      CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspGetConvergedReason(k, &reason));
+      CHECK(reason == GS_DIVERGED_INDEFINITE_PC, "negative definite matrix with PCG + Jacobi: %s",
+            GsConvergedReasonName(reason));
+      CHECK_OK(GsKspSetPcType(k, GS_PC_NONE));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspGetConvergedReason(k, &reason));
+      CHECK(reason == GS_DIVERGED_INDEFINITE_MAT, "negative definite matrix with CG: %s",
+            GsConvergedReasonName(reason));
+      GsMatDestroy(&Aneg);
+    }
+    GsMatDestroy(&L);
+  }
+done:
+  GsKspDestroy(&k);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&A);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_ksp", resource, argc, argv);
+  GsContext ctx = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  test_reasons(ctx);
+  test_indefinite(ctx);
+  test_references(ctx);
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
