@@ -109,12 +109,16 @@ typedef struct {
                      GsBandedSummary *sum);
 } GsBandedKernels;
 
-/* A sparse CSR matrix as the back ends see it (arrays in the back end's memory). */
+/* A sparse CSR matrix as the back ends see it (arrays in the back end's memory). Host kernels
+ * read the 64-bit row offsets; device kernels the 32-bit copy (the front end makes one when nnz
+ * fits), with `group` threads per row. */
 typedef struct {
   GsInt m, n, nnz;
   const GsInt *rowptr;
+  const int *rowptr32;
   const int *col;
   const double *val;
+  int group;
 } GsMatInfo;
 
 typedef struct {

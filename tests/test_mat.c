@@ -170,6 +170,52 @@ static GsMat random_matrix(GsContext ctx, GsInt m, GsInt n, HsRng *r) {
   return A;
 }
 
+/* y = alpha A x + beta y on the back end against a long-double reference, for three (alpha, beta)
+ * pairs; returns the worst relative error. */
+static double spmv_error(GsContext ctx, GsMat A, HsRng *r) {
+  GsInt m, n;
+  GsMatGetSize(A, &m, &n, NULL);
+  GsVec x = NULL, y = NULL;
+  double worst = 0;
+  double *hx = hs_malloc((size_t)n * sizeof *hx), *hy = hs_malloc((size_t)m * sizeof *hy);
+  double *out = hs_malloc((size_t)m * sizeof *out);
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetCSR(A, &rp, &col, &val);
+  static const double ab[][2] = {{1, 0}, {-2.5, 0.75}, {0.5, 1}};
+  if (CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) || CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)))
+    goto done;
+  for (int c = 0; c < 3; c++) {
+    CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1));
+    CHECK_OK(GsVecSetRandom(y, hs_next(r), -1, 1));
+    if (ab[c][1] == 0) CHECK_OK(GsVecSet(y, NAN)); /* beta = 0 ignores y, NaN included */
+    CHECK_OK(GsVecGetValuesHost(x, hx));
+    CHECK_OK(GsVecGetValuesHost(y, hy));
+    CHECK_OK(GsMatMult(A, ab[c][0], x, ab[c][1], y));
+    CHECK_OK(GsVecGetValuesHost(y, out));
+    for (GsInt i = 0; i < m; i++) {
+      long double s = 0, sa = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++) {
+        s += (long double)val[k] * hx[col[k]];
+        sa += fabsl((long double)val[k] * hx[col[k]]);
+      }
+      long double want = ab[c][0] * s + (ab[c][1] == 0 ? 0 : ab[c][1] * (long double)hy[i]);
+      double scale =
+          (double)(fabs(ab[c][0]) * sa + (ab[c][1] == 0 ? 0 : fabs(ab[c][1] * hy[i]))) + 1e-300;
+      double e = fabs((double)(out[i] - want)) / scale;
+      worst = e > worst || e != e ? e : worst;
+    }
+  }
+done:
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  free(hx);
+  free(hy);
+  free(out);
+  return worst;
+}
+
 static void test_mult(GsContext ctx, HsRng *r) {
   const GsInt m = 300, n = 257;
   GsMat A = random_matrix(ctx, m, n, r);
@@ -183,30 +229,8 @@ static void test_mult(GsContext ctx, HsRng *r) {
   const int *col;
   const double *val;
   GsMatGetCSR(A, &rp, &col, &val);
-  static const double ab[][2] = {{1, 0}, {-2.5, 0.75}, {0.5, 1}};
-  for (int c = 0; c < 3; c++) {
-    CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1));
-    CHECK_OK(GsVecSetRandom(y, hs_next(r), -1, 1));
-    if (ab[c][1] == 0) CHECK_OK(GsVecSet(y, NAN)); /* beta = 0 ignores y, NaN included */
-    CHECK_OK(GsVecGetValuesHost(x, hx));
-    CHECK_OK(GsVecGetValuesHost(y, hy));
-    CHECK_OK(GsMatMult(A, ab[c][0], x, ab[c][1], y));
-    CHECK_OK(GsVecGetValuesHost(y, out));
-    double worst = 0;
-    for (GsInt i = 0; i < m; i++) {
-      long double s = 0, sa = 0;
-      for (GsInt k = rp[i]; k < rp[i + 1]; k++) {
-        s += (long double)val[k] * hx[col[k]];
-        sa += fabsl((long double)val[k] * hx[col[k]]);
-      }
-      long double want = ab[c][0] * s + (ab[c][1] == 0 ? 0 : ab[c][1] * (long double)hy[i]);
-      double scale =
-          (double)(fabs(ab[c][0]) * sa + (ab[c][1] == 0 ? 0 : fabs(ab[c][1] * hy[i]))) + 1e-300;
-      double e = fabs((double)(out[i] - want)) / scale;
-      worst = e > worst || e != e ? e : worst;
-    }
-    CHECK(worst <= 1e-13, "SpMV alpha %g beta %g: relative error %g", ab[c][0], ab[c][1], worst);
-  }
+  const double err = spmv_error(ctx, A, r);
+  CHECK(err <= 1e-13, "SpMV: relative error %g", err);
   /* Diagonal of a rectangular matrix: min(m, n) entries. */
   if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &d))) {
     CHECK_OK(GsMatGetDiagonal(A, d));
@@ -250,6 +274,38 @@ static void test_mult(GsContext ctx, HsRng *r) {
     }
     GsMatDestroy(&S);
   }
+  /* Every group size of the device kernel (the CPU ignores the option): rows of 0 to 257 entries,
+   * and a 27-point Laplacian. */
+  for (int g = 1; g <= 32; g *= 2) {
+    char v[8];
+    snprintf(v, sizeof v, "%d", g);
+    CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_group", v));
+    GsMat B = random_matrix(ctx, 300, 257, r), Lp = NULL;
+    const double e1 = B ? spmv_error(ctx, B, r) : 1;
+    CHECK(e1 <= 1e-13, "SpMV with %d threads per row: relative error %g", g, e1);
+    if (!CHECK_OK(GsMatCreateLaplacian(ctx, 9, 8, 7, 27, &Lp))) {
+      const double e2 = spmv_error(ctx, Lp, r);
+      CHECK(e2 <= 1e-13, "27-point SpMV with %d threads per row: relative error %g", g, e2);
+    }
+    GsMatDestroy(&B);
+    GsMatDestroy(&Lp);
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_group", "3"));
+  GsMat B = random_matrix(ctx, 10, 10, r);
+  GsVec bx = NULL, by = NULL;
+  if (B && !CHECK_OK(GsVecCreate(ctx, 10, GS_DOUBLE, &bx)) &&
+      !CHECK_OK(GsVecCreate(ctx, 10, GS_DOUBLE, &by))) {
+    GsDeviceInfo info;
+    CHECK_OK(GsGetDeviceInfo(ctx, &info));
+    if (info.device_id >= 0) { /* only a device copy reads the option */
+      CHECK_ERR(GsMatMult(B, 1, bx, 0, by), GS_ERR_OPTION);
+      CHECK_MSG(ctx, "-mat_spmv_group 3");
+    }
+  }
+  GsVecDestroy(&bx);
+  GsVecDestroy(&by);
+  GsMatDestroy(&B);
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_group", "1"));
 done:
   GsVecDestroy(&x);
   GsVecDestroy(&y);

@@ -46,8 +46,7 @@ int GsKspCreate(GsContext ctx, GsKsp *ksp);
 int GsKspDestroy(GsKsp *ksp);
 /* The operator: a square matrix (kept by reference: destroy the solver first). */
 int GsKspSetOperator(GsKsp ksp, GsMat A);
-int GsKspSetOperatorShell(GsKsp ksp, GsInt n, GsOperatorMult mult, GsOperatorDiag diag,
-                          void *user);
+int GsKspSetOperatorShell(GsKsp ksp, GsInt n, GsOperatorMult mult, GsOperatorDiag diag, void *user);
 int GsKspSetType(GsKsp ksp, GsKspType type);
 int GsKspSetPcType(GsKsp ksp, GsPcType type);
 /* Defaults: rtol 1e-5, atol 1e-50, dtol 1e5, max_it 10000 (PETSc's). */

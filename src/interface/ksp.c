@@ -2,6 +2,7 @@
  * every back end: CG (preconditioned), BiCGStab and GMRES(m) with right preconditioning (their
  * residual is the true, unpreconditioned one), Jacobi. Convergence tests, reasons, monitors and
  * option names follow PETSc's KSP. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,24 @@ struct GsKsp_s {
 
 const char *GsConvergedReasonName(GsConvergedReason r) {
   switch (r) {
-  case GS_CONVERGED_ITERATING: return "CONVERGED_ITERATING";
-  case GS_CONVERGED_RTOL: return "CONVERGED_RTOL";
-  case GS_CONVERGED_ATOL: return "CONVERGED_ATOL";
-  case GS_DIVERGED_ITS: return "DIVERGED_ITS";
-  case GS_DIVERGED_DTOL: return "DIVERGED_DTOL";
-  case GS_DIVERGED_BREAKDOWN: return "DIVERGED_BREAKDOWN";
-  case GS_DIVERGED_INDEFINITE_PC: return "DIVERGED_INDEFINITE_PC";
-  case GS_DIVERGED_NANORINF: return "DIVERGED_NANORINF";
-  case GS_DIVERGED_INDEFINITE_MAT: return "DIVERGED_INDEFINITE_MAT";
+  case GS_CONVERGED_ITERATING:
+    return "CONVERGED_ITERATING";
+  case GS_CONVERGED_RTOL:
+    return "CONVERGED_RTOL";
+  case GS_CONVERGED_ATOL:
+    return "CONVERGED_ATOL";
+  case GS_DIVERGED_ITS:
+    return "DIVERGED_ITS";
+  case GS_DIVERGED_DTOL:
+    return "DIVERGED_DTOL";
+  case GS_DIVERGED_BREAKDOWN:
+    return "DIVERGED_BREAKDOWN";
+  case GS_DIVERGED_INDEFINITE_PC:
+    return "DIVERGED_INDEFINITE_PC";
+  case GS_DIVERGED_NANORINF:
+    return "DIVERGED_NANORINF";
+  case GS_DIVERGED_INDEFINITE_MAT:
+    return "DIVERGED_INDEFINITE_MAT";
   }
   return "UNKNOWN";
 }
@@ -108,8 +118,8 @@ int GsKspSetOperator(GsKsp k, GsMat A) {
   GsCheckHandle(k->ctx, A);
   GsInt m, n;
   GsCall(GsMatGetSize(A, &m, &n, NULL));
-  GsCheck(m == n, k->ctx, GS_ERR_ARG_SIZE, "the operator must be square; this matrix is %lld x %lld",
-          (long long)m, (long long)n);
+  GsCheck(m == n, k->ctx, GS_ERR_ARG_SIZE,
+          "the operator must be square; this matrix is %lld x %lld", (long long)m, (long long)n);
   GsCheck(A->ctx == k->ctx, k->ctx, GS_ERR_ARG_INCOMP,
           "the matrix belongs to another context than the solver");
   k->A = A;
@@ -404,6 +414,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
   double rnorm;
   GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
   GsCall(GsVecCopy(r, rh));
+  double rhnorm = rnorm;
   double rho = 1, alpha = 1, omega = 1;
   for (GsInt its = 0;; its++) {
     int stop = 0;
@@ -411,11 +422,24 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
     if (stop) break;
     double rho_new;
     GsCall(GsVecDot(rh, r, &rho_new));
-    if (rho_new == 0 || rho_new != rho_new) {
-      k->reason = rho_new != rho_new ? GS_DIVERGED_NANORINF : GS_DIVERGED_BREAKDOWN;
+    if (rho_new != rho_new) {
+      k->reason = GS_DIVERGED_NANORINF;
       break;
     }
-    if (its == 0) {
+    int fresh = its == 0;
+    if (fabs(rho_new) <= 64 * DBL_EPSILON * rhnorm * rnorm) {
+      /* r has become orthogonal to the shadow residual (to rounding): restart the recurrence
+       * with r as the new shadow residual instead of breaking down. */
+      GsCall(GsVecCopy(r, rh));
+      rhnorm = rnorm;
+      rho_new = rnorm * rnorm;
+      fresh = 1;
+      if (rho_new == 0) {
+        k->reason = GS_DIVERGED_BREAKDOWN;
+        break;
+      }
+    }
+    if (fresh) {
       GsCall(GsVecCopy(r, p));
     } else {
       const double beta = (rho_new / rho) * (alpha / omega);
@@ -461,11 +485,12 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
   return 0;
 }
 
-/* ---- GMRES(m), right preconditioned, classical Gram-Schmidt twice ------------------------------ */
+/* ---- GMRES(m), right preconditioned, classical Gram-Schmidt twice ------------------------------
+ */
 
 /* x += M^-1 (V y) for the first kk basis vectors (u, z: work). */
-static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int kk, int m,
-                        GsVec u, GsVec z) {
+static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int kk, int m, GsVec u,
+                        GsVec z) {
   if (kk == 0) return 0;
   double y[1001];
   for (int i = kk - 1; i >= 0; i--) { /* back substitution with the triangular H */

@@ -1,6 +1,7 @@
 /* Sparse CSR matrices: assembly, generators, queries, transpose, diagonal, and SpMV dispatch. The
- * CSR arrays live on the host; a back end without its own SpMV gets the CPU kernel on host copies
- * of the vectors (correct, not fast: a device kernel is the next step for the GPU). */
+ * CSR arrays live on the host; a device back end gets a copy with 32-bit offsets at its first
+ * product. A back end without an SpMV (or a matrix past 32-bit offsets on a GPU) gets the CPU
+ * kernel on host copies of the vectors. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +84,9 @@ int GsMatDestroy(GsMat *A) {
   free(B->rowptr);
   free(B->col);
   free(B->val);
+  GsMemFree(B->ctx, B->d_rowptr);
+  GsMemFree(B->ctx, B->d_col);
+  GsMemFree(B->ctx, B->d_val);
   B->ctx->nobjects--;
   free(B);
   *A = NULL;
@@ -298,17 +302,70 @@ int GsMatGetDiagonal(GsMat A, GsVec d) {
   return 0;
 }
 
+/* The device copy, made once (matrices do not change after creation), and the threads per row:
+ * a power of two giving each lane about 6 entries of an average row (-mat_spmv_group forces
+ * one). */
+static int upload(GsMat A) {
+  if (A->d_val) return 0;
+  GsContext ctx = A->ctx;
+  GsInt group = 1;
+  const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
+  while (group < 32 && 2.0 * (double)group * 6.0 <= mean)
+    group *= 2;
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_group", &group, NULL));
+  GsCheck(group == 1 || group == 2 || group == 4 || group == 8 || group == 16 || group == 32, ctx,
+          GS_ERR_OPTION, "-mat_spmv_group %lld: must be 1, 2, 4, 8, 16 or 32", (long long)group);
+  int *rp = malloc(((size_t)A->m + 1) * sizeof *rp);
+  GsCheck(rp != NULL, ctx, GS_ERR_MEMORY, "cannot allocate 32-bit row offsets");
+  for (GsInt i = 0; i <= A->m; i++)
+    rp[i] = (int)A->rowptr[i];
+  const size_t nz = (size_t)(A->nnz ? A->nnz : 1);
+  int ierr = GsMemAlloc(ctx, ((size_t)A->m + 1) * sizeof(int), (void **)&A->d_rowptr);
+  if (!ierr) ierr = GsMemAlloc(ctx, nz * sizeof(int), (void **)&A->d_col);
+  if (!ierr) ierr = GsMemAlloc(ctx, nz * sizeof(double), (void **)&A->d_val);
+  if (!ierr)
+    ierr = GsMemCopy(ctx, A->d_rowptr, GS_MEM_DEVICE, rp, GS_MEM_HOST,
+                     ((size_t)A->m + 1) * sizeof(int));
+  if (!ierr && A->nnz)
+    ierr =
+        GsMemCopy(ctx, A->d_col, GS_MEM_DEVICE, A->col, GS_MEM_HOST, (size_t)A->nnz * sizeof(int));
+  if (!ierr && A->nnz)
+    ierr = GsMemCopy(ctx, A->d_val, GS_MEM_DEVICE, A->val, GS_MEM_HOST,
+                     (size_t)A->nnz * sizeof(double));
+  free(rp);
+  if (ierr) {
+    GsMemFree(ctx, A->d_rowptr);
+    GsMemFree(ctx, A->d_col);
+    GsMemFree(ctx, A->d_val);
+    A->d_rowptr = A->d_col = NULL;
+    A->d_val = NULL;
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  A->group = (int)group;
+  return 0;
+}
+
 int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
   GsCheckHandle(NULL, A);
   GsContext ctx = A->ctx;
   GsCall(check_vec(A, x, "x", A->n));
   GsCall(check_vec(A, y, "y", A->m));
   GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
-  GsMatInfo info = {A->m, A->n, A->nnz, A->rowptr, A->col, A->val};
+  GsMatInfo info = {A->m, A->n, A->nnz, A->rowptr, NULL, A->col, A->val, 1};
   const double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->m;
   GsCall(GsLogEventBegin(ctx, A->ev_mult));
   int ierr;
-  if (ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST) {
+  if (ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_DEVICE && A->nnz <= INT_MAX) {
+    GsCall(upload(A));
+    info.rowptr32 = A->d_rowptr;
+    info.col = A->d_col;
+    info.val = A->d_val;
+    info.group = A->group;
+    void *px = NULL, *py = NULL;
+    GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, &px));
+    GsCall(GsVecGetComputeArray(y, beta == 0 ? GS_ACCESS_WRITE : GS_ACCESS_READWRITE, &py));
+    ierr = ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py);
+  } else if (ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST) {
     const double *px = NULL;
     double *py = NULL;
     GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));

@@ -11,6 +11,11 @@ struct GsMat_s {
   int *col;      /* sorted within each row, no duplicates */
   double *val;
   GsLogEvent ev_mult;
+  /* Device copy (back ends computing in device memory), made by the first product there. */
+  int *d_rowptr; /* 32-bit offsets */
+  int *d_col;
+  double *d_val;
+  int group; /* threads per row of the device SpMV */
 };
 
 /* An m x n matrix with room for nnz entries and rowptr zeroed; the caller fills it. */

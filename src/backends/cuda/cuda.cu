@@ -344,4 +344,5 @@ extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
   ops->timer_end = GsCudaTimerEnd;
   GsCudaFillVecKernels(&ops->vec);
   GsCudaFillBandedKernels(&ops->banded);
+  GsCudaFillMatKernels(&ops->mat);
 }

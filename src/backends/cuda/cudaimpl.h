@@ -120,6 +120,7 @@ extern "C" {
 GS_INTERN void GsCudaFillVecKernels(GsVecKernels *k);
 /* Fill the banded kernel table (banded.cu). */
 GS_INTERN void GsCudaFillBandedKernels(GsBandedKernels *k);
+GS_INTERN void GsCudaFillMatKernels(GsMatKernels *k);
 #ifdef __cplusplus
 }
 #endif
