@@ -277,7 +277,7 @@ static void test_mult(GsContext ctx, HsRng *r) {
   /* Every group size of the device kernel (the CPU ignores the option): rows of 0 to 257 entries,
    * and a 27-point Laplacian. */
   for (int g = 1; g <= 32; g *= 2) {
-    char v[8];
+    char v[16];
     snprintf(v, sizeof v, "%d", g);
     CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_group", v));
     GsMat B = random_matrix(ctx, 300, 257, r), Lp = NULL;
