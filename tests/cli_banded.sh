@@ -7,8 +7,8 @@ cli=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 export GS_GIT_SHA=0123456789abcdef
 
-"$cli" banded --help | grep -q "usage: gpusolve banded"
-"$cli" help | grep -q banded
+grep -q "usage: gpusolve banded" <<<"$("$cli" banded --help)"
+grep -q banded <<<"$("$cli" help)"
 
 k=0
 run() { # run ARGS...: one case on the CPU, its JSON in $work/case-N.json

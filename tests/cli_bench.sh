@@ -4,7 +4,7 @@
 set -euo pipefail
 cli=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
-for c in info demo bench; do "$cli" "$c" --help | grep -q usage; done
+for c in info demo bench; do grep -q usage <<<"$("$cli" "$c" --help)"; done
 GS_GIT_SHA=0123456789abcdef "$cli" bench -gs_backend /cpu -n 50000 -repeats 3 -json_dir "$work"
 python3 - "$work"/vec-cpu.json <<'PY'
 import json, sys

@@ -170,6 +170,30 @@ static void test_reasons(GsContext ctx) {
               (long long)its_shell, (long long)its_mat[t]);
       }
     }
+  /* Preconditioner side. The Laplacian's diagonal is constant, so Jacobi is a scaling: left and
+   * right preconditioning, with or without it, take the same iterations. */
+  for (int t = 1; t < 3; t++) {
+    GsInt side_its[2][2];
+    for (int pc = 0; pc < 2; pc++)
+      for (int side = 0; side < 2; side++) {
+        CHECK_OK(GsKspSetType(k, (GsKspType)t));
+        CHECK_OK(GsKspSetPcType(k, (GsPcType)pc));
+        CHECK_OK(GsKspSetPcSide(k, (GsPcSide)side));
+        CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 5000));
+        CHECK_OK(GsKspSolve(k, b, x));
+        CHECK_OK(GsKspGetConvergedReason(k, &reason));
+        CHECK_OK(GsKspGetIterationNumber(k, &side_its[pc][side]));
+        const double tr = true_residual(ctx, L, b, x);
+        CHECK(reason > 0 && tr <= 1e-9, "method %d pc %d side %d: %s, true residual %g", t, pc,
+              side, GsConvergedReasonName(reason), tr);
+      }
+    CHECK(side_its[0][0] == side_its[0][1] && labs((long)(side_its[1][0] - side_its[1][1])) <= 1,
+          "method %d: iterations right/left %lld/%lld without, %lld/%lld with Jacobi", t,
+          (long long)side_its[0][0], (long long)side_its[0][1], (long long)side_its[1][0],
+          (long long)side_its[1][1]);
+  }
+  CHECK_OK(GsKspSetPcSide(k, GS_PC_RIGHT));
+  CHECK_ERR(GsKspSetPcSide(k, (GsPcSide)5), GS_ERR_ARG_OUTOFRANGE);
   /* Jacobi on a shell operator without a diagonal. */
   CHECK_OK(GsKspSetOperatorShell(k, 480, shell_mult, NULL, L));
   CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
@@ -235,6 +259,10 @@ static void test_reasons(GsContext ctx) {
   CHECK(out && strstr(out, "Linear solve did not converge due to DIVERGED_ITS iterations 3"),
         "-ksp_converged_reason printed '%s'", out ? out : "");
   free(out);
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_pc_side", "middle"));
+  CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-ksp_pc_side");
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_pc_side", "right"));
   CHECK_OK(GsOptionsSetValue(ctx, "-ksp_type", "lsqr"));
   CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
   CHECK_MSG(ctx, "-ksp_type");

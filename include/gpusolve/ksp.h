@@ -1,7 +1,8 @@
 /* Krylov solvers (CG, BiCGStab, GMRES(m)) with a Jacobi preconditioner, written once against
  * vectors and an operator (a GsMat, or a user's matrix-free product), so they run on every back
  * end. Convergence follows PETSc's default test: ||r_k|| <= max(rtol ||b||, atol) with r the
- * unpreconditioned residual b - A x (BiCGStab and GMRES precondition on the right, CG is PCG),
+ * unpreconditioned residual b - A x (BiCGStab and GMRES precondition on the right unless told
+ * otherwise, CG is PCG),
  * divergence when ||r_k|| > dtol ||b|| or after max_it iterations; a failure to converge is a
  * result (GsKspGetConvergedReason), not an error. */
 #ifndef GPUSOLVE_KSP_H
@@ -20,6 +21,11 @@ typedef struct GsKsp_s *GsKsp;
 
 typedef enum { GS_KSP_CG = 0, GS_KSP_BICGSTAB = 1, GS_KSP_GMRES = 2 } GsKspType;
 typedef enum { GS_PC_NONE = 0, GS_PC_JACOBI = 1 } GsPcType;
+/* Where BiCGStab and GMRES apply the preconditioner. Right (the default here; PETSc's is left):
+ * they iterate on A M^-1 and test the true residual ||b - A x|| against rtol ||b||. Left: on
+ * M^-1 A, testing the preconditioned residual ||M^-1 (b - A x)|| against rtol ||M^-1 b||. CG is
+ * always PCG (the side does not apply). */
+typedef enum { GS_PC_RIGHT = 0, GS_PC_LEFT = 1 } GsPcSide;
 
 /* Why a solve stopped (PETSc's values): positive converged, negative diverged. */
 typedef enum {
@@ -51,6 +57,7 @@ int GsKspSetType(GsKsp ksp, GsKspType type);
 int GsKspSetPcType(GsKsp ksp, GsPcType type);
 /* Defaults: rtol 1e-5, atol 1e-50, dtol 1e5, max_it 10000 (PETSc's). */
 int GsKspSetTolerances(GsKsp ksp, double rtol, double atol, double dtol, GsInt max_it);
+int GsKspSetPcSide(GsKsp ksp, GsPcSide side);
 /* GMRES restart length (default 30). */
 int GsKspSetGmresRestart(GsKsp ksp, int restart);
 /* Use x as the initial guess (default: x0 = 0, x's values ignored). */
@@ -59,8 +66,9 @@ int GsKspSetInitialGuessNonzero(GsKsp ksp, int flag);
  * true_residual also prints ||b - A x|| and its ratio to ||b||, at the cost of a product. */
 int GsKspSetMonitor(GsKsp ksp, int on, int true_residual, FILE *f);
 /* Options: -ksp_type cg|bicgstab|gmres, -pc_type none|jacobi, -ksp_rtol, -ksp_atol, -ksp_dtol,
- * -ksp_max_it, -ksp_gmres_restart, -ksp_initial_guess_nonzero, -ksp_monitor,
- * -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each solve). */
+ * -ksp_max_it, -ksp_gmres_restart, -ksp_pc_side left|right, -ksp_initial_guess_nonzero,
+ * -ksp_monitor, -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each
+ * solve). */
 int GsKspSetFromOptions(GsKsp ksp);
 
 /* Solve A x = b. A zero or non-finite diagonal entry with Jacobi is GS_ERR_ZERO_PIVOT /
@@ -69,7 +77,7 @@ int GsKspSolve(GsKsp ksp, GsVec b, GsVec x);
 
 int GsKspGetIterationNumber(GsKsp ksp, GsInt *its);
 int GsKspGetConvergedReason(GsKsp ksp, GsConvergedReason *reason);
-/* The last residual norm the method computed (unpreconditioned). */
+/* The last residual norm the method computed (unpreconditioned, or preconditioned on the left). */
 int GsKspGetResidualNorm(GsKsp ksp, double *rnorm);
 /* Residual norms of iterations 0..n-1 of the last solve (valid until the next solve). */
 int GsKspGetResidualHistory(GsKsp ksp, const double **norms, GsInt *n);

@@ -16,6 +16,7 @@ struct GsKsp_s {
   GsContext ctx;
   GsKspType type;
   GsPcType pc;
+  GsPcSide side;
   double rtol, atol, dtol;
   GsInt max_it;
   int restart, guess_nonzero;
@@ -158,6 +159,14 @@ int GsKspSetPcType(GsKsp k, GsPcType type) {
   return 0;
 }
 
+int GsKspSetPcSide(GsKsp k, GsPcSide side) {
+  GsCheckHandle(NULL, k);
+  GsCheck(side == GS_PC_RIGHT || side == GS_PC_LEFT, k->ctx, GS_ERR_ARG_OUTOFRANGE,
+          "unknown preconditioner side %d", (int)side);
+  k->side = side;
+  return 0;
+}
+
 int GsKspSetTolerances(GsKsp k, double rtol, double atol, double dtol, GsInt max_it) {
   GsCheckHandle(NULL, k);
   GsCheck(rtol >= 0 && rtol < 1 && atol >= 0 && dtol > 1 && max_it >= 0, k->ctx,
@@ -199,7 +208,10 @@ int GsKspSetFromOptions(GsKsp k) {
   GsContext ctx = k->ctx;
   static const char *const types[] = {"cg", "bicgstab", "gmres", NULL};
   static const char *const pcs[] = {"none", "jacobi", NULL};
-  int t = (int)k->type, p = (int)k->pc, on = 0, flag = k->guess_nonzero;
+  static const char *const sides[] = {"right", "left", NULL};
+  int t = (int)k->type, p = (int)k->pc, side = (int)k->side, on = 0, flag = k->guess_nonzero;
+  GsCall(GsOptionsGetEnum(ctx, "-ksp_pc_side", sides, &side, NULL));
+  k->side = (GsPcSide)side;
   GsCall(GsOptionsGetEnum(ctx, "-ksp_type", types, &t, NULL));
   GsCall(GsOptionsGetEnum(ctx, "-pc_type", pcs, &p, NULL));
   double rtol = k->rtol, atol = k->atol, dtol = k->dtol;
@@ -244,6 +256,20 @@ static int pc_apply(GsKsp k, GsVec x, GsVec y) {
     GsCall(GsVecPointwiseMult(y, k->dinv, x));
   else
     GsCall(GsVecCopy(x, y));
+  return 0;
+}
+
+/* out = M^-1 A in (left preconditioning), through tmp. */
+static int op_left(GsKsp k, GsVec in, GsVec out, GsVec tmp) {
+  GsCall(op_mult(k, in, tmp));
+  GsCall(pc_apply(k, tmp, out));
+  return 0;
+}
+
+/* r = M^-1 r, through tmp. */
+static int pc_in_place(GsKsp k, GsVec r, GsVec tmp) {
+  GsCall(pc_apply(k, r, tmp));
+  GsCall(GsVecCopy(tmp, r));
   return 0;
 }
 
@@ -410,7 +436,9 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
   GsCall(setup_work(k, b, GS_KSP_MAX_WORK, 0));
   GsVec r = k->work[0], rh = k->work[1], p = k->work[2], v = k->work[3], ph = k->work[4],
         sh = k->work[5], t = k->work[6];
+  const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE;
   GsCall(initial_residual(k, b, x, r));
+  if (left) GsCall(pc_in_place(k, r, ph));
   double rnorm;
   GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
   GsCall(GsVecCopy(r, rh));
@@ -446,8 +474,12 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       GsCall(GsVecAXPY(p, -omega, v));
       GsCall(GsVecAXPBY(p, 1.0, beta, r));
     }
-    GsCall(pc_apply(k, p, ph));
-    GsCall(op_mult(k, ph, v));
+    if (left) {
+      GsCall(op_left(k, p, v, ph));
+    } else {
+      GsCall(pc_apply(k, p, ph));
+      GsCall(op_mult(k, ph, v));
+    }
     double rv;
     GsCall(GsVecDot(rh, v, &rv));
     if (rv == 0 || rv != rv) {
@@ -459,12 +491,16 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
     GsCall(GsVecAXPYNorm(r, -alpha, v, &snorm)); /* r is now s */
     if (snorm <= fmax(k->rtol * k->bnorm, k->atol)) {
       /* Converged at the half step (as PETSc's BCGS): x += alpha p^ and stop. */
-      GsCall(GsVecAXPY(x, alpha, ph));
+      GsCall(GsVecAXPY(x, alpha, left ? p : ph));
       GsCall(test_converged(k, its + 1, snorm, x, b, &stop));
       break;
     }
-    GsCall(pc_apply(k, r, sh));
-    GsCall(op_mult(k, sh, t));
+    if (left) {
+      GsCall(op_left(k, r, t, sh));
+    } else {
+      GsCall(pc_apply(k, r, sh));
+      GsCall(op_mult(k, sh, t));
+    }
     double ts, tt;
     GsCall(GsVecDotNorm2(r, t, &ts, &tt));
     if (tt == 0 || ts != ts) {
@@ -472,8 +508,8 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       break;
     }
     omega = ts / tt;
-    GsCall(GsVecAXPY(x, alpha, ph));
-    GsCall(GsVecAXPY(x, omega, sh));
+    GsCall(GsVecAXPY(x, alpha, left ? p : ph));
+    GsCall(GsVecAXPY(x, omega, left ? r : sh));
     GsCall(GsVecAXPYNorm(r, -omega, t, &rnorm));
     rho = rho_new;
     if (omega == 0) {
@@ -488,9 +524,9 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
 /* ---- GMRES(m), right preconditioned, classical Gram-Schmidt twice ------------------------------
  */
 
-/* x += M^-1 (V y) for the first kk basis vectors (u, z: work). */
+/* x += M^-1 (V y) for the first kk basis vectors (left preconditioning: x += V y; u, z: work). */
 static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int kk, int m, GsVec u,
-                        GsVec z) {
+                        GsVec z, int left) {
   if (kk == 0) return 0;
   double y[1001];
   for (int i = kk - 1; i >= 0; i--) { /* back substitution with the triangular H */
@@ -502,8 +538,12 @@ static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int 
   GsCall(GsVecSet(u, 0.0));
   for (int i = 0; i < kk; i++)
     GsCall(GsVecAXPY(u, y[i], k->basis[i]));
-  GsCall(pc_apply(k, u, z));
-  GsCall(GsVecAXPY(x, 1.0, z));
+  if (left) {
+    GsCall(GsVecAXPY(x, 1.0, u));
+  } else {
+    GsCall(pc_apply(k, u, z));
+    GsCall(GsVecAXPY(x, 1.0, z));
+  }
   return 0;
 }
 
@@ -521,12 +561,15 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
                  ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate GMRES(%d) scratch", m)
                  : 0;
   GsInt its = 0;
+  const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE;
   if (!ierr) ierr = initial_residual(k, b, x, r);
+  if (!ierr && left) ierr = pc_in_place(k, r, z);
   for (int cycle = 0; !ierr; cycle++) {
     double beta;
     if (cycle > 0) { /* the true residual at each restart */
       ierr = op_mult(k, x, r);
       if (!ierr) ierr = GsVecAXPBY(r, 1.0, -1.0, b);
+      if (!ierr && left) ierr = pc_in_place(k, r, z);
       if (ierr) break;
     }
     ierr = GsVecNorm(r, GS_NORM_2, &beta);
@@ -549,8 +592,12 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
     g[0] = beta;
     int kk = 0;
     for (int j = 0; j < m && !ierr && !stop; j++) {
-      ierr = pc_apply(k, k->basis[j], z);
-      if (!ierr) ierr = op_mult(k, z, w);
+      if (left) {
+        ierr = op_left(k, k->basis[j], w, z);
+      } else {
+        ierr = pc_apply(k, k->basis[j], z);
+        if (!ierr) ierr = op_mult(k, z, w);
+      }
       /* Classical Gram-Schmidt, twice: two passes of one fused multi-dot each. */
       if (!ierr) ierr = GsVecMDot(w, j + 1, k->basis, h);
       for (int i = 0; !ierr && i <= j; i++)
@@ -585,7 +632,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
       GsVec xcur = NULL;
       if (k->monitor_true && !ierr) { /* the current solution, for the monitor only */
         ierr = GsVecCopy(x, xt);
-        if (!ierr) ierr = gmres_update(k, xt, H, g, kk, m, u, z);
+        if (!ierr) ierr = gmres_update(k, xt, H, g, kk, m, u, z, left);
         xcur = xt;
       }
       if (!ierr) ierr = test_converged(k, its, rn, xcur, b, &stop);
@@ -598,7 +645,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         }
       }
     }
-    if (!ierr) ierr = gmres_update(k, x, H, g, kk, m, u, z);
+    if (!ierr) ierr = gmres_update(k, x, H, g, kk, m, u, z, left);
     if (stop) break;
   }
   free(H);
@@ -634,7 +681,13 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   k->nhist = 0;
   k->rnorm = 0;
   k->reason = GS_CONVERGED_ITERATING;
-  GsCall(GsVecNorm(b, GS_NORM_2, &k->bnorm));
+  if (k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG) {
+    /* Left preconditioning tests ||M^-1 r|| against rtol ||M^-1 b||. */
+    GsCall(pc_apply(k, b, k->work[GS_KSP_MAX_WORK - 1]));
+    GsCall(GsVecNorm(k->work[GS_KSP_MAX_WORK - 1], GS_NORM_2, &k->bnorm));
+  } else {
+    GsCall(GsVecNorm(b, GS_NORM_2, &k->bnorm));
+  }
   GsCall(GsLogEventBegin(ctx, k->ev_solve));
   int ierr = k->type == GS_KSP_CG         ? solve_cg(k, b, x)
              : k->type == GS_KSP_BICGSTAB ? solve_bicgstab(k, b, x)

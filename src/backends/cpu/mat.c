@@ -9,8 +9,10 @@ int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *
   const GsInt *restrict rp = A->rowptr;
   const int *restrict col = A->col;
   const double *restrict val = A->val;
-  /* Static schedule with a large chunk: rows are contiguous per thread. */
-  _Pragma("omp parallel for schedule(static, 1024)") for (GsInt i = 0; i < m; i++) {
+  /* Static schedule with a large chunk: rows are contiguous per thread; small matrices on one
+   * thread (see GS_CPU_OMP_MIN in vec.c). */
+  _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt i = 0; i < m;
+                                                                              i++) {
     double s = 0;
     for (GsInt k = rp[i]; k < rp[i + 1]; k++)
       s += val[k] * x[col[k]];

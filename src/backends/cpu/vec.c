@@ -13,7 +13,11 @@
 #define GS_CPU_CHUNK 8192
 #define GsRandomClamp_double GsRandomClampDouble
 #define GsRandomClamp_float GsRandomClampFloat
-#define OMP_FOR _Pragma("omp parallel for schedule(static)")
+/* Short vectors run on one thread: forking a team costs microseconds, and milliseconds when the
+ * cores are oversubscribed (parallel test runs, several processes), which small Krylov solves
+ * felt at every operation. Every kernel's result is independent of the thread count. */
+#define GS_CPU_OMP_MIN 32768
+#define OMP_FOR _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)")
 /* Vectorised reductions inside a chunk: the order is fixed by the compiled code, not by threads. */
 #define SIMD_SUM(s) _Pragma(GS_STR(omp simd reduction(+ : s)))
 #define SIMD_SUM2(a, b) _Pragma(GS_STR(omp simd reduction(+ : a, b)))

@@ -34,8 +34,8 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   const int G = A->group >= 1 && A->group <= 32 ? A->group : 1;
   const GsInt threads = A->m * G;
   const unsigned int blocks = (unsigned int)((threads + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS);
-  gs_spmv_csr_k<<<blocks, GS_SPMV_THREADS, 0, cc->stream>>>(
-      A->m, A->rowptr32, A->col, A->val, alpha, x, beta, y, G);
+  gs_spmv_csr_k<<<blocks, GS_SPMV_THREADS, 0, cc->stream>>>(A->m, A->rowptr32, A->col, A->val,
+                                                            alpha, x, beta, y, G);
   GsCheckLaunchCuda(ctx, "gs_spmv_csr_k");
   return 0;
 }
