@@ -539,6 +539,7 @@ static int cmd_solve(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-o", opath, sizeof opath, &set_o));
   if (set_a == set_l) {
     fprintf(stderr, "gpusolve solve: give exactly one of -A FILE.mtx and -laplacian NX,NY[,NZ]\n");
+    GsDestroy(&ctx);
     return 2;
   }
   GsMat A = NULL;
@@ -551,6 +552,7 @@ static int cmd_solve(int argc, char **argv) {
     int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
     if (nd < 2) {
       fprintf(stderr, "gpusolve solve: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", lap);
+      GsDestroy(&ctx);
       return 2;
     }
     if (!stencil) stencil = nd == 2 ? 5 : 7;
