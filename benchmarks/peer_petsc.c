@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
   PetscCall(PetscOptionsGetString(NULL, NULL, "-laplacian", lap, sizeof lap, &has_l));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-stencil", &stencil, NULL));
   if (has_a == has_l) {
-    fprintf(stderr, "gpusolve-petsc-peer: give exactly one of -A FILE.mtx and -laplacian NX,NY[,NZ]\n");
+    fprintf(stderr,
+            "gpusolve-petsc-peer: give exactly one of -A FILE.mtx and -laplacian NX,NY[,NZ]\n");
     PetscCall(PetscFinalize());
     return 2;
   }
@@ -58,7 +59,8 @@ int main(int argc, char **argv) {
     pval[k] = val[k];
   }
   Mat A;
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, (PetscInt)m, (PetscInt)n, prp, pcol, pval, &A));
+  PetscCall(
+      MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, (PetscInt)m, (PetscInt)n, prp, pcol, pval, &A));
   Vec b, x, one, r;
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(b, &one));

@@ -18,3 +18,22 @@ for x in r["records"]:
     assert x["n"] == 50000 and x["median_s"] > 0 and x["gbytes_per_s"] > 0, x
 print("cli_bench: %d records OK" % len(r["records"]))
 PY
+
+# `gpusolve spmv`: a Laplacian with CG, its JSON, the usage error.
+out=$("$cli" spmv -gs_backend /cpu -laplacian 24,20,16 -cg 1 -repeats 3 -json "$work/sparse.json")
+grep -q "cg+jacobi rtol=1e-8 its=" <<<"$out"
+grep -q "usage: gpusolve spmv" <<<"$("$cli" spmv --help)"
+if "$cli" spmv -gs_backend /cpu >/dev/null 2>&1; then echo "spmv without a matrix was accepted"; exit 1; fi
+python3 - "$work/sparse.json" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+assert r["suite"] == "sparse", r["suite"]
+ops = {x["op"] for x in r["records"]}
+assert ops == {"spmv", "cg_iteration"}, ops
+for x in r["records"]:
+    assert x["median_s"] > 0, x
+    if x["op"] == "spmv":
+        nnz = int(re.search(r"nnz=(\d+)", x["config"]).group(1))
+        assert 0 <= x["residual"] < 1e-14 and x["bytes"] == 12 * nnz + 20 * x["n"], x
+print("cli_bench spmv: %d records OK" % len(r["records"]))
+PY

@@ -10,6 +10,7 @@
 #include <gpusolve.h>
 
 #include "bandedbench.h"
+#include "sparsebench.h"
 #include "vecbench.h"
 
 /* Print the library's message for a failed call and leave the subcommand with status 1. */
@@ -29,21 +30,23 @@ static int wants_help(int argc, char **argv) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: gpusolve <command> [options]\n\n"
-          "commands:\n"
-          "  info      version, build options, back ends, devices and their copy bandwidth\n"
-          "  demo      the showcase: back ends and a vector benchmark (GPU when present)\n"
-          "  bench     vector benchmarks beside the copy floor and the peers; writes JSON\n"
-          "  banded    batched tri/pentadiagonal solvers: one case or a sweep, beside cuSPARSE\n"
-          "  solve     a sparse linear system (Matrix Market or a Laplacian) by CG/BiCGStab/GMRES\n"
-          "  help      this text; 'gpusolve <command> --help' describes one command\n\n"
-          "options common to all commands:\n"
-          "  -gs_backend R     back end: /cpu, /gpu/cuda, /gpu/cuda:N (default: GPU if present)\n"
-          "  -log_view         print the event log (calls, time, GB/s) at exit\n"
-          "  -options_left     report options that were given but not used\n"
-          "  -deterministic    bitwise reproducible reductions\n"
-          "environment: GS_BACKEND (default back end), GS_OPTIONS (extra options)\n");
+  fprintf(
+      f,
+      "usage: gpusolve <command> [options]\n\n"
+      "commands:\n"
+      "  info      version, build options, back ends, devices and their copy bandwidth\n"
+      "  demo      the showcase: back ends and a vector benchmark (GPU when present)\n"
+      "  bench     vector benchmarks beside the copy floor and the peers; writes JSON\n"
+      "  banded    batched tri/pentadiagonal solvers: one case or a sweep, beside cuSPARSE\n"
+      "  solve     a sparse linear system (Matrix Market or a Laplacian) by CG/BiCGStab/GMRES\n"
+      "  spmv      sparse matrix-vector product and CG benchmarks beside the floor and cuSPARSE\n"
+      "  help      this text; 'gpusolve <command> --help' describes one command\n\n"
+      "options common to all commands:\n"
+      "  -gs_backend R     back end: /cpu, /gpu/cuda, /gpu/cuda:N (default: GPU if present)\n"
+      "  -log_view         print the event log (calls, time, GB/s) at exit\n"
+      "  -options_left     report options that were given but not used\n"
+      "  -deterministic    bitwise reproducible reductions\n"
+      "environment: GS_BACKEND (default back end), GS_OPTIONS (extra options)\n");
 }
 
 /* "NVIDIA H200" -> "nvidia-h200": a file-name friendly device name. */
@@ -625,6 +628,122 @@ static int cmd_solve(int argc, char **argv) {
   return reason > 0 ? 0 : 3;
 }
 
+/* ---- gpusolve spmv -------------------------------------------------------------------------- */
+
+static void spmv_help(void) {
+  printf(
+      "usage: gpusolve spmv (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil S] | -suite 1)\n"
+      "                     [-cg 1] [-repeats R] [-json FILE | -json_dir DIR]\n"
+      "Times y = A x (median of R calls, default 20 GPU / 5 CPU) against its floor, (12 nnz +\n"
+      "20 n) bytes over the copy bandwidth measured in the same run, checks it against a\n"
+      "long-double reference, and on a GPU runs cusparseSpMV (CSR_ALG1) on the same matrix and x.\n"
+      "-cg 1 adds CG + Jacobi to rtol 1e-8 (b = A 1): time per iteration. -suite 1 runs the "
+      "sparse\n"
+      "issue's cases: 7-point 256^3, 27-point 160^3, 5-point 4096^2 and a power-law matrix\n"
+      "(2^22 rows), with CG on the 7-point one (smaller sizes on the CPU). -mat_spmv_group G\n"
+      "forces the GPU kernel's threads per row.\n");
+}
+
+/* One case: SpMV, and CG when asked. */
+static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int cg,
+                     GsBenchReport *rep) {
+  CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, rep, stdout));
+  if (cg) CLI_CALL(ctx, GsBenchCg(ctx, A, name, rep, stdout));
+  return 0;
+}
+
+static int cmd_spmv(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    spmv_help();
+    return 0;
+  }
+  GsContext ctx = NULL;
+  const char *res;
+  GsDeviceInfo dev;
+  int gpu;
+  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  char apath[1024] = "", lap[128] = "", json[768] = "", json_dir[512] = "";
+  int set_a = 0, set_l = 0, suite = 0, cg = 0;
+  GsInt stencil = 0, repeats = gpu ? 20 : 5;
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-A", apath, sizeof apath, &set_a));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-laplacian", lap, sizeof lap, &set_l));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-stencil", &stencil, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-suite", &suite, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-cg", &cg, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-repeats", &repeats, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-json", json, sizeof json, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-json_dir", json_dir, sizeof json_dir, NULL));
+  if (set_a + set_l + suite != 1 || repeats < 1) {
+    fprintf(stderr, "gpusolve spmv: give one of -A FILE.mtx, -laplacian NX,NY[,NZ] and -suite 1 "
+                    "(and -repeats >= 1)\n");
+    GsDestroy(&ctx);
+    return 2;
+  }
+  if (json_dir[0] && !json[0] && json_in_dir(json, sizeof json, json_dir, "sparse", gpu, &dev)) {
+    GsDestroy(&ctx);
+    return 2;
+  }
+  printf("sparse benchmarks on %s (%s), %lld repeats\n\n", res, dev.name, (long long)repeats);
+  GsBenchReport rep = {0};
+  GsMat A = NULL;
+  int rc = 0;
+  if (set_a || set_l) {
+    char name[160];
+    if (set_a) {
+      CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, apath, &A));
+      const char *base = strrchr(apath, '/');
+      snprintf(name, sizeof name, "%s", base ? base + 1 : apath);
+    } else {
+      long long d[3] = {1, 1, 1};
+      int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
+      if (nd < 2) {
+        fprintf(stderr, "gpusolve spmv: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", lap);
+        GsDestroy(&ctx);
+        return 2;
+      }
+      if (!stencil) stencil = nd == 2 ? 5 : 7;
+      CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 3 ? d[2] : 1, (int)stencil, &A));
+      snprintf(name, sizeof name, "%d-point %s", (int)stencil, lap);
+    }
+    rc = spmv_case(ctx, A, name, (int)repeats, cg, &rep);
+    GsMatDestroy(&A);
+  } else {
+    const long long s7 = gpu ? 256 : 64, s27 = gpu ? 160 : 40, s5 = gpu ? 4096 : 1024;
+    const GsInt npl = gpu ? (GsInt)1 << 22 : (GsInt)1 << 18;
+    char name[64];
+    snprintf(name, sizeof name, "7-point %lld^3", s7);
+    CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s7, s7, s7, 7, &A));
+    rc = spmv_case(ctx, A, name, (int)repeats, 1, &rep);
+    GsMatDestroy(&A);
+    snprintf(name, sizeof name, "27-point %lld^3", s27);
+    if (!rc) CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s27, s27, s27, 27, &A));
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    GsMatDestroy(&A);
+    snprintf(name, sizeof name, "5-point %lld^2", s5);
+    if (!rc) CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s5, s5, 1, 5, &A));
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    GsMatDestroy(&A);
+    snprintf(name, sizeof name, "power-law 2^%d alpha 1.5", gpu ? 22 : 18);
+    if (!rc) CLI_CALL(ctx, GsBenchPowerLawMatrix(ctx, npl, 4, 1.5, 7, &A));
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    GsMatDestroy(&A);
+  }
+  if (!rc && json[0]) {
+    char extra[128];
+    snprintf(extra, sizeof extra, "\"sparse\": {\"suite\": %s}", suite ? "true" : "false");
+    double top = rep.nrec ? rep.rec[0].floor_gbps : 0;
+    if (GsBenchWriteJSON(ctx, &rep, json, "sparse", &dev, res, top, extra)) {
+      fprintf(stderr, "gpusolve: %s\n", GsGetErrorMessage(ctx));
+      rc = 1;
+    } else {
+      printf("\nresults written to %s\n", json);
+    }
+  }
+  GsBenchReportFree(&rep);
+  if (!rc) CLI_CALL(ctx, GsDestroy(&ctx));
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -639,6 +758,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "bench")) return cmd_bench(sargc, sargv);
   if (!strcmp(cmd, "banded")) return cmd_banded(sargc, sargv);
   if (!strcmp(cmd, "solve")) return cmd_solve(sargc, sargv);
+  if (!strcmp(cmd, "spmv")) return cmd_spmv(sargc, sargv);
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-help") ||
       !strcmp(cmd, "-h")) {
     usage(stdout);
