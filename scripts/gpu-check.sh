@@ -6,7 +6,7 @@
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
 #   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded-cpu (CPU
-#                  banded sweeps), demo
+#                  banded sweeps), sparse (SpMV/CG benchmarks), demo
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -51,6 +51,8 @@ skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "
 # Batched banded solvers: the issue's headline cases and a sweep of batch x n, cuSPARSE beside.
 # shellcheck disable=SC2086
 step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
+# Sparse: SpMV on the issue's matrices beside cuSPARSE, CG + Jacobi per iteration.
+skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT"
 # The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
 skip banded-cpu || step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
   -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"
