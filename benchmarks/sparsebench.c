@@ -79,11 +79,15 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchRe
   GsCall(GsMatGetRowStats(A, &lo, &hi, &mean, NULL));
   const double bytes = GsBenchSpmvFloorBytes(m, nnz);
   double copy = 0, half = bytes / 2, cap = 2.0 * (1 << 30);
-  GsCall(GsMeasureCopyBandwidth(ctx, (size_t)(half < 4096 ? 4096 : half > cap ? cap : half),
+  GsCall(GsMeasureCopyBandwidth(ctx,
+                                (size_t)(half < 4096  ? 4096
+                                         : half > cap ? cap
+                                                      : half),
                                 repeats > 5 ? repeats : 5, &copy));
   GsCall(GsLogEnable(ctx, 1));
   GsVec x = NULL, y = NULL;
-  double *hx = malloc((size_t)(n ? n : 1) * sizeof *hx), *hy = malloc((size_t)(m ? m : 1) * sizeof *hy);
+  double *hx = malloc((size_t)(n ? n : 1) * sizeof *hx),
+         *hy = malloc((size_t)(m ? m : 1) * sizeof *hy);
   double *t = malloc((size_t)repeats * sizeof *t);
   int ierr = !hx || !hy || !t ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate benchmark arrays") : 0;
   if (!ierr) ierr = GsVecCreate(ctx, n, GS_DOUBLE, &x);
@@ -139,7 +143,8 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchRe
       ierr = record(ctx, &pr, "spmv", "cusparse", config, m, repeats, bytes, med, mn, copy);
       if (!ierr) {
         pr.residual = spmv_error(A, hx, hy);
-        ierr = GsBenchReportAdd(rep, &pr) ? GsError(ctx, GS_ERR_MEMORY, "cannot grow the report") : 0;
+        ierr =
+            GsBenchReportAdd(rep, &pr) ? GsError(ctx, GS_ERR_MEMORY, "cannot grow the report") : 0;
       }
       if (log && !ierr)
         fprintf(log, "  cuSPARSE:  %10.1f us  %8.1f GB/s  %5.1f%% of copy  (gpusolve %.2fx)\n",
@@ -218,9 +223,9 @@ int GsBenchPowerLawMatrix(GsContext ctx, GsInt n, double lmin, double alpha, uin
   }
   GsInt *ri = malloc((size_t)total * sizeof *ri), *ci = malloc((size_t)total * sizeof *ci);
   double *v = malloc((size_t)total * sizeof *v);
-  int ierr = !ri || !ci || !v ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld triplets",
-                                        (long long)total)
-                              : 0;
+  int ierr = !ri || !ci || !v
+                 ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld triplets", (long long)total)
+                 : 0;
   GsInt q = 0;
   for (GsInt i = 0; i < n && !ierr; i++) {
     double off = 0;

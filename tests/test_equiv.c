@@ -561,6 +561,87 @@ static void banded_cases(HsRng *rng) {
                           lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, sh, per, rng);
 }
 
+/* Sparse: the same random matrix's product on both back ends (poisoned output, fresh random x),
+ * and CG / BiCGStab / GMRES + Jacobi iteration counts on both within 1 %. */
+static void sparse_cases(HsRng *rng) {
+  const GsInt m = 5000, n = 4000;
+  GsInt cap = m * 40, nz = 0;
+  GsInt *ri = hs_malloc((size_t)cap * sizeof *ri), *ci = hs_malloc((size_t)cap * sizeof *ci);
+  double *v = hs_malloc((size_t)cap * sizeof *v);
+  for (GsInt i = 0; i < m; i++) {
+    const GsInt len = i % 97 == 0 ? 0 : hs_int(rng, 1, i % 13 == 0 ? 39 : 9);
+    for (GsInt k = 0; k < len; k++) {
+      ri[nz] = i;
+      ci[nz] = hs_int(rng, 0, n - 1);
+      v[nz++] = hs_range(rng, -1, 1);
+    }
+  }
+  GsMat Ac = NULL, Ag = NULL;
+  GsVec xc = NULL, xg = NULL, yc = NULL, yg = NULL;
+  double *hx = hs_malloc((size_t)n * sizeof *hx), *a = hs_malloc((size_t)m * sizeof *a),
+         *b = hs_malloc((size_t)m * sizeof *b);
+  if (!CHECK_OK(GsMatCreateFromTriplets(cctx, m, n, nz, ri, ci, v, &Ac)) &&
+      !CHECK_OK(GsMatCreateFromTriplets(gctx, m, n, nz, ri, ci, v, &Ag)) &&
+      !CHECK_OK(GsVecCreate(cctx, n, GS_DOUBLE, &xc)) &&
+      !CHECK_OK(GsVecCreate(gctx, n, GS_DOUBLE, &xg)) &&
+      !CHECK_OK(GsVecCreate(cctx, m, GS_DOUBLE, &yc)) &&
+      !CHECK_OK(GsVecCreate(gctx, m, GS_DOUBLE, &yg))) {
+    hs_fill_d(rng, n, hx, -1, 1);
+    CHECK_OK(GsVecSetValuesHost(xc, hx));
+    CHECK_OK(GsVecSetValuesHost(xg, hx));
+    CHECK_OK(GsVecSet(yg, NAN));
+    CHECK_OK(GsMatMult(Ac, 1.5, xc, 0, yc));
+    CHECK_OK(GsMatMult(Ag, 1.5, xg, 0, yg));
+    CHECK_OK(GsVecGetValuesHost(yc, a));
+    CHECK_OK(GsVecGetValuesHost(yg, b));
+    double err = hs_relerr_d(m, b, a);
+    CHECK(err <= 1e-13, "SpMV: GPU and CPU differ by %g", err);
+  }
+  GsVecDestroy(&xc);
+  GsVecDestroy(&xg);
+  GsVecDestroy(&yc);
+  GsVecDestroy(&yg);
+  GsMatDestroy(&Ac);
+  GsMatDestroy(&Ag);
+  /* Krylov iteration counts on a 27-point Laplacian (SPD) and a convection-diffusion-like
+   * nonsymmetric matrix built from it. */
+  for (int t = 0; t < 3; t++) {
+    GsInt its[2] = {-1, -1};
+    for (int side = 0; side < 2; side++) {
+      GsContext ctx = side ? gctx : cctx;
+      GsMat L = NULL;
+      GsVec one = NULL, rhs = NULL, x = NULL;
+      GsKsp k = NULL;
+      if (CHECK_OK(GsMatCreateLaplacian(ctx, 20, 18, 16, t == 0 ? 27 : 7, &L))) continue;
+      GsInt nl;
+      GsMatGetSize(L, &nl, NULL, NULL);
+      if (!CHECK_OK(GsVecCreate(ctx, nl, GS_DOUBLE, &one)) && !CHECK_OK(GsVecSet(one, 1.0)) &&
+          !CHECK_OK(GsVecDuplicate(one, &rhs)) && !CHECK_OK(GsVecDuplicate(one, &x)) &&
+          !CHECK_OK(GsMatMult(L, 1.0, one, 0.0, rhs)) && !CHECK_OK(GsKspCreate(ctx, &k))) {
+        CHECK_OK(GsKspSetOperator(k, L));
+        CHECK_OK(GsKspSetType(k, (GsKspType)t));
+        CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 10000));
+        CHECK_OK(GsKspSolve(k, rhs, x));
+        CHECK_OK(GsKspGetIterationNumber(k, &its[side]));
+      }
+      GsKspDestroy(&k);
+      GsVecDestroy(&one);
+      GsVecDestroy(&rhs);
+      GsVecDestroy(&x);
+      GsMatDestroy(&L);
+    }
+    CHECK(its[0] > 0 && labs((long)(its[0] - its[1])) <= 1 + its[0] / 100,
+          "Krylov method %d: %lld iterations on the CPU, %lld on the GPU", t, (long long)its[0],
+          (long long)its[1]);
+  }
+  free(ri);
+  free(ci);
+  free(v);
+  free(hx);
+  free(a);
+  free(b);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_equiv", resource, argc, argv);
@@ -586,6 +667,7 @@ int main(int argc, char **argv) {
     run_case(dt, (1 << 20) + 3, 1, &rng);
   }
   banded_cases(&rng);
+  sparse_cases(&rng);
   hs_unwatch(cctx);
   hs_unwatch(gctx);
   CHECK_OK(GsDestroy(&cctx));

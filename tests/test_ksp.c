@@ -207,6 +207,24 @@ static void test_reasons(GsContext ctx) {
   CHECK_OK(GsKspGetIterationNumber(k, &its));
   CHECK(reason == GS_DIVERGED_ITS && its == 5, "max_it 5: %s after %lld",
         GsConvergedReasonName(reason), (long long)its);
+  /* A NaN in b: every method stops with DIVERGED_NANORINF. */
+  for (int t = 0; t < 3; t++) {
+    GsVec bn = NULL;
+    if (CHECK_OK(GsVecDuplicate(b, &bn)) || CHECK_OK(GsVecCopy(b, bn))) continue;
+    double *hb = hs_malloc(480 * sizeof *hb);
+    CHECK_OK(GsVecGetValuesHost(bn, hb));
+    hb[17] = NAN;
+    CHECK_OK(GsVecSetValuesHost(bn, hb));
+    free(hb);
+    CHECK_OK(GsKspSetType(k, (GsKspType)t));
+    CHECK_OK(GsKspSetTolerances(k, 1e-8, 0, 1e5, 100));
+    CHECK_OK(GsKspSolve(k, bn, x));
+    CHECK_OK(GsKspGetConvergedReason(k, &reason));
+    CHECK(reason == GS_DIVERGED_NANORINF, "method %d with a NaN in b: %s", t,
+          GsConvergedReasonName(reason));
+    GsVecDestroy(&bn);
+  }
+  CHECK_OK(GsKspSetType(k, GS_KSP_CG));
   /* An exact initial guess converges at iteration 0. */
   CHECK_OK(GsKspSetTolerances(k, 1e-8, 0, 1e5, 100));
   CHECK_OK(GsVecSet(x, 1.0));
