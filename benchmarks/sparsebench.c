@@ -105,8 +105,10 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchRe
     t[r] = s1 - s0;
   }
   char config[128];
-  snprintf(config, sizeof config, "%s n=%lld nnz=%lld rows %lld..%lld", name, (long long)m,
-           (long long)nnz, (long long)lo, (long long)hi);
+  const char *kname = "";
+  if (!ierr) ierr = GsMatGetSpMVKernel(A, &kname);
+  snprintf(config, sizeof config, "%s n=%lld nnz=%lld rows %lld..%lld kernel=%s", name,
+           (long long)m, (long long)nnz, (long long)lo, (long long)hi, kname);
   GsBenchRecord rec;
   if (!ierr) {
     qsort(t, (size_t)repeats, sizeof *t, cmp_d);

@@ -112,6 +112,7 @@ typedef struct {
 /* A sparse CSR matrix as the back ends see it (arrays in the back end's memory). Host kernels
  * read the 64-bit row offsets; device kernels the 32-bit copy (the front end makes one when nnz
  * fits), with `group` threads per row. */
+enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2 };
 typedef struct {
   GsInt m, n, nnz;
   const GsInt *rowptr;
@@ -119,6 +120,12 @@ typedef struct {
   const int *col;
   const double *val;
   int group;
+  /* kernel GS_SPMV_SELL: the SELL-C-sigma arrays (see src/interface/matimpl.h) */
+  int kernel, sell_c;
+  GsInt nslices;
+  const GsInt *sell_ptr;
+  const int *sell_len, *sell_perm, *sell_col;
+  const double *sell_val;
 } GsMatInfo;
 
 typedef struct {

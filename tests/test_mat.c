@@ -229,8 +229,13 @@ static void test_mult(GsContext ctx, HsRng *r) {
   const int *col;
   const double *val;
   GsMatGetCSR(A, &rp, &col, &val);
+  const char *kname = NULL;
+  CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+  CHECK(kname && kname[0] == '\0', "kernel before the first product: '%s'", kname ? kname : "");
   const double err = spmv_error(ctx, A, r);
   CHECK(err <= 1e-13, "SpMV: relative error %g", err);
+  CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+  CHECK(!strncmp(kname, "csr", 3), "default kernel: '%s'", kname);
   /* Diagonal of a rectangular matrix: min(m, n) entries. */
   if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &d))) {
     CHECK_OK(GsMatGetDiagonal(A, d));
@@ -315,6 +320,93 @@ done:
   free(hx);
   free(hy);
   free(out);
+}
+
+/* y = A x for a fresh copy of A under the options given, into out (m entries). */
+static int mult_with(GsContext ctx, GsMat A, const char *kernel, const char *c, const char *sigma,
+                     const double *hx, double *out) {
+  GsInt m, n;
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetSize(A, &m, &n, NULL);
+  GsMatGetCSR(A, &rp, &col, &val);
+  GsInt *rp64 = hs_malloc(((size_t)m + 1) * sizeof *rp64), nz = rp[m];
+  GsInt *c64 = hs_malloc((size_t)(nz ? nz : 1) * sizeof *c64);
+  for (GsInt i = 0; i <= m; i++)
+    rp64[i] = rp[i];
+  for (GsInt k = 0; k < nz; k++)
+    c64[k] = col[k];
+  GsMat B = NULL;
+  GsVec x = NULL, y = NULL;
+  int bad = CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv", kernel)) ||
+            CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_sell_c", c)) ||
+            CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_sell_sigma", sigma)) ||
+            CHECK_OK(GsMatCreateCSR(ctx, m, n, rp64, c64, val, &B)) ||
+            CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) ||
+            CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)) || CHECK_OK(GsVecSetValuesHost(x, hx)) ||
+            CHECK_OK(GsVecSet(y, NAN)) || CHECK_OK(GsMatMult(B, 2.0, x, 0.0, y)) ||
+            CHECK_OK(GsVecGetValuesHost(y, out));
+  const char *name = NULL;
+  if (!bad && !CHECK_OK(GsMatGetSpMVKernel(B, &name)))
+    CHECK(!strncmp(name, kernel, strlen(kernel)), "asked for %s, the kernel is %s", kernel, name);
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  GsMatDestroy(&B);
+  free(rp64);
+  free(c64);
+  return bad;
+}
+
+/* The SELL-C-sigma kernel gives the CSR kernel's bits (each row sums in column order) whatever the
+ * slice height and sorting window, on rows of 0 to n entries and skewed lengths; bad options. */
+static void test_sell(GsContext ctx, HsRng *r) {
+  GsMat A = random_matrix(ctx, 333, 257, r);
+  if (!A) return;
+  GsInt m, n;
+  GsMatGetSize(A, &m, &n, NULL);
+  double *hx = hs_malloc((size_t)n * sizeof *hx), *ref = hs_malloc((size_t)m * sizeof *ref),
+         *got = hs_malloc((size_t)m * sizeof *got);
+  hs_fill_d(r, n, hx, -1, 1);
+  if (!mult_with(ctx, A, "csr", "32", "1", hx, ref)) {
+    static const char *const cs[] = {"1", "7", "32"};
+    static const char *const sigmas[] = {"1", "32", "100", "100000"};
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 4; b++) {
+        if (mult_with(ctx, A, "sell", cs[a], sigmas[b], hx, got)) continue;
+        GsInt diff = 0;
+        for (GsInt i = 0; i < m; i++)
+          diff += memcmp(&got[i], &ref[i], sizeof got[i]) != 0;
+        CHECK(diff == 0, "SELL C %s sigma %s: %lld rows differ from CSR", cs[a], sigmas[b],
+              (long long)diff);
+      }
+  }
+  /* Bad options are named when the kernel is chosen (the first product). */
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv", "ellpack"));
+  GsMat B = NULL;
+  GsVec x = NULL, y = NULL;
+  if (!CHECK_OK(GsMatCreateLaplacian(ctx, 4, 4, 1, 5, &B)) &&
+      !CHECK_OK(GsVecCreate(ctx, 16, GS_DOUBLE, &x)) &&
+      !CHECK_OK(GsVecCreate(ctx, 16, GS_DOUBLE, &y))) {
+    CHECK_ERR(GsMatMult(B, 1, x, 0, y), GS_ERR_OPTION);
+    CHECK_MSG(ctx, "-mat_spmv");
+    GsMatDestroy(&B);
+    CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv", "sell"));
+    CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_sell_c", "0"));
+    if (!CHECK_OK(GsMatCreateLaplacian(ctx, 4, 4, 1, 5, &B))) {
+      CHECK_ERR(GsMatMult(B, 1, x, 0, y), GS_ERR_OPTION);
+      CHECK_MSG(ctx, "-mat_spmv_sell_c 0");
+    }
+  }
+  GsMatDestroy(&B);
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv", "auto"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_sell_c", "32"));
+  GsMatDestroy(&A);
+  free(hx);
+  free(ref);
+  free(got);
 }
 
 static void test_roundtrip(GsContext ctx, HsRng *r) {
@@ -579,6 +671,7 @@ int main(int argc, char **argv) {
   test_assembly(ctx);
   test_laplacian(ctx);
   test_mult(ctx, &r);
+  test_sell(ctx, &r);
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);

@@ -50,6 +50,12 @@ int GsMatGetDiagonal(GsMat A, GsVec d);
  * distinct). beta = 0 ignores y's old values, NaN included. */
 int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y);
 
+/* The SpMV kernel in use, chosen at the first GsMatMult: "csr" (CPU), "csr/G=4" (GPU, 4 threads per
+ * row), "sell/C=32/sigma=1"; "" before the first product. Options: -mat_spmv auto|csr|sell,
+ * -mat_spmv_sell_c C, -mat_spmv_sell_sigma S, -mat_spmv_group G (GPU CSR). The string lives as long
+ * as the matrix. */
+int GsMatGetSpMVKernel(GsMat A, const char **name);
+
 /* Read a matrix from a Matrix Market file. */
 int GsMatLoadMatrixMarket(GsContext ctx, const char *path, GsMat *A);
 /* Write a matrix as "coordinate real general", values with 17 significant digits (so that

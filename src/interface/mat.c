@@ -4,6 +4,7 @@
  * kernel on host copies of the vectors. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,11 @@ int GsMatDestroy(GsMat *A) {
   free(B->rowptr);
   free(B->col);
   free(B->val);
+  free(B->sell_ptr);
+  free(B->sell_len);
+  free(B->sell_perm);
+  free(B->sell_col);
+  free(B->sell_val);
   GsMemFree(B->ctx, B->d_rowptr);
   GsMemFree(B->ctx, B->d_col);
   GsMemFree(B->ctx, B->d_val);
@@ -302,6 +308,93 @@ int GsMatGetDiagonal(GsMat A, GsVec d) {
   return 0;
 }
 
+/* The SELL-C-sigma copy on the host (see matimpl.h). */
+static int build_sell(GsMat A, int C, int sigma) {
+  GsContext ctx = A->ctx;
+  const GsInt m = A->m, ns = (m + C - 1) / C;
+  free(A->sell_perm); /* a failed earlier attempt */
+  free(A->sell_len);
+  free(A->sell_ptr);
+  free(A->sell_col);
+  free(A->sell_val);
+  A->sell_col = NULL;
+  A->sell_val = NULL;
+  A->sell_perm = malloc((size_t)(m ? m : 1) * sizeof *A->sell_perm);
+  A->sell_len = malloc((size_t)(m ? m : 1) * sizeof *A->sell_len);
+  A->sell_ptr = malloc(((size_t)ns + 1) * sizeof *A->sell_ptr);
+  GsCheck(A->sell_perm && A->sell_len && A->sell_ptr, ctx, GS_ERR_MEMORY,
+          "cannot allocate the SELL layout");
+  for (GsInt i = 0; i < m; i++)
+    A->sell_perm[i] = (int)i;
+  /* Sort each window of sigma rows by length, longest first (stable: insertion sort on the
+   * window, rows keep their order among equal lengths). */
+  if (sigma > 1)
+    for (GsInt w0 = 0; w0 < m; w0 += sigma) {
+      const GsInt w1 = w0 + sigma < m ? w0 + sigma : m;
+      for (GsInt i = w0 + 1; i < w1; i++) {
+        const int r = A->sell_perm[i];
+        const GsInt len = A->rowptr[r + 1] - A->rowptr[r];
+        GsInt j = i - 1;
+        while (j >= w0 && A->rowptr[A->sell_perm[j] + 1] - A->rowptr[A->sell_perm[j]] < len) {
+          A->sell_perm[j + 1] = A->sell_perm[j];
+          j--;
+        }
+        A->sell_perm[j + 1] = r;
+      }
+    }
+  A->sell_ptr[0] = 0;
+  for (GsInt s = 0; s < ns; s++) {
+    GsInt width = 0;
+    for (GsInt p = s * C; p < (s + 1) * C && p < m; p++) {
+      const int r = A->sell_perm[p];
+      A->sell_len[p] = (int)(A->rowptr[r + 1] - A->rowptr[r]);
+      width = A->sell_len[p] > width ? A->sell_len[p] : width;
+    }
+    A->sell_ptr[s + 1] = A->sell_ptr[s] + width * C;
+  }
+  const size_t total = (size_t)(A->sell_ptr[ns] ? A->sell_ptr[ns] : 1);
+  A->sell_col = calloc(total, sizeof *A->sell_col); /* padding: column 0, value 0, never read */
+  A->sell_val = calloc(total, sizeof *A->sell_val);
+  GsCheck(A->sell_col && A->sell_val, ctx, GS_ERR_MEMORY,
+          "cannot allocate %zu SELL entries (%lld stored)", total, (long long)A->nnz);
+  for (GsInt p = 0; p < m; p++) {
+    const GsInt s = p / C, r = p % C, row = A->sell_perm[p];
+    for (int j = 0; j < A->sell_len[p]; j++) {
+      const GsInt q = A->sell_ptr[s] + (GsInt)j * C + r, k = A->rowptr[row] + j;
+      A->sell_col[q] = A->col[k];
+      A->sell_val[q] = A->val[k];
+    }
+  }
+  A->nslices = ns;
+  A->sell_c = C;
+  A->sell_sigma = sigma;
+  return 0;
+}
+
+/* The SpMV kernel, chosen once (the matrix does not change): -mat_spmv auto|csr|sell, SELL with
+ * -mat_spmv_sell_c C (default 32, a warp) and -mat_spmv_sell_sigma S (default 1: no sorting). */
+static int choose_kernel(GsMat A) {
+  if (A->kernel) return 0;
+  GsContext ctx = A->ctx;
+  static const char *const kernels[] = {"auto", "csr", "sell", NULL};
+  int k = 0;
+  GsInt C = 32, sigma = 1;
+  GsCall(GsOptionsGetEnum(ctx, "-mat_spmv", kernels, &k, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_c", &C, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_sigma", &sigma, NULL));
+  if (k == 2) {
+    GsCheck(C >= 1 && C <= 1024, ctx, GS_ERR_OPTION, "-mat_spmv_sell_c %lld: must be in [1, 1024]",
+            (long long)C);
+    GsCheck(sigma >= 1, ctx, GS_ERR_OPTION, "-mat_spmv_sell_sigma %lld: must be at least 1",
+            (long long)sigma);
+    GsCall(build_sell(A, (int)C, sigma > A->m ? (int)(A->m ? A->m : 1) : (int)sigma));
+    A->kernel = GS_SPMV_SELL;
+  } else {
+    A->kernel = GS_SPMV_CSR;
+  }
+  return 0;
+}
+
 /* The device copy, made once (matrices do not change after creation), and the threads per row:
  * a power of two giving each lane about 6 entries of an average row (-mat_spmv_group forces
  * one). */
@@ -345,15 +438,51 @@ static int upload(GsMat A) {
   return 0;
 }
 
+int GsMatGetSpMVKernel(GsMat A, const char **name) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, name);
+  if (A->kernel == GS_SPMV_SELL)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "sell/C=%d/sigma=%d", A->sell_c, A->sell_sigma);
+  else if (A->kernel == GS_SPMV_CSR && A->d_val)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "csr/G=%d", A->group);
+  else if (A->kernel == GS_SPMV_CSR)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "csr");
+  else
+    A->kernel_name[0] = '\0';
+  *name = A->kernel_name;
+  return 0;
+}
+
 int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
   GsCheckHandle(NULL, A);
   GsContext ctx = A->ctx;
   GsCall(check_vec(A, x, "x", A->n));
   GsCall(check_vec(A, y, "y", A->m));
   GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
-  GsMatInfo info = {A->m, A->n, A->nnz, A->rowptr, NULL, A->col, A->val, 1};
+  GsMatInfo info;
+  memset(&info, 0, sizeof info);
+  info.m = A->m;
+  info.n = A->n;
+  info.nnz = A->nnz;
+  info.rowptr = A->rowptr;
+  info.col = A->col;
+  info.val = A->val;
+  info.group = 1;
   const double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->m;
-  const int on_device = ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_DEVICE && A->nnz <= INT_MAX;
+  GsCall(choose_kernel(A));
+  info.kernel = A->kernel;
+  if (A->kernel == GS_SPMV_SELL) {
+    info.sell_c = A->sell_c;
+    info.nslices = A->nslices;
+    info.sell_ptr = A->sell_ptr;
+    info.sell_len = A->sell_len;
+    info.sell_perm = A->sell_perm;
+    info.sell_col = A->sell_col;
+    info.sell_val = A->sell_val;
+  }
+  /* The device has a CSR kernel; SELL runs on the host until it has one. */
+  const int on_device = ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_DEVICE && A->nnz <= INT_MAX &&
+                        A->kernel == GS_SPMV_CSR;
   if (on_device) GsCall(upload(A)); /* once, and outside the timed event */
   GsCall(GsLogEventBegin(ctx, A->ev_mult));
   int ierr;
