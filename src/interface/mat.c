@@ -495,24 +495,17 @@ int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
     GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, &px));
     GsCall(GsVecGetComputeArray(y, beta == 0 ? GS_ACCESS_WRITE : GS_ACCESS_READWRITE, &py));
     ierr = ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py);
-  } else if (ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST) {
-    const double *px = NULL;
-    double *py = NULL;
-    GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
-    GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
-                     : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
-    ierr = ctx->ops->mat.spmv(ctx, &info, alpha, px, beta, py);
-    GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
-                     : GsVecRestoreArray(y, (void **)&py));
-    GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
   } else {
-    /* No SpMV on this back end yet: the CPU kernel on host copies. */
+    /* On the host: the back end's kernel, or for a device back end without a suitable one the
+     * CPU kernel on host copies of the vectors. */
+    int (*spmv)(GsContext, const GsMatInfo *, double, const double *, double, double *) =
+        ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST ? ctx->ops->mat.spmv : GsCpuMatSpMV;
     const double *px = NULL;
     double *py = NULL;
     GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
     GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
                      : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
-    ierr = GsCpuMatSpMV(ctx, &info, alpha, px, beta, py);
+    ierr = spmv(ctx, &info, alpha, px, beta, py);
     GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
                      : GsVecRestoreArray(y, (void **)&py));
     GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
