@@ -692,7 +692,7 @@ static int cmd_spmv(int argc, char **argv) {
     if (set_a) {
       CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, apath, &A));
       const char *base = strrchr(apath, '/');
-      snprintf(name, sizeof name, "%s", base ? base + 1 : apath);
+      snprintf(name, sizeof name, "%.100s", base ? base + 1 : apath);
     } else {
       long long d[3] = {1, 1, 1};
       int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
@@ -703,7 +703,7 @@ static int cmd_spmv(int argc, char **argv) {
       }
       if (!stencil) stencil = nd == 2 ? 5 : 7;
       CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 3 ? d[2] : 1, (int)stencil, &A));
-      snprintf(name, sizeof name, "%d-point %s", (int)stencil, lap);
+      snprintf(name, sizeof name, "%d-point %.100s", (int)stencil, lap);
     }
     rc = spmv_case(ctx, A, name, (int)repeats, cg, &rep);
     GsMatDestroy(&A);
