@@ -13,6 +13,9 @@ GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
 
+/* Systems swept together by the interleaved block kernels (factor, fused factor+solve, solve). */
+#define GS_CPU_SB 256
+
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
   GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd};
   return sh;
@@ -327,6 +330,150 @@ GS_CPU_BANDED(float, f)
 GS_CPU_TILE(double, d)
 GS_CPU_TILE(float, f)
 
+/* The factorisation and the fused factor+solve walk one system at a time, and in the interleaved
+ * layout that touches one entry per cache line of each array (13x slower than the block solve at
+ * 4096 x 1024). These block versions sweep the rows of GS_CPU_SB consecutive systems together, with
+ * each system doing the operations of gs_banded_lu / gs_banded_ldl / gs_banded_factor_solve in the
+ * same order and stopping at the same failures (a failed system's later rows are computed but never
+ * used: its factors are not read, its solution is NaN). Interleaved, non-periodic, one thread per
+ * system, a matrix per system. */
+#define GS_CPU_BLOCK_FACTOR(T, S, EPS)                                                             \
+  static void factor_block_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
+                               int *fstatus, const T *f, T *x) {                                   \
+    const GsInt batch = bi->batch, m = bi->m;                                                      \
+    const int penta = bi->bands == 5, spd = bi->spd, fused = f != NULL;                            \
+    const GsInt nblocks = (batch + GS_CPU_SB - 1) / GS_CPU_SB;                                     \
+    GS_CPU_DIAGS(T, D, Dv);                                                                        \
+    GS_CPU_FACTORS(T, F, Fv);                                                                      \
+    _Pragma("omp parallel for schedule(static)") for (GsInt blk = 0; blk < nblocks; blk++) {       \
+      const GsInt s0 = blk * GS_CPU_SB, s1 = s0 + GS_CPU_SB < batch ? s0 + GS_CPU_SB : batch;      \
+      /* Per system: the last two gammas/deltas (LU) or pivots and l1 (LDL^T), the last two g,     \
+       * and its status. */                                                                        \
+      T g2[GS_CPU_SB] = {0}, g1[GS_CPU_SB] = {0}, d2[GS_CPU_SB] = {0}, d1[GS_CPU_SB] = {0};        \
+      T p2[GS_CPU_SB] = {0}, p1[GS_CPU_SB] = {0};                                                  \
+      int st[GS_CPU_SB] = {0};                                                                     \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        const GsInt r = i * batch;                                                                 \
+        for (GsInt s = s0; s < s1; s++) {                                                          \
+          const GsInt k = s - s0, q = r + s;                                                       \
+          if (st[k]) continue;                                                                     \
+          T va = 0, vb = 0, vc, vd = 0, ve = 0;                                                    \
+          if (penta) {                                                                             \
+            if (i >= 2) va = D[0][q];                                                              \
+            if (i >= 1) vb = D[1][q];                                                              \
+            vc = D[2][q];                                                                          \
+            if (!spd && i + 1 < m) vd = D[3][q];                                                   \
+            if (!spd && i + 2 < m) ve = D[4][q];                                                   \
+          } else {                                                                                 \
+            if (i >= 1) vb = D[0][q];                                                              \
+            vc = D[1][q];                                                                          \
+            if (!spd && i + 1 < m) vd = D[2][q];                                                   \
+          }                                                                                        \
+          if (spd) { /* gs_banded_ldl: d2, d1 pivots; g1 holds l1 of the row above */              \
+            const T l2 = i >= 2 ? va / d2[k] : (T)0;                                               \
+            const T l1 = i >= 1 ? (vb - l2 * d2[k] * g1[k]) / d1[k] : (T)0;                        \
+            const T d = vc - l1 * l1 * d1[k] - l2 * l2 * d2[k];                                    \
+            const double scale = fabs((double)vc) + 2 * (fabs((double)va) + fabs((double)vb));     \
+            if (!(d > (T)((EPS)*scale))) {                                                         \
+              st[k] = d == d && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;      \
+              continue;                                                                            \
+            }                                                                                      \
+            const T id = (T)1 / d;                                                                 \
+            if (!isfinite((double)l1) || !isfinite((double)l2) || !isfinite((double)id)) {         \
+              st[k] = GS_BANDED_NOT_FINITE;                                                        \
+              continue;                                                                            \
+            }                                                                                      \
+            if (penta) {                                                                           \
+              F[0][q] = l2;                                                                        \
+              F[1][q] = l1;                                                                        \
+              F[2][q] = id;                                                                        \
+            } else {                                                                               \
+              F[0][q] = l1;                                                                        \
+              F[1][q] = id;                                                                        \
+            }                                                                                      \
+            d2[k] = d1[k];                                                                         \
+            d1[k] = d;                                                                             \
+            g1[k] = l1;                                                                            \
+            continue;                                                                              \
+          }                                                                                        \
+          /* LU (tri is penta with a = e = 0, beta = b, as in gs_banded_factor_solve). */          \
+          const T ai = penta ? va : (T)0, bi_ = penta ? vb : vb;                                   \
+          const T ci = vc, di = vd, ei = penta ? ve : (T)0;                                        \
+          const T beta = penta ? bi_ - ai * g2[k] : bi_;                                           \
+          const T alpha = penta ? ci - ai * d2[k] - beta * g1[k] : ci - bi_ * g1[k];               \
+          const T scale = penta ? (T)(fabs((double)ai) + fabs((double)bi_) + fabs((double)ci) +    \
+                                      fabs((double)di) + fabs((double)ei))                         \
+                                : (T)(fabs((double)bi_) + fabs((double)ci) + fabs((double)di));    \
+          if (!(fabs((double)alpha) > (double)(EPS) * (double)scale)) {                            \
+            st[k] =                                                                                \
+                alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;    \
+            continue;                                                                              \
+          }                                                                                        \
+          const T ia = (T)1 / alpha;                                                               \
+          const T gam = penta ? (di - beta * d1[k]) * ia : di * ia, del = ei * ia;                 \
+          if (!fused &&                                                                            \
+              (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))) {       \
+            st[k] = GS_BANDED_NOT_FINITE;                                                          \
+            continue;                                                                              \
+          }                                                                                        \
+          if (fused) {                                                                             \
+            const T g =                                                                            \
+                penta ? (f[q] - ai * p2[k] - beta * p1[k]) * ia : (f[q] - bi_ * p1[k]) * ia;       \
+            x[q] = g;                                                                              \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = g;                                                                             \
+          } else if (penta) {                                                                      \
+            F[0][q] = ai;                                                                          \
+            F[1][q] = beta;                                                                        \
+            F[2][q] = ia;                                                                          \
+          } else {                                                                                 \
+            F[0][q] = bi_;                                                                         \
+            F[1][q] = ia;                                                                          \
+          }                                                                                        \
+          F[penta ? 3 : 2][q] = gam;                                                               \
+          if (penta) F[4][q] = del;                                                                \
+          g2[k] = g1[k];                                                                           \
+          g1[k] = gam;                                                                             \
+          d2[k] = d1[k];                                                                           \
+          d1[k] = del;                                                                             \
+        }                                                                                          \
+      }                                                                                            \
+      if (!fused) {                                                                                \
+        for (GsInt s = s0; s < s1; s++)                                                            \
+          fstatus[s] = st[s - s0];                                                                 \
+        continue;                                                                                  \
+      }                                                                                            \
+      /* Back substitution of the fused sweep (gs_banded_back), then the statuses. */              \
+      int ok[GS_CPU_SB];                                                                           \
+      for (GsInt s = s0; s < s1; s++) {                                                            \
+        ok[s - s0] = 1;                                                                            \
+        p1[s - s0] = p2[s - s0] = 0;                                                               \
+      }                                                                                            \
+      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
+        const GsInt r = i * batch;                                                                 \
+        _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                      \
+          const GsInt k = s - s0, q = r + s;                                                       \
+          const T xi = penta ? x[q] - F[3][q] * p1[k] - F[4][q] * p2[k] : x[q] - F[2][q] * p1[k];  \
+          x[q] = xi;                                                                               \
+          ok[k] &= xi - xi == 0; /* false for inf and NaN */                                       \
+          p2[k] = p1[k];                                                                           \
+          p1[k] = xi;                                                                              \
+        }                                                                                          \
+      }                                                                                            \
+      for (GsInt s = s0; s < s1; s++) {                                                            \
+        int stt = st[s - s0];                                                                      \
+        if (stt)                                                                                   \
+          gs_banded_poison_##S(bi->n, x, s, batch);                                                \
+        else if (!ok[s - s0])                                                                      \
+          stt = GS_BANDED_NOT_FINITE;                                                              \
+        if (stt || !bi->accumulate) fstatus[s] = stt;                                              \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+GS_CPU_BLOCK_FACTOR(double, d, DBL_EPSILON)
+GS_CPU_BLOCK_FACTOR(float, f, FLT_EPSILON)
+
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                     void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
   (void)ctx;
@@ -335,6 +482,11 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
       pfactor_d(bi, D, F, C, fstatus, (int *)work);
     else
       pfactor_f(bi, D, F, C, fstatus, (int *)work);
+  } else if (bi->interleaved && !bi->periodic && !bi->shared) {
+    if (bi->dt == GS_DOUBLE)
+      factor_block_d(bi, D, F, fstatus, NULL, NULL);
+    else
+      factor_block_f(bi, D, F, fstatus, NULL, NULL);
   } else if (bi->dt == GS_DOUBLE) {
     factor_d(bi, D, F, C, fstatus);
     if (bi->algo == GS_BANDED_ALGORITHM_TILE) tile_build_d(bi, (const void *const *)F, work);
@@ -356,7 +508,6 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
  * systems is contiguous and vectorises, and each system still does the same operations in the
  * same order as gs_banded_lu_solve (LU or LDL^T), so the results are those of the per-system code.
  */
-#define GS_CPU_SB 256
 #define GS_CPU_BLOCK_SOLVE(T, S)                                                                   \
   static void solve_block_##S(const GsBandedInfo *bi, const void *const *Fv, const int *fstatus,   \
                               GsInt nrhs, const void *fv, void *xv, int *status) {                 \
@@ -511,7 +662,11 @@ static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *con
                           void *const *F, const void *f, void *x, int *status,
                           GsBandedSummary *sum) {
   (void)ctx;
-  if (bi->dt == GS_DOUBLE)
+  if (bi->interleaved && bi->dt == GS_DOUBLE)
+    factor_block_d(bi, D, F, status, (const double *)f, (double *)x);
+  else if (bi->interleaved)
+    factor_block_f(bi, D, F, status, (const float *)f, (float *)x);
+  else if (bi->dt == GS_DOUBLE)
     factor_solve_d(bi, D, F, f, x, status);
   else
     factor_solve_f(bi, D, F, f, x, status);
