@@ -585,7 +585,7 @@ static void test_malformed(GsContext ctx) {
 
 /* The test collection: sizes and stored entries from its README, symmetry of the symmetric ones,
  * west0479's zero diagonal entries, and a round trip of one file. */
-static void test_collection(GsContext ctx) {
+static void test_collection(GsContext ctx, HsRng *r) {
   static const struct {
     const char *file;
     GsInt n, stored;
@@ -623,6 +623,9 @@ static void test_collection(GsContext ctx) {
           "%s: %lld x %lld with %lld entries, want %lld x %lld with %lld", mats[c].file,
           (long long)m, (long long)n, (long long)nnz, (long long)mats[c].n, (long long)mats[c].n,
           (long long)want);
+    /* SpMV on the real matrix against the long-double reference (x random, three alpha/beta). */
+    const double e = spmv_error(ctx, A, r);
+    CHECK(e <= 1e-13, "%s: SpMV relative error %g", mats[c].file, e);
     if (mats[c].symmetric && !CHECK_OK(GsMatTranspose(A, &T)))
       CHECK(same_matrix(A, T), "%s is not symmetric after loading", mats[c].file);
     if (!strcmp(mats[c].file, "west0479.mtx")) {
@@ -675,7 +678,7 @@ int main(int argc, char **argv) {
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);
-  test_collection(ctx);
+  test_collection(ctx, &r);
   remove(tmpname("rt.mtx"));
   remove(tmpname("rt-vec.mtx"));
   remove(tmpname("fmt.mtx"));
