@@ -53,6 +53,9 @@ skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "
 step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
 # Sparse: SpMV on the issue's matrices beside cuSPARSE, CG + Jacobi per iteration.
 skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT"
+# The CPU back end on the sparse issue's CG case (7-point 256^3), time per iteration.
+skip sparse || step "bench sparse cpu" bench.log "$BUILD/tools/gpusolve" spmv -gs_backend /cpu \
+  -laplacian 256,256,256 -cg 1 -repeats 3 -json "$OUT/sparse-cpu.json"
 # The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
 skip banded-cpu || step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
   -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"
