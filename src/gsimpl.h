@@ -280,6 +280,10 @@ GS_INTERN int GsMemCopy(GsContext ctx, void *dst, GsMemType dmem, const void *sr
 /* A vector's array in the back end's compute space, made valid for reading (access has
  * GS_ACCESS_READ) and marked as the only valid copy when access has GS_ACCESS_WRITE. */
 GS_INTERN int GsVecGetComputeArray(GsVec v, int access, void **p);
+/* v (named `name` in messages) must be a vector of ctx holding dt values, for the object described
+ * by `owner` ("the matrix", "the batch"); a named error otherwise. Its length into *n. */
+GS_INTERN int GsVecCheckFor(GsContext ctx, GsVec v, const char *name, const char *owner,
+                            GsDataType dt, GsInt *n);
 
 /* Drop the error-trace target if it is ctx's buffer (before ctx is freed). */
 GS_INTERN void GsErrorForgetContext(GsContext ctx);

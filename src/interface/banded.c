@@ -298,17 +298,8 @@ int GsBandedGetSizes(GsBanded A, GsInt *diag_len, GsInt *rhs_len) {
  * count when count is not NULL). */
 static int check_vec(GsBanded A, GsVec v, const char *name, GsInt len, GsInt *count) {
   GsContext ctx = A->ctx;
-  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", name);
-  GsContext vctx;
   GsInt n;
-  GsDataType dt;
-  GsCall(GsVecGetContext(v, &vctx));
-  GsCall(GsVecGetSize(v, &n));
-  GsCall(GsVecGetDataType(v, &dt));
-  GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than the batch",
-          name);
-  GsCheck(dt == A->info.dt, ctx, GS_ERR_ARG_TYPE, "%s is %s but the batch is %s", name,
-          GsDataTypeName(dt), GsDataTypeName(A->info.dt));
+  GsCall(GsVecCheckFor(ctx, v, name, "the batch", A->info.dt, &n));
   if (count) {
     GsCheck(n > 0 && n % len == 0, ctx, GS_ERR_ARG_SIZE,
             "%s has %lld entries: not a positive multiple of the %lld entries of one block of "

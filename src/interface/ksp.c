@@ -665,16 +665,11 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   GsCheck(b && x, ctx, GS_ERR_ARG_NULL, "b or x is NULL");
   GsCheck(b != x, ctx, GS_ERR_ARG_INCOMP, "b and x must be different vectors");
   GsInt nb, nx;
-  GsDataType tb, tx;
-  GsCall(GsVecGetSize(b, &nb));
-  GsCall(GsVecGetSize(x, &nx));
-  GsCall(GsVecGetDataType(b, &tb));
-  GsCall(GsVecGetDataType(x, &tx));
+  GsCall(GsVecCheckFor(ctx, b, "b", "the (double) Krylov solver", GS_DOUBLE, &nb));
+  GsCall(GsVecCheckFor(ctx, x, "x", "the (double) Krylov solver", GS_DOUBLE, &nx));
   GsCheck(nb == k->n && nx == k->n, ctx, GS_ERR_ARG_SIZE,
           "b has %lld and x %lld entries; the operator is %lld x %lld", (long long)nb,
           (long long)nx, (long long)k->n, (long long)k->n);
-  GsCheck(tb == GS_DOUBLE && tx == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE,
-          "Krylov solvers work in double; b is %s, x %s", GsDataTypeName(tb), GsDataTypeName(tx));
   GsCall(setup_work(k, b, GS_KSP_MAX_WORK, k->type == GS_KSP_GMRES ? k->restart + 1 : 0));
   GsCall(pc_setup(k));
   k->its = 0;

@@ -276,20 +276,11 @@ int GsMatTranspose(GsMat A, GsMat *B) {
 
 /* A double vector of the matrix's context with len entries. */
 static int check_vec(GsMat A, GsVec v, const char *name, GsInt len) {
-  GsContext ctx = A->ctx;
-  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", name);
-  GsContext vctx;
   GsInt n;
-  GsDataType dt;
-  GsCall(GsVecGetContext(v, &vctx));
-  GsCall(GsVecGetSize(v, &n));
-  GsCall(GsVecGetDataType(v, &dt));
-  GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than the matrix",
-          name);
-  GsCheck(dt == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE, "%s is %s; sparse matrices work in double", name,
-          GsDataTypeName(dt));
-  GsCheck(n == len, ctx, GS_ERR_ARG_SIZE, "%s has %lld entries, the %lld x %lld matrix needs %lld",
-          name, (long long)n, (long long)A->m, (long long)A->n, (long long)len);
+  GsCall(GsVecCheckFor(A->ctx, v, name, "the (double) matrix", GS_DOUBLE, &n));
+  GsCheck(n == len, A->ctx, GS_ERR_ARG_SIZE,
+          "%s has %lld entries, the %lld x %lld matrix needs %lld", name, (long long)n,
+          (long long)A->m, (long long)A->n, (long long)len);
   return 0;
 }
 

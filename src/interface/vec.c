@@ -580,3 +580,18 @@ int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi) {
   EV_END(ctx, vec_random, NB(x), 0);
   return 0;
 }
+
+int GsVecCheckFor(GsContext ctx, GsVec v, const char *name, const char *owner, GsDataType dt,
+                  GsInt *n) {
+  GsCheck(v != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", name);
+  GsContext vctx;
+  GsDataType vdt;
+  GsCall(GsVecGetContext(v, &vctx));
+  GsCall(GsVecGetSize(v, n));
+  GsCall(GsVecGetDataType(v, &vdt));
+  GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s belongs to another context than %s", name,
+          owner);
+  GsCheck(vdt == dt, ctx, GS_ERR_ARG_TYPE, "%s is %s but %s is %s", name, GsDataTypeName(vdt),
+          owner, GsDataTypeName(dt));
+  return 0;
+}
