@@ -194,6 +194,51 @@ static void test_reasons(GsContext ctx) {
   }
   CHECK_OK(GsKspSetPcSide(k, GS_PC_RIGHT));
   CHECK_ERR(GsKspSetPcSide(k, (GsPcSide)5), GS_ERR_ARG_OUTOFRANGE);
+  /* The Jacobi diagonal is kept between solves of one matrix, and renewed for another: after a
+   * solve with L, a solver given L + D (D a varying positive diagonal, same size) must take the
+   * iterations a fresh solver takes. */
+  {
+    const GsInt *rp;
+    const int *col;
+    const double *val;
+    GsMatGetCSR(L, &rp, &col, &val);
+    GsInt *tr = hs_malloc(2400 * sizeof *tr), *tc = hs_malloc(2400 * sizeof *tc);
+    double *tv = hs_malloc(2400 * sizeof *tv);
+    GsInt nz = 0;
+    for (GsInt i = 0; i < 480; i++)
+      for (GsInt q = rp[i]; q < rp[i + 1]; q++, nz++) {
+        tr[nz] = i;
+        tc[nz] = col[q];
+        tv[nz] = val[q] + (col[q] == i ? (double)(i % 17) : 0.0);
+      }
+    GsMat L2 = NULL;
+    GsKsp fresh = NULL;
+    GsInt its_kept = -1, its_fresh = -2;
+    if (!CHECK_OK(GsMatCreateFromTriplets(ctx, 480, 480, nz, tr, tc, tv, &L2)) &&
+        !CHECK_OK(GsKspCreate(ctx, &fresh))) {
+      CHECK_OK(GsKspSetType(k, GS_KSP_CG));
+      CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+      CHECK_OK(GsKspSetOperator(k, L));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspSetOperator(k, L2));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspGetIterationNumber(k, &its_kept));
+      CHECK_OK(GsKspSetOperator(fresh, L2));
+      CHECK_OK(GsKspSetType(fresh, GS_KSP_CG));
+      CHECK_OK(GsKspSetPcType(fresh, GS_PC_JACOBI));
+      CHECK_OK(GsKspSetTolerances(fresh, 1e-10, 0, 1e5, 5000));
+      CHECK_OK(GsKspSolve(fresh, b, x));
+      CHECK_OK(GsKspGetIterationNumber(fresh, &its_fresh));
+      CHECK(its_kept == its_fresh, "Jacobi after a change of matrix: %lld iterations, fresh %lld",
+            (long long)its_kept, (long long)its_fresh);
+    }
+    GsKspDestroy(&fresh);
+    GsMatDestroy(&L2);
+    free(tr);
+    free(tc);
+    free(tv);
+    CHECK_OK(GsKspSetOperator(k, L));
+  }
   /* Jacobi on a shell operator without a diagonal. */
   CHECK_OK(GsKspSetOperatorShell(k, 480, shell_mult, NULL, L));
   CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));

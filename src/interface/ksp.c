@@ -32,7 +32,8 @@ struct GsKsp_s {
   GsVec work[GS_KSP_MAX_WORK];
   GsVec *basis; /* GMRES: restart + 1 */
   int nbasis;
-  GsVec dinv; /* Jacobi: 1 / diag(A) */
+  GsVec dinv;     /* Jacobi: 1 / diag(A) */
+  int dinv_valid; /* dinv holds the matrix operator's (a matrix does not change) */
   GsInt work_n;
   /* Result of the last solve. */
   GsInt its;
@@ -100,6 +101,7 @@ static void free_work(GsKsp k) {
   k->basis = NULL;
   k->nbasis = 0;
   GsVecDestroy(&k->dinv);
+  k->dinv_valid = 0;
   k->work_n = 0;
 }
 
@@ -123,6 +125,7 @@ int GsKspSetOperator(GsKsp k, GsMat A) {
           "the operator must be square; this matrix is %lld x %lld", (long long)m, (long long)n);
   GsCheck(A->ctx == k->ctx, k->ctx, GS_ERR_ARG_INCOMP,
           "the matrix belongs to another context than the solver");
+  k->dinv_valid = 0; /* even for the same handle: it may be a new matrix at the old address */
   k->A = A;
   k->n = n;
   k->mult = NULL;
@@ -136,6 +139,7 @@ int GsKspSetOperatorShell(GsKsp k, GsInt n, GsOperatorMult mult, GsOperatorDiag 
   GsCheck(mult != NULL, k->ctx, GS_ERR_ARG_NULL, "the operator's product (mult) is NULL");
   GsCheck(n >= 0, k->ctx, GS_ERR_ARG_OUTOFRANGE, "operator size %lld", (long long)n);
   k->A = NULL;
+  k->dinv_valid = 0;
   k->n = n;
   k->mult = mult;
   k->diag = diag;
@@ -273,9 +277,10 @@ static int pc_in_place(GsKsp k, GsVec r, GsVec tmp) {
   return 0;
 }
 
-/* Jacobi: the inverse diagonal; a zero or non-finite entry names its row. */
+/* Jacobi: the inverse diagonal; a zero or non-finite entry names its row. Kept for a matrix
+ * operator (it does not change); a user's operator may, so its diagonal is asked for each solve. */
 static int pc_setup(GsKsp k) {
-  if (k->pc != GS_PC_JACOBI) return 0;
+  if (k->pc != GS_PC_JACOBI || k->dinv_valid) return 0;
   GsContext ctx = k->ctx;
   if (k->A) {
     GsCall(GsMatGetDiagonal(k->A, k->dinv));
@@ -306,6 +311,7 @@ static int pc_setup(GsKsp k) {
   GsCheck(bad < 0, ctx, GS_ERR_NOT_FINITE,
           "Jacobi preconditioner: the diagonal entry of row %lld is not finite", (long long)bad);
   GsCall(GsVecReciprocal(k->dinv));
+  k->dinv_valid = k->A != NULL;
   return 0;
 }
 
@@ -381,7 +387,6 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
 /* ---- CG ------------------------------------------------------------------------------------ */
 
 static int solve_cg(GsKsp k, GsVec b, GsVec x) {
-  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, 0));
   GsVec r = k->work[0], z = k->work[1], p = k->work[2], q = k->work[3];
   const int pc = k->pc != GS_PC_NONE;
   if (!pc) z = r;
@@ -433,7 +438,6 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
 /* ---- BiCGStab, right preconditioned --------------------------------------------------------- */
 
 static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
-  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, 0));
   GsVec r = k->work[0], rh = k->work[1], p = k->work[2], v = k->work[3], ph = k->work[4],
         sh = k->work[5], t = k->work[6];
   const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE;
@@ -549,7 +553,6 @@ static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int 
 
 static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
   const int m = k->restart;
-  GsCall(setup_work(k, b, GS_KSP_MAX_WORK, m + 1));
   GsVec r = k->work[0], w = k->work[1], z = k->work[2], u = k->work[3], xt = k->work[4];
   GsContext ctx = k->ctx;
   /* H: the rotated Hessenberg matrix, row-major (m + 1) x m; Givens c, s; g the rotated rhs. */
