@@ -504,6 +504,33 @@ static int cmd_banded(int argc, char **argv) {
 
 /* ---- gpusolve solve ------------------------------------------------------------------------- */
 
+/* The matrix of -A FILE (path not NULL) or -laplacian NX,NY[,NZ] with -stencil (0: 5 in 2D, 7 in
+ * 3D), and a label for it. Returns 0; 1 after a library error (printed); 2 for a bad -laplacian
+ * (printed, the context destroyed). */
+static int cli_matrix(GsContext ctx, const char *cmd, const char *path, const char *lap,
+                      GsInt stencil, GsMat *A, char *label, size_t len) {
+  if (path) {
+    CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, path, A));
+    const char *base = strrchr(path, '/');
+    snprintf(label, len, "%.100s", base ? base + 1 : path);
+    return 0;
+  }
+  long long d[3] = {1, 1, 1};
+  int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
+  if (nd < 2) {
+    fprintf(stderr, "gpusolve %s: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", cmd, lap);
+    GsDestroy(&ctx);
+    return 2;
+  }
+  if (!stencil) stencil = nd == 2 ? 5 : 7;
+  CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 3 ? d[2] : 1, (int)stencil, A));
+  if (nd == 3)
+    snprintf(label, len, "%d-point Laplacian %lldx%lldx%lld", (int)stencil, d[0], d[1], d[2]);
+  else
+    snprintf(label, len, "%d-point Laplacian %lldx%lld", (int)stencil, d[0], d[1]);
+  return 0;
+}
+
 static void solve_help(void) {
   printf(
       "usage: gpusolve solve (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil 5|7|27]) [-b b.mtx]\n"
@@ -546,26 +573,9 @@ static int cmd_solve(int argc, char **argv) {
     return 2;
   }
   GsMat A = NULL;
-  char what[1100];
-  if (set_a) {
-    CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, apath, &A));
-    snprintf(what, sizeof what, "%s", apath);
-  } else {
-    long long d[3] = {1, 1, 1};
-    int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
-    if (nd < 2) {
-      fprintf(stderr, "gpusolve solve: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", lap);
-      GsDestroy(&ctx);
-      return 2;
-    }
-    if (!stencil) stencil = nd == 2 ? 5 : 7;
-    CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 2 ? 1 : d[2], (int)stencil, &A));
-    snprintf(what, sizeof what, "%d-point Laplacian %lldx%lld%s", (int)stencil, d[0], d[1],
-             nd == 2 ? "" : "x...");
-    if (nd == 3)
-      snprintf(what, sizeof what, "%d-point Laplacian %lldx%lldx%lld", (int)stencil, d[0], d[1],
-               d[2]);
-  }
+  char what[160];
+  int rc0 = cli_matrix(ctx, "solve", set_a ? apath : NULL, lap, stencil, &A, what, sizeof what);
+  if (rc0) return rc0;
   GsInt m, n, nnz, lo, hi;
   double mean;
   CLI_CALL(ctx, GsMatGetSize(A, &m, &n, &nnz));
@@ -689,22 +699,8 @@ static int cmd_spmv(int argc, char **argv) {
   int rc = 0;
   if (set_a || set_l) {
     char name[160];
-    if (set_a) {
-      CLI_CALL(ctx, GsMatLoadMatrixMarket(ctx, apath, &A));
-      const char *base = strrchr(apath, '/');
-      snprintf(name, sizeof name, "%.100s", base ? base + 1 : apath);
-    } else {
-      long long d[3] = {1, 1, 1};
-      int nd = sscanf(lap, "%lld,%lld,%lld", &d[0], &d[1], &d[2]);
-      if (nd < 2) {
-        fprintf(stderr, "gpusolve spmv: -laplacian '%s': expected NX,NY or NX,NY,NZ\n", lap);
-        GsDestroy(&ctx);
-        return 2;
-      }
-      if (!stencil) stencil = nd == 2 ? 5 : 7;
-      CLI_CALL(ctx, GsMatCreateLaplacian(ctx, d[0], d[1], nd == 3 ? d[2] : 1, (int)stencil, &A));
-      snprintf(name, sizeof name, "%d-point %.100s", (int)stencil, lap);
-    }
+    rc = cli_matrix(ctx, "spmv", set_a ? apath : NULL, lap, stencil, &A, name, sizeof name);
+    if (rc) return rc;
     rc = spmv_case(ctx, A, name, (int)repeats, cg, &rep);
     GsMatDestroy(&A);
   } else {
