@@ -13,15 +13,6 @@ double GsBenchSpmvFloorBytes(GsInt m, GsInt nnz) {
   return 12.0 * (double)nnz + 20.0 * (double)m;
 }
 
-/* A uniform number in [0, 1) from (seed, i): splitmix64, reproducible everywhere. */
-static double u01(uint64_t seed, uint64_t i) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-53;
-}
-
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -206,48 +197,6 @@ int GsBenchCg(GsContext ctx, GsMat A, const char *name, GsBenchReport *rep, FILE
   GsVecDestroy(&one);
   GsVecDestroy(&b);
   GsVecDestroy(&x);
-  GsCall(ierr);
-  return 0;
-}
-
-int GsBenchPowerLawMatrix(GsContext ctx, GsInt n, double lmin, double alpha, uint64_t seed,
-                          GsMat *A) {
-  GsCheck(n >= 1 && lmin >= 1 && alpha > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "power-law matrix: n %lld, lmin %g, alpha %g", (long long)n, lmin, alpha);
-  /* Row lengths first (to size the triplets), then the entries. */
-  GsInt *len = malloc((size_t)n * sizeof *len), total = 0;
-  GsCheck(len != NULL, ctx, GS_ERR_MEMORY, "cannot allocate row lengths");
-  for (GsInt i = 0; i < n; i++) {
-    double u = u01(seed, (uint64_t)i);
-    double l = ceil(lmin * pow(u > 1e-300 ? u : 1e-300, -1.0 / alpha));
-    len[i] = l > (double)n ? n : (GsInt)l;
-    total += len[i] + 1;
-  }
-  GsInt *ri = malloc((size_t)total * sizeof *ri), *ci = malloc((size_t)total * sizeof *ci);
-  double *v = malloc((size_t)total * sizeof *v);
-  int ierr = !ri || !ci || !v
-                 ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld triplets", (long long)total)
-                 : 0;
-  GsInt q = 0;
-  for (GsInt i = 0; i < n && !ierr; i++) {
-    double off = 0;
-    for (GsInt k = 0; k < len[i]; k++) {
-      const uint64_t key = ((uint64_t)i << 20) ^ (uint64_t)k;
-      ri[q] = i;
-      ci[q] = (GsInt)(u01(seed + 1, key) * (double)n) % n;
-      v[q] = 2 * u01(seed + 2, key) - 1;
-      off += fabs(v[q]);
-      q++;
-    }
-    ri[q] = i;
-    ci[q] = i;
-    v[q++] = off + 1;
-  }
-  if (!ierr) ierr = GsMatCreateFromTriplets(ctx, n, n, q, ri, ci, v, A);
-  free(len);
-  free(ri);
-  free(ci);
-  free(v);
   GsCall(ierr);
   return 0;
 }

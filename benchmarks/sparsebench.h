@@ -24,9 +24,4 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchRe
  * iteration count). */
 int GsBenchCg(GsContext ctx, GsMat A, const char *name, GsBenchReport *rep, FILE *log);
 
-/* A matrix with power-law row lengths (skewed): n x n, row lengths L_i = min(n, ceil(lmin *
- * u^(-1/alpha))) for uniform u, columns uniform, diagonally dominant; reproducible from seed. */
-int GsBenchPowerLawMatrix(GsContext ctx, GsInt n, double lmin, double alpha, uint64_t seed,
-                          GsMat *A);
-
 #endif

@@ -5,8 +5,9 @@
 #   GS_CHECK_SANITIZER=1  also run the GPU tests under compute-sanitizer memcheck (API errors
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
-#   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded-cpu (CPU
-#                  banded sweeps), sparse (SpMV/CG benchmarks), demo
+#   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded (GPU banded
+#                  sweep), banded-cpu (CPU banded sweeps), sparse (SpMV/CG benchmarks), demo
+#   GS_SPMV_ARGS   extra options for `gpusolve spmv -suite 1` (e.g. -forms 1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -50,9 +51,10 @@ skip demo || step demo bench.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "$OUT" -log_view ${GS_BENCH_ARGS:-}
 # Batched banded solvers: the issue's headline cases and a sweep of batch x n, cuSPARSE beside.
 # shellcheck disable=SC2086
-step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
+skip banded || step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
 # Sparse: SpMV on the issue's matrices beside cuSPARSE, CG + Jacobi per iteration.
-skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT"
+# shellcheck disable=SC2086
+skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT" ${GS_SPMV_ARGS:-}
 # The CPU back end on the sparse issue's CG case (7-point 256^3), time per iteration.
 skip sparse || step "bench sparse cpu" bench.log "$BUILD/tools/gpusolve" spmv -gs_backend /cpu \
   -laplacian 256,256,256 -cg 1 -repeats 3 -json "$OUT/sparse-cpu.json"

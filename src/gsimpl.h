@@ -109,34 +109,48 @@ typedef struct {
                      GsBandedSummary *sum);
 } GsBandedKernels;
 
-/* A sparse CSR matrix as the back ends see it (arrays in the back end's memory). Host kernels
- * read the 64-bit row offsets; device kernels the 32-bit copy (the front end makes one when nnz
- * fits), with `group` threads per row. */
-enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2 };
+/* A sparse matrix as the back ends see it, in the form of its SpMV kernel (arrays in the memory
+ * where the kernel runs):
+ * - GS_SPMV_CSR: rowptr (64-bit, host kernels) or rowptr32 (device kernels; the front end makes
+ *   the copy when nnz fits), col, val; device kernels give each row `group` threads.
+ * - GS_SPMV_SELL: SELL-C-sigma (ELL is the case C = m): positions p (rows sorted by length within
+ *   windows of sigma rows) in slices of sell_c; slice s holds its entries column-major from
+ *   sell_ptr[s], padded to its longest row with column -1 and value 0. sell_perm maps positions to
+ *   rows (NULL: identity); sell_len gives each position's length (host kernels only).
+ * - GS_SPMV_MERGE: CSR (rowptr 64-bit, col, val) split into equal runs of rows + entries (merge
+ *   path); device kernels pass partial sums of rows cut by a run through merge_row / merge_val
+ *   (merge_blocks entries each). */
+enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2, GS_SPMV_MERGE = 3 };
 typedef struct {
   GsInt m, n, nnz;
+  int kernel;
   const GsInt *rowptr;
   const int *rowptr32;
   const int *col;
   const double *val;
   int group;
-  /* kernel GS_SPMV_SELL: the SELL-C-sigma arrays (see src/interface/matimpl.h) */
-  int kernel, sell_c;
-  GsInt nslices;
+  GsInt sell_c, nslices;
   const GsInt *sell_ptr;
   const int *sell_len, *sell_perm, *sell_col;
   const double *sell_val;
+  GsInt merge_blocks;
+  GsInt *merge_row;
+  double *merge_val;
 } GsMatInfo;
 
 typedef struct {
-  /* y = alpha A x + beta y (beta = 0: y is only written). */
+  /* y = alpha A x + beta y (beta = 0: y is only written). When xy is not NULL (square matrices,
+   * alpha = 1, beta = 0), also *xy = x . y, fused into the product where the kernel can (set
+   * *fused = 1), else left to the caller (*fused = 0). */
   int (*spmv)(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
-              double *y);
+              double *y, double *xy, int *fused);
+  /* Blocks (merge_blocks) the merge kernel uses for A; 0 where it needs no scratch. */
+  GsInt (*merge_blocks)(const GsMatInfo *A);
 } GsMatKernels;
 
 /* The CPU kernel, also the host fallback of back ends without one. */
 GS_INTERN int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x,
-                           double beta, double *y);
+                           double beta, double *y, double *xy, int *fused);
 
 typedef struct GsBackendOps {
   const char *family; /* "/cpu", "/gpu/cuda" */

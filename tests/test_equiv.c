@@ -563,39 +563,119 @@ static void banded_cases(HsRng *rng) {
 
 /* Sparse: the same random matrix's product on both back ends (poisoned output, fresh random x),
  * and CG / BiCGStab / GMRES + Jacobi iteration counts on both within 1 %. */
+/* Largest |b_i - a_i| / (|alpha| (|A| |x|)_i + |beta y0_i|) over rows: the error of a product
+ * relative to the size of its terms (rounding differences between kernels, which may sum in
+ * other orders or fuse multiply-adds, stay near the unit roundoff; cancellation does not inflate
+ * it). */
+static double spmv_scaled_err(GsMat A, double alpha, const double *x, double beta, const double *y0,
+                              const double *a, const double *b) {
+  GsInt m;
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetSize(A, &m, NULL, NULL);
+  GsMatGetCSR(A, &rp, &col, &val);
+  double worst = 0;
+  for (GsInt i = 0; i < m; i++) {
+    double s = 0;
+    for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+      s += fabs(val[k] * x[col[k]]);
+    const double e =
+        fabs(b[i] - a[i]) / (fabs(alpha) * s + (beta != 0 ? fabs(beta * y0[i]) : 0) + 1e-300);
+    worst = e > worst || e != e ? e : worst;
+  }
+  return worst;
+}
+
 static void sparse_cases(HsRng *rng) {
   const GsInt m = 5000, n = 4000;
-  GsInt cap = m * 40, nz = 0;
+  GsInt cap = m * 40 + n, nz = 0;
   GsInt *ri = hs_malloc((size_t)cap * sizeof *ri), *ci = hs_malloc((size_t)cap * sizeof *ci);
   double *v = hs_malloc((size_t)cap * sizeof *v);
+  /* Empty rows, longer rows, and one full row that spans several merge tiles. */
   for (GsInt i = 0; i < m; i++) {
-    const GsInt len = i % 97 == 0 ? 0 : hs_int(rng, 1, i % 13 == 0 ? 39 : 9);
+    const GsInt len = i == 2500 ? n : i % 97 == 0 ? 0 : hs_int(rng, 1, i % 13 == 0 ? 39 : 9);
     for (GsInt k = 0; k < len; k++) {
       ri[nz] = i;
-      ci[nz] = hs_int(rng, 0, n - 1);
+      ci[nz] = len == n ? k : hs_int(rng, 0, n - 1);
       v[nz++] = hs_range(rng, -1, 1);
     }
   }
   GsMat Ac = NULL, Ag = NULL;
   GsVec xc = NULL, xg = NULL, yc = NULL, yg = NULL;
   double *hx = hs_malloc((size_t)n * sizeof *hx), *a = hs_malloc((size_t)m * sizeof *a),
-         *b = hs_malloc((size_t)m * sizeof *b);
+         *b = hs_malloc((size_t)m * sizeof *b), *y0 = hs_malloc((size_t)m * sizeof *y0);
   if (!CHECK_OK(GsMatCreateFromTriplets(cctx, m, n, nz, ri, ci, v, &Ac)) &&
       !CHECK_OK(GsMatCreateFromTriplets(gctx, m, n, nz, ri, ci, v, &Ag)) &&
       !CHECK_OK(GsVecCreate(cctx, n, GS_DOUBLE, &xc)) &&
       !CHECK_OK(GsVecCreate(gctx, n, GS_DOUBLE, &xg)) &&
       !CHECK_OK(GsVecCreate(cctx, m, GS_DOUBLE, &yc)) &&
       !CHECK_OK(GsVecCreate(gctx, m, GS_DOUBLE, &yg))) {
-    hs_fill_d(rng, n, hx, -1, 1);
-    CHECK_OK(GsVecSetValuesHost(xc, hx));
-    CHECK_OK(GsVecSetValuesHost(xg, hx));
-    CHECK_OK(GsVecSet(yg, NAN));
-    CHECK_OK(GsMatMult(Ac, 1.5, xc, 0, yc));
-    CHECK_OK(GsMatMult(Ag, 1.5, xg, 0, yg));
-    CHECK_OK(GsVecGetValuesHost(yc, a));
-    CHECK_OK(GsVecGetValuesHost(yg, b));
-    double err = hs_relerr_d(m, b, a);
-    CHECK(err <= 1e-13, "SpMV: GPU and CPU differ by %g", err);
+    /* Every device form against the CPU's CSR kernel, with beta = 0 (y NaN) and beta != 0. */
+    static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR,  GS_MAT_SPMV_ELL,
+                                          GS_MAT_SPMV_SELL, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+    for (int f = 0; f < 6; f++) {
+      const char *kname = "";
+      CHECK_OK(GsMatSetSpMVType(Ag, types[f], 32, f == 4 ? 64 : 1));
+      for (int pass = 0; pass < 2; pass++) {
+        const double beta = pass ? -0.5 : 0;
+        hs_fill_d(rng, n, hx, -1, 1);
+        CHECK_OK(GsVecSetValuesHost(xc, hx));
+        CHECK_OK(GsVecSetValuesHost(xg, hx));
+        if (pass) {
+          hs_fill_d(rng, m, y0, -1, 1);
+          CHECK_OK(GsVecSetValuesHost(yc, y0));
+          CHECK_OK(GsVecSetValuesHost(yg, y0));
+        } else {
+          CHECK_OK(GsVecSet(yg, NAN));
+        }
+        CHECK_OK(GsMatMult(Ac, 1.5, xc, beta, yc));
+        CHECK_OK(GsMatMult(Ag, 1.5, xg, beta, yg));
+        CHECK_OK(GsVecGetValuesHost(yc, a));
+        CHECK_OK(GsVecGetValuesHost(yg, b));
+        CHECK_OK(GsMatGetSpMVKernel(Ag, &kname));
+        const double err = spmv_scaled_err(Ac, 1.5, hx, beta, y0, a, b);
+        CHECK(err <= 1e-14, "SpMV %s, beta %g: GPU and CPU differ by %g", kname, beta, err);
+      }
+    }
+  }
+  /* y = A x and x . y in one pass, on a square skewed matrix, for every form. */
+  GsMatDestroy(&Ac);
+  GsMatDestroy(&Ag);
+  GsVecDestroy(&xc);
+  GsVecDestroy(&xg);
+  GsVecDestroy(&yc);
+  GsVecDestroy(&yg);
+  const uint64_t seed = hs_next(rng);
+  if (!CHECK_OK(GsMatCreatePowerLaw(cctx, 30000, 8, 1.5, seed, &Ac)) &&
+      !CHECK_OK(GsMatCreatePowerLaw(gctx, 30000, 8, 1.5, seed, &Ag)) &&
+      !CHECK_OK(GsVecCreate(cctx, 30000, GS_DOUBLE, &xc)) &&
+      !CHECK_OK(GsVecCreate(gctx, 30000, GS_DOUBLE, &xg)) &&
+      !CHECK_OK(GsVecCreate(cctx, 30000, GS_DOUBLE, &yc)) &&
+      !CHECK_OK(GsVecCreate(gctx, 30000, GS_DOUBLE, &yg))) {
+    static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+    double *hy = hs_malloc(30000 * sizeof *hy), *hg = hs_malloc(30000 * sizeof *hg),
+           *hx2 = hs_malloc(30000 * sizeof *hx2);
+    for (int f = 0; f < 3; f++) {
+      double dc = 0, dg = 0;
+      const char *kname = "";
+      CHECK_OK(GsMatSetSpMVType(Ag, types[f], 32, 1));
+      CHECK_OK(GsVecSetRandom(xc, seed + (uint64_t)f, -1, 1));
+      CHECK_OK(GsVecSetRandom(xg, seed + (uint64_t)f, -1, 1));
+      CHECK_OK(GsMatMultDot(Ac, xc, yc, &dc));
+      CHECK_OK(GsMatMultDot(Ag, xg, yg, &dg));
+      CHECK_OK(GsVecGetValuesHost(yc, hy));
+      CHECK_OK(GsVecGetValuesHost(yg, hg));
+      CHECK_OK(GsVecGetValuesHost(xc, hx2));
+      CHECK_OK(GsMatGetSpMVKernel(Ag, &kname));
+      const double err = spmv_scaled_err(Ac, 1, hx2, 0, NULL, hy, hg);
+      CHECK(err <= 1e-14, "MultDot %s: y differs by %g", kname, err);
+      CHECK(fabs(dg - dc) <= 1e-13 * fabs(dc),
+            "MultDot %s: x . Ax %.17g on the GPU, %.17g on the CPU", kname, dg, dc);
+    }
+    free(hy);
+    free(hg);
+    free(hx2);
   }
   GsVecDestroy(&xc);
   GsVecDestroy(&xg);
@@ -639,6 +719,7 @@ static void sparse_cases(HsRng *rng) {
   free(v);
   free(hx);
   free(a);
+  free(y0);
   free(b);
 }
 

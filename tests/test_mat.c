@@ -149,13 +149,14 @@ static void test_laplacian(GsContext ctx) {
   CHECK_ERR(GsMatCreateLaplacian(ctx, 0, 4, 1, 5, &A), GS_ERR_ARG_OUTOFRANGE);
 }
 
-/* A random m x n matrix with empty rows, a full row and random rows of up to 12 entries. */
-static GsMat random_matrix(GsContext ctx, GsInt m, GsInt n, HsRng *r) {
-  GsInt cap = m * 12 + n, nz = 0;
+/* A random m x n matrix: row `full` has all n entries (-1: none), every 7th row is empty, the
+ * others have 1 to maxlen random entries. */
+static GsMat random_rows(GsContext ctx, GsInt m, GsInt n, GsInt full, GsInt maxlen, HsRng *r) {
+  GsInt cap = m * maxlen + n, nz = 0;
   GsInt *ri = hs_malloc((size_t)cap * sizeof *ri), *ci = hs_malloc((size_t)cap * sizeof *ci);
   double *v = hs_malloc((size_t)cap * sizeof *v);
   for (GsInt i = 0; i < m; i++) {
-    GsInt len = i == m / 2 ? n : i % 7 == 3 ? 0 : hs_int(r, 1, 12);
+    GsInt len = i == full ? n : i % 7 == 3 ? 0 : hs_int(r, 1, maxlen);
     for (GsInt k = 0; k < len; k++) {
       ri[nz] = i;
       ci[nz] = len == n ? k : hs_int(r, 0, n - 1);
@@ -168,6 +169,11 @@ static GsMat random_matrix(GsContext ctx, GsInt m, GsInt n, HsRng *r) {
   free(ci);
   free(v);
   return A;
+}
+
+/* Empty rows, a full row and random rows of up to 12 entries. */
+static GsMat random_matrix(GsContext ctx, GsInt m, GsInt n, HsRng *r) {
+  return random_rows(ctx, m, n, m / 2, 12, r);
 }
 
 /* y = alpha A x + beta y on the back end against a long-double reference, for three (alpha, beta)
@@ -235,7 +241,7 @@ static void test_mult(GsContext ctx, HsRng *r) {
   const double err = spmv_error(ctx, A, r);
   CHECK(err <= 1e-13, "SpMV: relative error %g", err);
   CHECK_OK(GsMatGetSpMVKernel(A, &kname));
-  CHECK(!strncmp(kname, "csr", 3), "default kernel: '%s'", kname);
+  CHECK(kname && kname[0] != '\0', "no kernel named after the first product");
   /* Diagonal of a rectangular matrix: min(m, n) entries. */
   if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &d))) {
     CHECK_OK(GsMatGetDiagonal(A, d));
@@ -320,6 +326,211 @@ done:
   free(hx);
   free(hy);
   free(out);
+}
+
+/* x . Ax by GsMatMultDot against a long-double reference (A square); y is checked as well. */
+static void check_mult_dot(GsContext ctx, GsMat A, const char *what, HsRng *r) {
+  GsInt m, n;
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetSize(A, &m, &n, NULL);
+  GsMatGetCSR(A, &rp, &col, &val);
+  GsVec x = NULL, y = NULL;
+  double *hx = hs_malloc((size_t)n * sizeof *hx), *hy = hs_malloc((size_t)m * sizeof *hy);
+  double xy = 0;
+  if (!CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+      !CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)) &&
+      !CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1)) && !CHECK_OK(GsVecSet(y, NAN)) &&
+      !CHECK_OK(GsMatMultDot(A, x, y, &xy)) && !CHECK_OK(GsVecGetValuesHost(x, hx)) &&
+      !CHECK_OK(GsVecGetValuesHost(y, hy))) {
+    long double want = 0, scale = 0;
+    double worst = 0;
+    for (GsInt i = 0; i < m; i++) {
+      long double s = 0, sa = 0;
+      for (GsInt k = rp[i]; k < rp[i + 1]; k++) {
+        s += (long double)val[k] * hx[col[k]];
+        sa += fabsl((long double)val[k] * hx[col[k]]);
+      }
+      const double e = (double)(fabsl(hy[i] - s) / (sa + 1e-300L));
+      worst = e > worst || e != e ? e : worst;
+      want += s * hx[i];
+      scale += sa * fabs(hx[i]);
+    }
+    const double e = (double)(fabsl(xy - want) / (scale + 1e-300L));
+    CHECK(worst <= 1e-13, "%s: MultDot y relative error %g", what, worst);
+    CHECK(e <= 1e-13, "%s: x . Ax = %.17g, want %.17Lg (relative error %g)", what, xy, want, e);
+  }
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  free(hx);
+  free(hy);
+}
+
+/* Every SpMV form on matrices with empty rows, one row longer than many merge tiles, skewed
+ * (power-law) rows, a 27-point stencil and an empty matrix: against a long-double reference on
+ * every back end, and bit for bit the CSR kernel's on the CPU (every form sums a row in column
+ * order there). x . Ax from GsMatMultDot for square ones; the automatic choice; the SELL view. */
+static void test_kernels(GsContext ctx, HsRng *r) {
+  const int cpu = !strncmp(resource, "/cpu", 4);
+  GsMat mats[6] = {NULL};
+  static const char *const names[] = {"random 333x257", "long row 6000", "power law 4000",
+                                      "27-point 9^3",   "empty 40 x 40", "one row"};
+  mats[0] = random_matrix(ctx, 333, 257, r);
+  mats[1] = random_rows(ctx, 6000, 6000, 2999, 5, r);
+  CHECK_OK(GsMatCreatePowerLaw(ctx, 4000, 6, 1.5, hs_next(r), &mats[2]));
+  CHECK_OK(GsMatCreateLaplacian(ctx, 9, 9, 9, 27, &mats[3]));
+  CHECK_OK(GsMatCreateFromTriplets(ctx, 40, 40, 0, NULL, NULL, NULL, &mats[4]));
+  mats[5] = random_rows(ctx, 1, 300, 0, 5, r);
+  static const struct {
+    GsMatSpMVType type;
+    GsInt C, sigma;
+    const char *name;
+  } forms[] = {
+      {GS_MAT_SPMV_CSR, 0, 0, "csr"},         {GS_MAT_SPMV_ELL, 0, 0, "ell"},
+      {GS_MAT_SPMV_SELL, 0, 0, "sell/C=32/"}, {GS_MAT_SPMV_SELL, 7, 100, "sell/C=7/"},
+      {GS_MAT_SPMV_SELL, 1, 1, "sell/C=1/"},  {GS_MAT_SPMV_SELL, 32, 1000000, "sell/C=32/"},
+      {GS_MAT_SPMV_MERGE, 0, 0, "merge"}};
+  const int nforms = (int)(sizeof forms / sizeof forms[0]);
+  for (int a = 0; a < 6; a++) {
+    GsMat A = mats[a];
+    if (!A) continue;
+    GsInt m, n;
+    GsMatGetSize(A, &m, &n, NULL);
+    double *hx = hs_malloc((size_t)n * sizeof *hx), *ref = hs_malloc((size_t)m * sizeof *ref),
+           *got = hs_malloc((size_t)m * sizeof *got);
+    GsVec x = NULL, y = NULL;
+    if (CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) ||
+        CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)) ||
+        CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1)))
+      goto next;
+    for (int f = 0; f < nforms; f++) {
+      if (forms[f].type == GS_MAT_SPMV_ELL && a == 1) continue; /* 6000 x 6000 padded: skip */
+      const char *kname = NULL;
+      if (CHECK_OK(GsMatSetSpMVType(A, forms[f].type, forms[f].C, forms[f].sigma))) continue;
+      const double err = spmv_error(ctx, A, r);
+      CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+      CHECK(!strncmp(kname, forms[f].name, strlen(forms[f].name)), "%s: asked for %s, got %s",
+            names[a], forms[f].name, kname);
+      CHECK(err <= 1e-13, "%s, %s: relative error %g", names[a], kname, err);
+      if (CHECK_OK(GsVecSet(y, NAN)) || CHECK_OK(GsMatMult(A, 1.0, x, 0.0, y)) ||
+          CHECK_OK(GsVecGetValuesHost(y, f == 0 ? ref : got)))
+        continue;
+      if (cpu && f > 0) {
+        GsInt diff = 0;
+        for (GsInt i = 0; i < m; i++)
+          diff += memcmp(&got[i], &ref[i], sizeof got[i]) != 0;
+        CHECK(diff == 0, "%s, %s: %lld rows differ from CSR", names[a], kname, (long long)diff);
+      }
+      if (m == n) check_mult_dot(ctx, A, kname, r);
+    }
+  next:
+    GsVecDestroy(&x);
+    GsVecDestroy(&y);
+    free(hx);
+    free(ref);
+    free(got);
+  }
+  /* The automatic choice: merge for skewed rows; SELL-32 for a stencil on the GPU, CSR on the
+   * CPU. */
+  const char *kname = NULL;
+  for (int a = 2; a <= 3; a++) {
+    if (!mats[a] || CHECK_OK(GsMatSetSpMVType(mats[a], GS_MAT_SPMV_AUTO, 0, 0))) continue;
+    CHECK(spmv_error(ctx, mats[a], r) <= 1e-13, "%s, automatic kernel: error", names[a]);
+    CHECK_OK(GsMatGetSpMVKernel(mats[a], &kname));
+    const char *want = a == 2 ? "merge" : cpu ? "csr" : "sell/C=32/sigma=1";
+    CHECK(!strcmp(kname, want), "%s: automatic kernel %s, want %s", names[a], kname, want);
+  }
+  /* The ELL view: one slice of m rows, padded with column -1 and value 0. */
+  if (mats[0] && !CHECK_OK(GsMatSetSpMVType(mats[0], GS_MAT_SPMV_ELL, 0, 0))) {
+    GsInt C = 0, ns = 0;
+    const GsInt *sp, *rp;
+    const int *perm, *col, *ccol;
+    const double *val, *cval;
+    GsMatGetCSR(mats[0], &rp, &ccol, &cval);
+    if (!CHECK_OK(GsMatGetSELL(mats[0], &C, &ns, &sp, &perm, &col, &val))) {
+      CHECK(C == 333 && ns == 1 && perm == NULL && sp[1] == 333 * 257, "ELL: C %lld, %lld slices",
+            (long long)C, (long long)ns);
+      GsInt bad = 0;
+      for (GsInt i = 0; i < 333; i++)
+        for (GsInt j = 0; j < 257; j++) {
+          const GsInt k = rp[i] + j, q = j * 333 + i;
+          if (k < rp[i + 1])
+            bad += col[q] != ccol[k] || val[q] != cval[k];
+          else
+            bad += col[q] != -1 || val[q] != 0;
+        }
+      CHECK(bad == 0, "ELL view: %lld entries wrong", (long long)bad);
+    }
+  }
+  /* Errors. */
+  if (mats[3]) {
+    CHECK_ERR(GsMatSetSpMVType(mats[3], (GsMatSpMVType)9, 0, 0), GS_ERR_ARG_OUTOFRANGE);
+    CHECK_ERR(GsMatSetSpMVType(mats[3], GS_MAT_SPMV_SELL, 2000, 1), GS_ERR_ARG_OUTOFRANGE);
+    CHECK_MSG(ctx, "C = 2000");
+    CHECK_OK(GsMatSetSpMVType(mats[3], GS_MAT_SPMV_CSR, 0, 0));
+    CHECK_ERR(GsMatGetSELL(mats[3], NULL, NULL, NULL, NULL, NULL, NULL), GS_ERR_WRONG_STATE);
+    GsVec x = NULL;
+    double d = 0;
+    if (!CHECK_OK(GsVecCreate(ctx, 729, GS_DOUBLE, &x))) {
+      CHECK_ERR(GsMatMultDot(mats[3], x, x, &d), GS_ERR_ARG_INCOMP);
+      CHECK_ERR(GsMatMultDot(mats[3], x, NULL, &d), GS_ERR_ARG_NULL);
+      CHECK_ERR(GsMatMultDot(mats[3], x, x, NULL), GS_ERR_ARG_NULL);
+    }
+    GsVecDestroy(&x);
+  }
+  if (mats[0]) {
+    GsVec x = NULL, y = NULL;
+    double d = 0;
+    if (!CHECK_OK(GsVecCreate(ctx, 257, GS_DOUBLE, &x)) &&
+        !CHECK_OK(GsVecCreate(ctx, 333, GS_DOUBLE, &y))) {
+      CHECK_ERR(GsMatMultDot(mats[0], x, y, &d), GS_ERR_ARG_SIZE);
+      CHECK_MSG(ctx, "square");
+    }
+    GsVecDestroy(&x);
+    GsVecDestroy(&y);
+  }
+  GsMat P = NULL;
+  CHECK_ERR(GsMatCreatePowerLaw(ctx, 100, 6, 1.0, 1, &P), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "exponent 1");
+  CHECK_ERR(GsMatCreatePowerLaw(ctx, 100, 0.5, 2, 1, &P), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsMatCreatePowerLaw(ctx, 0, 6, 2, 1, &P), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsMatCreatePowerLaw(ctx, 100, 6, 2, 1, NULL), GS_ERR_ARG_NULL);
+  for (int a = 0; a < 6; a++)
+    GsMatDestroy(&mats[a]);
+}
+
+/* The power-law generator: the same matrix for the same seed, diagonally dominant rows, skewed
+ * lengths with about the mean asked for. */
+static void test_power_law(GsContext ctx) {
+  GsMat A = NULL, B = NULL;
+  if (CHECK_OK(GsMatCreatePowerLaw(ctx, 20000, 8, 1.6, 42, &A)) ||
+      CHECK_OK(GsMatCreatePowerLaw(ctx, 20000, 8, 1.6, 42, &B)))
+    goto done;
+  CHECK(same_matrix(A, B), "power law: the same seed gave different matrices");
+  GsInt mn, mx, empty;
+  double mean;
+  CHECK_OK(GsMatGetRowStats(A, &mn, &mx, &mean, &empty));
+  CHECK(mn >= 1 && empty == 0 && mx > 40 * mean && mean > 5 && mean < 10,
+        "power law rows: min %lld, max %lld, mean %g", (long long)mn, (long long)mx, mean);
+  const GsInt *rp;
+  const int *col;
+  const double *val;
+  GsMatGetCSR(A, &rp, &col, &val);
+  GsInt bad = 0;
+  for (GsInt i = 0; i < 20000; i++) {
+    double d = 0, off = 0;
+    for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+      if (col[k] == i)
+        d = val[k];
+      else
+        off += fabs(val[k]);
+    bad += !(d > off);
+  }
+  CHECK(bad == 0, "power law: %lld rows not diagonally dominant", (long long)bad);
+done:
+  GsMatDestroy(&A);
+  GsMatDestroy(&B);
 }
 
 /* y = A x for a fresh copy of A under the options given, into out (m entries). */
@@ -675,6 +886,8 @@ int main(int argc, char **argv) {
   test_laplacian(ctx);
   test_mult(ctx, &r);
   test_sell(ctx, &r);
+  test_kernels(ctx, &r);
+  test_power_law(ctx);
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);

@@ -642,23 +642,32 @@ static int cmd_solve(int argc, char **argv) {
 
 static void spmv_help(void) {
   printf(
-      "usage: gpusolve spmv (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil S] | -suite 1)\n"
-      "                     [-cg 1] [-repeats R] [-json FILE | -json_dir DIR]\n"
+      "usage: gpusolve spmv (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil S] | -powerlaw N |\n"
+      "                     -suite 1) [-cg 1] [-forms 1] [-repeats R] [-json FILE | -json_dir "
+      "DIR]\n"
       "Times y = A x (median of R calls, default 20 GPU / 5 CPU) against its floor, (12 nnz +\n"
       "20 n) bytes over the copy bandwidth measured in the same run, checks it against a\n"
       "long-double reference, and on a GPU runs cusparseSpMV (CSR_ALG1) on the same matrix and x.\n"
       "-cg 1 adds CG + Jacobi to rtol 1e-8 (b = A 1): time per iteration. -suite 1 runs the "
       "sparse\n"
       "issue's cases: 7-point 256^3, 27-point 160^3, 5-point 4096^2 and a power-law matrix\n"
-      "(2^22 rows), with CG on the 7-point one (smaller sizes on the CPU). -mat_spmv_group G\n"
-      "forces the GPU kernel's threads per row.\n");
+      "(2^22 rows), with CG on the 7-point one (smaller sizes on the CPU). -powerlaw N: N rows\n"
+      "of power-law lengths (mean 12, exponent 1.5). -forms 1 also times the CSR, SELL-32 and\n"
+      "merge forms beside the automatic choice. -mat_spmv K forces a kernel, -mat_spmv_group G\n"
+      "the GPU CSR kernel's threads per row.\n");
 }
 
-/* One case: SpMV, and CG when asked. */
-static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int cg,
+/* One case: SpMV with the automatic kernel (and the CSR, SELL-32 and merge forms when forms is
+ * set), and CG when asked. */
+static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int cg, int forms,
                      GsBenchReport *rep) {
   CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, rep, stdout));
   if (cg) CLI_CALL(ctx, GsBenchCg(ctx, A, name, rep, stdout));
+  static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+  for (int k = 0; forms && k < 3; k++) {
+    CLI_CALL(ctx, GsMatSetSpMVType(A, types[k], 32, 1));
+    CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, rep, stdout));
+  }
   return 0;
 }
 
@@ -673,19 +682,21 @@ static int cmd_spmv(int argc, char **argv) {
   int gpu;
   if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
   char apath[1024] = "", lap[128] = "", json[768] = "", json_dir[512] = "";
-  int set_a = 0, set_l = 0, suite = 0, cg = 0;
-  GsInt stencil = 0, repeats = gpu ? 20 : 5;
+  int set_a = 0, set_l = 0, set_p = 0, suite = 0, cg = 0, forms = 0;
+  GsInt stencil = 0, repeats = gpu ? 20 : 5, npower = 0;
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-A", apath, sizeof apath, &set_a));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-laplacian", lap, sizeof lap, &set_l));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-stencil", &stencil, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-suite", &suite, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-cg", &cg, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-forms", &forms, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-powerlaw", &npower, &set_p));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-repeats", &repeats, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json", json, sizeof json, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json_dir", json_dir, sizeof json_dir, NULL));
-  if (set_a + set_l + suite != 1 || repeats < 1) {
-    fprintf(stderr, "gpusolve spmv: give one of -A FILE.mtx, -laplacian NX,NY[,NZ] and -suite 1 "
-                    "(and -repeats >= 1)\n");
+  if (set_a + set_l + set_p + suite != 1 || repeats < 1) {
+    fprintf(stderr, "gpusolve spmv: give one of -A FILE.mtx, -laplacian NX,NY[,NZ], -powerlaw N "
+                    "and -suite 1 (and -repeats >= 1)\n");
     GsDestroy(&ctx);
     return 2;
   }
@@ -701,7 +712,13 @@ static int cmd_spmv(int argc, char **argv) {
     char name[160];
     rc = cli_matrix(ctx, "spmv", set_a ? apath : NULL, lap, stencil, &A, name, sizeof name);
     if (rc) return rc;
-    rc = spmv_case(ctx, A, name, (int)repeats, cg, &rep);
+    rc = spmv_case(ctx, A, name, (int)repeats, cg, forms, &rep);
+    GsMatDestroy(&A);
+  } else if (set_p) {
+    char name[64];
+    snprintf(name, sizeof name, "power-law %lld mean 12 exponent 1.5", (long long)npower);
+    CLI_CALL(ctx, GsMatCreatePowerLaw(ctx, npower, 12, 1.5, 7, &A));
+    rc = spmv_case(ctx, A, name, (int)repeats, cg, forms, &rep);
     GsMatDestroy(&A);
   } else {
     const long long s7 = gpu ? 256 : 64, s27 = gpu ? 160 : 40, s5 = gpu ? 4096 : 1024;
@@ -709,19 +726,19 @@ static int cmd_spmv(int argc, char **argv) {
     char name[64];
     snprintf(name, sizeof name, "7-point %lld^3", s7);
     CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s7, s7, s7, 7, &A));
-    rc = spmv_case(ctx, A, name, (int)repeats, 1, &rep);
+    rc = spmv_case(ctx, A, name, (int)repeats, 1, forms, &rep);
     GsMatDestroy(&A);
     snprintf(name, sizeof name, "27-point %lld^3", s27);
     if (!rc) CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s27, s27, s27, 27, &A));
-    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, forms, &rep);
     GsMatDestroy(&A);
     snprintf(name, sizeof name, "5-point %lld^2", s5);
     if (!rc) CLI_CALL(ctx, GsMatCreateLaplacian(ctx, s5, s5, 1, 5, &A));
-    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, forms, &rep);
     GsMatDestroy(&A);
-    snprintf(name, sizeof name, "power-law 2^%d alpha 1.5", gpu ? 22 : 18);
-    if (!rc) CLI_CALL(ctx, GsBenchPowerLawMatrix(ctx, npl, 4, 1.5, 7, &A));
-    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, &rep);
+    snprintf(name, sizeof name, "power-law 2^%d mean 12 exponent 1.5", gpu ? 22 : 18);
+    if (!rc) CLI_CALL(ctx, GsMatCreatePowerLaw(ctx, npl, 12, 1.5, 7, &A));
+    if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, forms, &rep);
     GsMatDestroy(&A);
   }
   if (!rc && json[0]) {

@@ -34,6 +34,13 @@ int GsMatCreateCSR(GsContext ctx, GsInt m, GsInt n, const GsInt rowptr[], const 
  * positive definite; 5/7-point rows are 2d on the diagonal and -1 per neighbour, 27-point rows 26
  * and -1 per neighbour. */
 int GsMatCreateLaplacian(GsContext ctx, GsInt nx, GsInt ny, GsInt nz, int stencil, GsMat *A);
+/* A random n x n matrix with power-law row lengths, for skewed-row tests and benchmarks: row i has
+ * the diagonal and len_i - 1 random columns (repeats summed), len_i drawn from a Pareto
+ * distribution with the given exponent (> 1; smaller is more skewed) and mean row length `mean`,
+ * capped at n. Off-diagonal values are in (-1, 0] and the diagonal is 1 + the row's absolute sum
+ * (strictly diagonally dominant, nonsymmetric). The same seed gives the same matrix everywhere. */
+int GsMatCreatePowerLaw(GsContext ctx, GsInt n, double mean, double exponent, uint64_t seed,
+                        GsMat *A);
 int GsMatDestroy(GsMat *A);
 
 /* Sizes: rows, columns, stored entries. Any pointer may be NULL. */
@@ -50,11 +57,38 @@ int GsMatGetDiagonal(GsMat A, GsVec d);
  * distinct). beta = 0 ignores y's old values, NaN included. */
 int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y);
 
-/* The SpMV kernel in use, chosen at the first GsMatMult: "csr" (CPU), "csr/G=4" (GPU, 4 threads per
- * row), "sell/C=32/sigma=1"; "" before the first product. Options: -mat_spmv auto|csr|sell,
- * -mat_spmv_sell_c C, -mat_spmv_sell_sigma S, -mat_spmv_group G (GPU CSR). The string lives as long
- * as the matrix. */
+/* y = A x and *xy = x . y in one pass where the kernel allows (CG's p . Ap); square matrices. */
+int GsMatMultDot(GsMat A, GsVec x, GsVec y, double *xy);
+
+/* How products read the matrix (the matrix stays CSR; the other forms are copies made for the
+ * kernel):
+ * - CSR: on the GPU a group of G threads per row (G from the mean row length, -mat_spmv_group);
+ * - ELL: padded to the longest row, stored column-major (one thread per row on the GPU);
+ * - SELL (SELL-C-sigma): slices of C rows (default 32, a warp), each padded to its longest row and
+ *   stored column-major, rows sorted by length within windows of sigma rows (default 1: none);
+ * - MERGE: CSR split into equal shares of rows + entries (merge path), for skewed row lengths;
+ * - AUTO: chosen from the row lengths and the back end (see docs/performance.md).
+ * The options -mat_spmv auto|csr|ell|sell|merge, -mat_spmv_sell_c C and -mat_spmv_sell_sigma S
+ * choose at the first product when this function was not called. */
+typedef enum {
+  GS_MAT_SPMV_AUTO = 0,
+  GS_MAT_SPMV_CSR = 1,
+  GS_MAT_SPMV_ELL = 2,
+  GS_MAT_SPMV_SELL = 3,
+  GS_MAT_SPMV_MERGE = 4
+} GsMatSpMVType;
+/* Choose the form now (C and sigma apply to SELL; 0 takes the defaults). Replaces an earlier
+ * choice, freeing its copies. */
+int GsMatSetSpMVType(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma);
+/* The SpMV kernel in use: "csr" (CPU), "csr/G=4" (GPU, 4 threads per row), "ell",
+ * "sell/C=32/sigma=1", "merge"; "" before it is chosen. The string lives as long as the matrix. */
 int GsMatGetSpMVKernel(GsMat A, const char **name);
+/* Read-only views of the ELL / SELL form (GS_ERR_WRONG_STATE for other forms): slice height C,
+ * slices, slice offsets (nslices + 1), the row at each sorted position (NULL when rows are not
+ * sorted), and the column-major padded columns (-1 for padding) and values (0). ELL is one slice
+ * of C = m rows. Any pointer may be NULL. */
+int GsMatGetSELL(GsMat A, GsInt *C, GsInt *nslices, const GsInt **slice_ptr, const int **perm,
+                 const int **col, const double **val);
 
 /* Read a matrix from a Matrix Market file. */
 int GsMatLoadMatrixMarket(GsContext ctx, const char *path, GsMat *A);

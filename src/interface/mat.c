@@ -1,7 +1,7 @@
 /* Sparse CSR matrices: assembly, generators, queries, transpose, diagonal, and SpMV dispatch. The
- * CSR arrays live on the host; a device back end gets a copy with 32-bit offsets at its first
- * product. A back end without an SpMV (or a matrix past 32-bit offsets on a GPU) gets the CPU
- * kernel on host copies of the vectors. */
+ * CSR arrays live on the host; the form the SpMV kernel reads (CSR, ELL/SELL or merge) is made at
+ * the first product, and a device back end gets its copy then. A back end without an SpMV (or a
+ * CSR matrix past 32-bit offsets on a GPU) gets the CPU kernel on host copies of the vectors. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -85,14 +85,7 @@ int GsMatDestroy(GsMat *A) {
   free(B->rowptr);
   free(B->col);
   free(B->val);
-  free(B->sell_ptr);
-  free(B->sell_len);
-  free(B->sell_perm);
-  free(B->sell_col);
-  free(B->sell_val);
-  GsMemFree(B->ctx, B->d_rowptr);
-  GsMemFree(B->ctx, B->d_col);
-  GsMemFree(B->ctx, B->d_val);
+  GsMatFreeSpMV_(B);
   B->ctx->nobjects--;
   free(B);
   *A = NULL;
@@ -212,6 +205,68 @@ int GsMatCreateLaplacian(GsContext ctx, GsInt nx, GsInt ny, GsInt nz, int stenci
   return 0;
 }
 
+static int cmp_int(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Entries drawn for row i of the power-law generator: Pareto(L0, a), at least 1, at most n. */
+static GsInt power_law_len(uint64_t seed, GsInt i, GsInt n, double L0, double a) {
+  const double u = 1.0 - GsRandomUniform(seed, (uint64_t)i); /* (0, 1] */
+  const double len = floor(L0 * pow(u, -1.0 / a));
+  return len < 1 ? 1 : len >= (double)n ? n : (GsInt)len;
+}
+
+int GsMatCreatePowerLaw(GsContext ctx, GsInt n, double mean, double exponent, uint64_t seed,
+                        GsMat *A) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, A);
+  *A = NULL;
+  GsCheck(n >= 1 && n <= INT_MAX, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "power-law matrix of %lld rows: must be in [1, 2^31 - 1]", (long long)n);
+  GsCheck(exponent > 1 && isfinite(exponent), ctx, GS_ERR_ARG_OUTOFRANGE,
+          "power-law exponent %g: must be above 1 (the mean is infinite otherwise)", exponent);
+  GsCheck(mean >= 1 && isfinite(mean), ctx, GS_ERR_ARG_OUTOFRANGE,
+          "power-law mean row length %g: must be at least 1", mean);
+  const double L0 = mean * (exponent - 1) / exponent;
+  const uint64_t len_seed = seed * 2 + 1, col_seed = seed * 2 + 2;
+  GsInt nnz = 0;
+  for (GsInt i = 0; i < n; i++)
+    nnz += power_law_len(len_seed, i, n, L0, exponent);
+  GsCall(GsMatCreateEmpty_(ctx, n, n, nnz, A));
+  GsMat B = *A;
+  GsInt q = 0;
+  for (GsInt i = 0; i < n; i++) {
+    const GsInt len = power_law_len(len_seed, i, n, L0, exponent);
+    B->rowptr[i] = q;
+    /* The diagonal and len - 1 random columns (repeats are summed: a row may end up shorter),
+     * sorted; values in (-1, 0], the diagonal 1 + the row's absolute sum. */
+    B->col[q] = (int)i;
+    for (GsInt k = 1; k < len; k++) {
+      const uint64_t c = (uint64_t)q + (uint64_t)k;
+      B->col[q + k] = (int)(GsRandomUniform(col_seed, 2 * c) * (double)n);
+    }
+    qsort(B->col + q, (size_t)len, sizeof *B->col, cmp_int);
+    double off = 0;
+    for (GsInt k = 0; k < len; k++) {
+      const uint64_t c = (uint64_t)q + (uint64_t)k;
+      B->val[q + k] = -GsRandomUniform(col_seed, 2 * c + 1);
+      if (B->col[q + k] != (int)i) off -= B->val[q + k];
+    }
+    for (GsInt k = 0; k < len; k++)
+      if (B->col[q + k] == (int)i) B->val[q + k] = 0;
+    for (GsInt k = 0; k < len; k++)
+      if (B->col[q + k] == (int)i) {
+        B->val[q + k] = 1 + off;
+        break;
+      }
+    q += len;
+  }
+  B->rowptr[n] = q;
+  GsCall(finish(B));
+  return 0;
+}
+
 int GsMatGetSize(GsMat A, GsInt *m, GsInt *n, GsInt *nnz) {
   GsCheckHandle(NULL, A);
   if (m) *m = A->m;
@@ -299,99 +354,248 @@ int GsMatGetDiagonal(GsMat A, GsVec d) {
   return 0;
 }
 
-/* The SELL-C-sigma copy on the host (see matimpl.h). */
-static int build_sell(GsMat A, int C, int sigma) {
+/* ---- SpMV forms and kernels ---------------------------------------------------------------- */
+
+static void free_device(GsMat A) {
   GsContext ctx = A->ctx;
-  const GsInt m = A->m, ns = (m + C - 1) / C;
-  free(A->sell_perm); /* a failed earlier attempt */
-  free(A->sell_len);
+  GsMemFree(ctx, A->d_rowptr);
+  GsMemFree(ctx, A->d_rowptr64);
+  GsMemFree(ctx, A->d_col);
+  GsMemFree(ctx, A->d_val);
+  GsMemFree(ctx, A->d_sell_ptr);
+  GsMemFree(ctx, A->d_sell_perm);
+  GsMemFree(ctx, A->d_sell_col);
+  GsMemFree(ctx, A->d_sell_val);
+  GsMemFree(ctx, A->d_merge_row);
+  GsMemFree(ctx, A->d_merge_val);
+  A->d_rowptr = A->d_sell_perm = A->d_sell_col = A->d_col = NULL;
+  A->d_rowptr64 = A->d_sell_ptr = A->d_merge_row = NULL;
+  A->d_val = A->d_sell_val = A->d_merge_val = NULL;
+  A->on_device = 0;
+}
+
+static void free_sell(GsMat A) {
   free(A->sell_ptr);
+  free(A->sell_len);
+  free(A->sell_perm);
   free(A->sell_col);
   free(A->sell_val);
-  A->sell_col = NULL;
+  A->sell_ptr = NULL;
+  A->sell_len = A->sell_perm = A->sell_col = NULL;
   A->sell_val = NULL;
-  A->sell_perm = malloc((size_t)(m ? m : 1) * sizeof *A->sell_perm);
+  A->nslices = 0;
+}
+
+/* Free the SpMV forms of A (GsMatDestroy, and a new choice of kernel). */
+void GsMatFreeSpMV_(GsMat A) {
+  free_device(A);
+  free_sell(A);
+  A->kernel = 0;
+}
+
+/* Sort key of a row in a sigma window: longer first, then by row (a total order: the layout does
+ * not depend on the sort's stability). */
+typedef struct {
+  GsInt len;
+  int row;
+} SellKey;
+
+static int sell_key_cmp(const void *a, const void *b) {
+  const SellKey *x = a, *y = b;
+  if (x->len != y->len) return x->len > y->len ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Padded entries of SELL-C-sigma for A, without building it. */
+static GsInt sell_size(GsMat A, GsInt C, GsInt sigma, SellKey *keys) {
+  const GsInt m = A->m;
+  GsInt total = 0;
+  for (GsInt w0 = 0; w0 < m; w0 += sigma) {
+    const GsInt w1 = w0 + sigma < m ? w0 + sigma : m;
+    for (GsInt i = w0; i < w1; i++) {
+      keys[i].len = A->rowptr[i + 1] - A->rowptr[i];
+      keys[i].row = (int)i;
+    }
+    if (sigma > 1) qsort(keys + w0, (size_t)(w1 - w0), sizeof *keys, sell_key_cmp);
+  }
+  for (GsInt s0 = 0; s0 < m; s0 += C) {
+    GsInt width = 0;
+    for (GsInt p = s0; p < s0 + C && p < m; p++)
+      width = keys[p].len > width ? keys[p].len : width;
+    total += width * C;
+  }
+  return total;
+}
+
+/* The SELL-C-sigma form on the host (see matimpl.h); ELL is C = m, sigma = 1. */
+static int build_sell(GsMat A, GsInt C, GsInt sigma) {
+  GsContext ctx = A->ctx;
+  const GsInt m = A->m, ns = m ? (m + C - 1) / C : 0;
+  free_sell(A);
+  SellKey *keys = malloc((size_t)(m ? m : 1) * sizeof *keys);
+  GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the SELL layout of %lld rows",
+          (long long)m);
+  const GsInt total = sell_size(A, C, sigma, keys);
   A->sell_len = malloc((size_t)(m ? m : 1) * sizeof *A->sell_len);
   A->sell_ptr = malloc(((size_t)ns + 1) * sizeof *A->sell_ptr);
-  GsCheck(A->sell_perm && A->sell_len && A->sell_ptr, ctx, GS_ERR_MEMORY,
-          "cannot allocate the SELL layout");
-  for (GsInt i = 0; i < m; i++)
-    A->sell_perm[i] = (int)i;
-  /* Sort each window of sigma rows by length, longest first (stable: insertion sort on the
-   * window, rows keep their order among equal lengths). */
-  if (sigma > 1)
-    for (GsInt w0 = 0; w0 < m; w0 += sigma) {
-      const GsInt w1 = w0 + sigma < m ? w0 + sigma : m;
-      for (GsInt i = w0 + 1; i < w1; i++) {
-        const int r = A->sell_perm[i];
-        const GsInt len = A->rowptr[r + 1] - A->rowptr[r];
-        GsInt j = i - 1;
-        while (j >= w0 && A->rowptr[A->sell_perm[j] + 1] - A->rowptr[A->sell_perm[j]] < len) {
-          A->sell_perm[j + 1] = A->sell_perm[j];
-          j--;
-        }
-        A->sell_perm[j + 1] = r;
-      }
-    }
+  A->sell_perm = sigma > 1 ? malloc((size_t)(m ? m : 1) * sizeof *A->sell_perm) : NULL;
+  A->sell_col = malloc((size_t)(total ? total : 1) * sizeof *A->sell_col);
+  A->sell_val = calloc((size_t)(total ? total : 1), sizeof *A->sell_val);
+  if (!A->sell_len || !A->sell_ptr || (sigma > 1 && !A->sell_perm) || !A->sell_col ||
+      !A->sell_val) {
+    free(keys);
+    free_sell(A);
+    return GsError(ctx, GS_ERR_MEMORY,
+                   "cannot allocate SELL-%lld-%lld: %lld padded entries for %lld stored",
+                   (long long)C, (long long)sigma, (long long)total, (long long)A->nnz);
+  }
+  for (GsInt q = 0; q < total; q++)
+    A->sell_col[q] = -1; /* padding */
   A->sell_ptr[0] = 0;
   for (GsInt s = 0; s < ns; s++) {
     GsInt width = 0;
     for (GsInt p = s * C; p < (s + 1) * C && p < m; p++) {
-      const int r = A->sell_perm[p];
-      A->sell_len[p] = (int)(A->rowptr[r + 1] - A->rowptr[r]);
-      width = A->sell_len[p] > width ? A->sell_len[p] : width;
+      const int row = keys[p].row;
+      A->sell_len[p] = (int)keys[p].len;
+      if (A->sell_perm) A->sell_perm[p] = row;
+      width = keys[p].len > width ? keys[p].len : width;
+      for (GsInt j = 0; j < keys[p].len; j++) {
+        const GsInt q = A->sell_ptr[s] + j * C + (p - s * C), k = A->rowptr[row] + j;
+        A->sell_col[q] = A->col[k];
+        A->sell_val[q] = A->val[k];
+      }
     }
     A->sell_ptr[s + 1] = A->sell_ptr[s] + width * C;
   }
-  const size_t total = (size_t)(A->sell_ptr[ns] ? A->sell_ptr[ns] : 1);
-  A->sell_col = calloc(total, sizeof *A->sell_col); /* padding: column 0, value 0, never read */
-  A->sell_val = calloc(total, sizeof *A->sell_val);
-  GsCheck(A->sell_col && A->sell_val, ctx, GS_ERR_MEMORY,
-          "cannot allocate %zu SELL entries (%lld stored)", total, (long long)A->nnz);
-  for (GsInt p = 0; p < m; p++) {
-    const GsInt s = p / C, r = p % C, row = A->sell_perm[p];
-    for (int j = 0; j < A->sell_len[p]; j++) {
-      const GsInt q = A->sell_ptr[s] + (GsInt)j * C + r, k = A->rowptr[row] + j;
-      A->sell_col[q] = A->col[k];
-      A->sell_val[q] = A->val[k];
-    }
-  }
+  free(keys);
   A->nslices = ns;
   A->sell_c = C;
-  A->sell_sigma = sigma;
+  A->sell_sigma = (int)sigma;
   return 0;
 }
 
-/* The SpMV kernel, chosen once (the matrix does not change): -mat_spmv auto|csr|sell, SELL with
- * -mat_spmv_sell_c C (default 32, a warp) and -mat_spmv_sell_sigma S (default 1: no sorting). */
-static int choose_kernel(GsMat A) {
-  if (A->kernel) return 0;
+/* Rows "skewed" enough for the merge kernel: the longest is far above the mean, so one thread or
+ * group per row would leave most of the device waiting for a few rows. */
+static int skewed(GsMat A) {
+  GsInt mn = 0, mx = 0, empty = 0;
+  double mean = 0;
+  (void)GsMatGetRowStats(A, &mn, &mx, &mean, &empty);
+  return (double)mx > 16.0 * (mean > 1 ? mean : 1) + 64.0;
+}
+
+static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   GsContext ctx = A->ctx;
-  static const char *const kernels[] = {"auto", "csr", "sell", NULL};
-  int k = 0;
-  GsInt C = 32, sigma = 1;
-  GsCall(GsOptionsGetEnum(ctx, "-mat_spmv", kernels, &k, NULL));
-  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_c", &C, NULL));
-  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_sigma", &sigma, NULL));
-  if (k == 2) {
-    GsCheck(C >= 1 && C <= 1024, ctx, GS_ERR_OPTION, "-mat_spmv_sell_c %lld: must be in [1, 1024]",
-            (long long)C);
-    GsCheck(sigma >= 1, ctx, GS_ERR_OPTION, "-mat_spmv_sell_sigma %lld: must be at least 1",
-            (long long)sigma);
-    GsCall(build_sell(A, (int)C, sigma > A->m ? (int)(A->m ? A->m : 1) : (int)sigma));
+  const int device = ctx->ops->mem == GS_MEM_DEVICE;
+  if (type == GS_MAT_SPMV_AUTO) {
+    /* Measured on the H200 (docs/performance.md): SELL-32 reads no row offsets and coalesces the
+     * matrix loads, best for short even rows; grouped CSR for long rows; merge for skewed ones. On
+     * the host CSR, or merge when skewed. */
+    const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
+    type = GS_MAT_SPMV_CSR;
+    if (skewed(A)) {
+      type = GS_MAT_SPMV_MERGE;
+    } else if (device && mean <= 48 && A->m >= 32) {
+      SellKey *keys = malloc((size_t)A->m * sizeof *keys);
+      GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld sort keys", (long long)A->m);
+      const double limit = 1.2 * (double)A->nnz;
+      C = 32;
+      sigma = 1;
+      if ((double)sell_size(A, 32, 1, keys) <= limit) {
+        type = GS_MAT_SPMV_SELL;
+      } else if ((double)sell_size(A, 32, 1024, keys) <= limit) {
+        type = GS_MAT_SPMV_SELL;
+        sigma = 1024;
+      }
+      free(keys);
+    }
+  }
+  GsMatFreeSpMV_(A);
+  A->ell = type == GS_MAT_SPMV_ELL;
+  if (type == GS_MAT_SPMV_ELL) {
+    GsCheck(A->m <= INT_MAX, ctx, GS_ERR_UNSUPPORTED, "ELL of %lld rows: more than 2^31 - 1",
+            (long long)A->m);
+    GsCall(build_sell(A, A->m ? A->m : 1, 1));
     A->kernel = GS_SPMV_SELL;
+  } else if (type == GS_MAT_SPMV_SELL) {
+    GsCheck(C >= 1 && C <= 1024, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "SELL slice height C = %lld: must be in [1, 1024]", (long long)C);
+    GsCheck(sigma >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "SELL sort window sigma = %lld: must be at least 1", (long long)sigma);
+    GsCall(build_sell(A, C, sigma > A->m ? (A->m ? A->m : 1) : sigma));
+    A->kernel = GS_SPMV_SELL;
+  } else if (type == GS_MAT_SPMV_MERGE) {
+    A->kernel = GS_SPMV_MERGE;
   } else {
+    GsCheck(type == GS_MAT_SPMV_CSR, ctx, GS_ERR_ARG_OUTOFRANGE, "unknown SpMV type %d", (int)type);
     A->kernel = GS_SPMV_CSR;
   }
   return 0;
 }
 
-/* The device copy, made once (matrices do not change after creation), and the threads per row:
- * a power of two giving each lane about 6 entries of an average row (-mat_spmv_group forces
- * one). */
-static int upload(GsMat A) {
-  if (A->d_val) return 0;
+int GsMatSetSpMVType(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
+  GsCheckHandle(NULL, A);
+  GsCall(set_kernel(A, type, C > 0 ? C : 32, sigma > 0 ? sigma : 1));
+  return 0;
+}
+
+/* The kernel at the first product, from the options: -mat_spmv auto|csr|ell|sell|merge, SELL with
+ * -mat_spmv_sell_c C (default 32, a warp) and -mat_spmv_sell_sigma S (default 1: no sorting). */
+static int choose_kernel(GsMat A) {
+  if (A->kernel) return 0;
   GsContext ctx = A->ctx;
+  static const char *const kernels[] = {"auto", "csr", "ell", "sell", "merge", NULL};
+  static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR, GS_MAT_SPMV_ELL,
+                                        GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+  int k = 0;
+  GsInt C = 32, sigma = 1;
+  GsCall(GsOptionsGetEnum(ctx, "-mat_spmv", kernels, &k, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_c", &C, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_sell_sigma", &sigma, NULL));
+  GsCheck(C >= 1 && C <= 1024, ctx, GS_ERR_OPTION, "-mat_spmv_sell_c %lld: must be in [1, 1024]",
+          (long long)C);
+  GsCheck(sigma >= 1, ctx, GS_ERR_OPTION, "-mat_spmv_sell_sigma %lld: must be at least 1",
+          (long long)sigma);
+  GsCall(set_kernel(A, types[k], C, sigma));
+  return 0;
+}
+
+/* Copy bytes of host array src into a new device array *dst. */
+static int to_device(GsContext ctx, void **dst, const void *src, size_t bytes) {
+  GsCall(GsMemAlloc(ctx, bytes ? bytes : 1, dst));
+  if (bytes) GsCall(GsMemCopy(ctx, *dst, GS_MEM_DEVICE, src, GS_MEM_HOST, bytes));
+  return 0;
+}
+
+/* The device copy of the chosen form, made once. CSR: 32-bit offsets and `group` threads per
+ * row, a power of two giving each lane about 6 entries of an average row (-mat_spmv_group forces
+ * one). */
+static int upload_form(GsMat A) {
+  GsContext ctx = A->ctx;
+  const size_t nz = (size_t)A->nnz, m1 = (size_t)A->m + 1;
+  if (A->kernel == GS_SPMV_SELL) {
+    const size_t total = (size_t)A->sell_ptr[A->nslices];
+    GsCall(to_device(ctx, (void **)&A->d_sell_ptr, A->sell_ptr,
+                     ((size_t)A->nslices + 1) * sizeof(GsInt)));
+    GsCall(to_device(ctx, (void **)&A->d_sell_col, A->sell_col, total * sizeof(int)));
+    GsCall(to_device(ctx, (void **)&A->d_sell_val, A->sell_val, total * sizeof(double)));
+    if (A->sell_perm)
+      GsCall(to_device(ctx, (void **)&A->d_sell_perm, A->sell_perm, (size_t)A->m * sizeof(int)));
+    return 0;
+  }
+  GsCall(to_device(ctx, (void **)&A->d_col, A->col, nz * sizeof(int)));
+  GsCall(to_device(ctx, (void **)&A->d_val, A->val, nz * sizeof(double)));
+  if (A->kernel == GS_SPMV_MERGE) {
+    GsMatInfo info;
+    memset(&info, 0, sizeof info);
+    info.m = A->m;
+    info.nnz = A->nnz;
+    A->merge_blocks = ctx->ops->mat.merge_blocks(&info);
+    const size_t nb = (size_t)(A->merge_blocks ? A->merge_blocks : 1);
+    GsCall(to_device(ctx, (void **)&A->d_rowptr64, A->rowptr, m1 * sizeof(GsInt)));
+    GsCall(GsMemAlloc(ctx, nb * sizeof(GsInt), (void **)&A->d_merge_row));
+    GsCall(GsMemAlloc(ctx, nb * sizeof(double), (void **)&A->d_merge_val));
+    return 0;
+  }
   GsInt group = 1;
   const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
   while (group < 32 && 2.0 * (double)group * 6.0 <= mean)
@@ -399,42 +603,48 @@ static int upload(GsMat A) {
   GsCall(GsOptionsGetInt(ctx, "-mat_spmv_group", &group, NULL));
   GsCheck(group == 1 || group == 2 || group == 4 || group == 8 || group == 16 || group == 32, ctx,
           GS_ERR_OPTION, "-mat_spmv_group %lld: must be 1, 2, 4, 8, 16 or 32", (long long)group);
-  int *rp = malloc(((size_t)A->m + 1) * sizeof *rp);
+  int *rp = malloc(m1 * sizeof *rp);
   GsCheck(rp != NULL, ctx, GS_ERR_MEMORY, "cannot allocate 32-bit row offsets");
   for (GsInt i = 0; i <= A->m; i++)
     rp[i] = (int)A->rowptr[i];
-  const size_t nz = (size_t)(A->nnz ? A->nnz : 1);
-  int ierr = GsMemAlloc(ctx, ((size_t)A->m + 1) * sizeof(int), (void **)&A->d_rowptr);
-  if (!ierr) ierr = GsMemAlloc(ctx, nz * sizeof(int), (void **)&A->d_col);
-  if (!ierr) ierr = GsMemAlloc(ctx, nz * sizeof(double), (void **)&A->d_val);
-  if (!ierr)
-    ierr = GsMemCopy(ctx, A->d_rowptr, GS_MEM_DEVICE, rp, GS_MEM_HOST,
-                     ((size_t)A->m + 1) * sizeof(int));
-  if (!ierr && A->nnz)
-    ierr =
-        GsMemCopy(ctx, A->d_col, GS_MEM_DEVICE, A->col, GS_MEM_HOST, (size_t)A->nnz * sizeof(int));
-  if (!ierr && A->nnz)
-    ierr = GsMemCopy(ctx, A->d_val, GS_MEM_DEVICE, A->val, GS_MEM_HOST,
-                     (size_t)A->nnz * sizeof(double));
+  const int ierr = to_device(ctx, (void **)&A->d_rowptr, rp, m1 * sizeof(int));
   free(rp);
+  GsCall(ierr);
+  A->group = (int)group;
+  return 0;
+}
+
+/* Whether products run on the device: a device back end with an SpMV, and 32-bit offsets for the
+ * CSR kernel (larger CSR matrices run on the host; SELL and merge take 64-bit offsets). */
+static int device_ready(GsMat A) {
+  GsContext ctx = A->ctx;
+  if (!ctx->ops->mat.spmv || ctx->ops->mem != GS_MEM_DEVICE) return 0;
+  if (A->kernel == GS_SPMV_CSR && A->nnz > INT_MAX) return 0;
+  return 1;
+}
+
+static int upload(GsMat A) {
+  if (A->on_device) return 0;
+  const int ierr = upload_form(A);
   if (ierr) {
-    GsMemFree(ctx, A->d_rowptr);
-    GsMemFree(ctx, A->d_col);
-    GsMemFree(ctx, A->d_val);
-    A->d_rowptr = A->d_col = NULL;
-    A->d_val = NULL;
+    free_device(A);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
-  A->group = (int)group;
+  A->on_device = 1;
   return 0;
 }
 
 int GsMatGetSpMVKernel(GsMat A, const char **name) {
   GsCheckHandle(NULL, A);
   GsCheckHandle(A->ctx, name);
-  if (A->kernel == GS_SPMV_SELL)
-    snprintf(A->kernel_name, sizeof A->kernel_name, "sell/C=%d/sigma=%d", A->sell_c, A->sell_sigma);
-  else if (A->kernel == GS_SPMV_CSR && A->d_val)
+  if (A->kernel == GS_SPMV_SELL && A->ell)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "ell");
+  else if (A->kernel == GS_SPMV_SELL)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "sell/C=%lld/sigma=%d", (long long)A->sell_c,
+             A->sell_sigma);
+  else if (A->kernel == GS_SPMV_MERGE)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "merge");
+  else if (A->kernel == GS_SPMV_CSR && A->on_device)
     snprintf(A->kernel_name, sizeof A->kernel_name, "csr/G=%d", A->group);
   else if (A->kernel == GS_SPMV_CSR)
     snprintf(A->kernel_name, sizeof A->kernel_name, "csr");
@@ -444,59 +654,80 @@ int GsMatGetSpMVKernel(GsMat A, const char **name) {
   return 0;
 }
 
-int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
+int GsMatGetSELL(GsMat A, GsInt *C, GsInt *nslices, const GsInt **slice_ptr, const int **perm,
+                 const int **col, const double **val) {
   GsCheckHandle(NULL, A);
+  GsCheck(A->kernel == GS_SPMV_SELL, A->ctx, GS_ERR_WRONG_STATE,
+          "the matrix has no SELL form: its SpMV type is not ELL or SELL");
+  if (C) *C = A->sell_c;
+  if (nslices) *nslices = A->nslices;
+  if (slice_ptr) *slice_ptr = A->sell_ptr;
+  if (perm) *perm = A->sell_perm;
+  if (col) *col = A->sell_col;
+  if (val) *val = A->sell_val;
+  return 0;
+}
+
+/* y = alpha A x + beta y, and *xy = x . y when xy is not NULL (alpha 1, beta 0). */
+static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy) {
   GsContext ctx = A->ctx;
   GsCall(check_vec(A, x, "x", A->n));
   GsCall(check_vec(A, y, "y", A->m));
   GsCheck(x != y, ctx, GS_ERR_ARG_INCOMP, "x and y must be different vectors");
+  GsCall(choose_kernel(A));
   GsMatInfo info;
   memset(&info, 0, sizeof info);
   info.m = A->m;
   info.n = A->n;
   info.nnz = A->nnz;
+  info.kernel = A->kernel;
   info.rowptr = A->rowptr;
   info.col = A->col;
   info.val = A->val;
   info.group = 1;
+  info.sell_c = A->sell_c;
+  info.nslices = A->nslices;
+  info.sell_ptr = A->sell_ptr;
+  info.sell_len = A->sell_len;
+  info.sell_perm = A->sell_perm;
+  info.sell_col = A->sell_col;
+  info.sell_val = A->sell_val;
   const double bytes = 12.0 * (double)A->nnz + 20.0 * (double)A->m;
-  GsCall(choose_kernel(A));
-  info.kernel = A->kernel;
-  if (A->kernel == GS_SPMV_SELL) {
-    info.sell_c = A->sell_c;
-    info.nslices = A->nslices;
-    info.sell_ptr = A->sell_ptr;
-    info.sell_len = A->sell_len;
-    info.sell_perm = A->sell_perm;
-    info.sell_col = A->sell_col;
-    info.sell_val = A->sell_val;
-  }
-  /* The device has a CSR kernel; SELL runs on the host until it has one. */
-  const int on_device = ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_DEVICE && A->nnz <= INT_MAX &&
-                        A->kernel == GS_SPMV_CSR;
+  const int on_device = device_ready(A);
   if (on_device) GsCall(upload(A)); /* once, and outside the timed event */
   GsCall(GsLogEventBegin(ctx, A->ev_mult));
-  int ierr;
+  int ierr, fused = 0;
   if (on_device) {
+    info.rowptr = A->d_rowptr64;
     info.rowptr32 = A->d_rowptr;
     info.col = A->d_col;
     info.val = A->d_val;
     info.group = A->group;
+    info.sell_ptr = A->d_sell_ptr;
+    info.sell_len = NULL;
+    info.sell_perm = A->d_sell_perm;
+    info.sell_col = A->d_sell_col;
+    info.sell_val = A->d_sell_val;
+    info.merge_blocks = A->merge_blocks;
+    info.merge_row = A->d_merge_row;
+    info.merge_val = A->d_merge_val;
     void *px = NULL, *py = NULL;
     GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, &px));
     GsCall(GsVecGetComputeArray(y, beta == 0 ? GS_ACCESS_WRITE : GS_ACCESS_READWRITE, &py));
-    ierr = ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py);
+    ierr =
+        ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py, xy, &fused);
   } else {
     /* On the host: the back end's kernel, or for a device back end without a suitable one the
      * CPU kernel on host copies of the vectors. */
-    int (*spmv)(GsContext, const GsMatInfo *, double, const double *, double, double *) =
+    int (*spmv)(GsContext, const GsMatInfo *, double, const double *, double, double *, double *,
+                int *) =
         ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST ? ctx->ops->mat.spmv : GsCpuMatSpMV;
     const double *px = NULL;
     double *py = NULL;
     GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
     GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
                      : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
-    ierr = spmv(ctx, &info, alpha, px, beta, py);
+    ierr = spmv(ctx, &info, alpha, px, beta, py, NULL, &fused);
     GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
                      : GsVecRestoreArray(y, (void **)&py));
     GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
@@ -506,5 +737,21 @@ int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
   GsCall(GsLogEventEnd(ctx, A->ev_mult, bytes, 2.0 * (double)A->nnz));
+  if (xy && !fused) GsCall(GsVecDot(x, y, xy));
+  return 0;
+}
+
+int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
+  GsCheckHandle(NULL, A);
+  GsCall(mult(A, alpha, x, beta, y, NULL));
+  return 0;
+}
+
+int GsMatMultDot(GsMat A, GsVec x, GsVec y, double *xy) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, xy);
+  GsCheck(A->m == A->n, A->ctx, GS_ERR_ARG_SIZE, "x . Ax needs a square matrix, not %lld x %lld",
+          (long long)A->m, (long long)A->n);
+  GsCall(mult(A, 1.0, x, 0.0, y, xy));
   return 0;
 }

@@ -11,26 +11,42 @@ struct GsMat_s {
   int *col;      /* sorted within each row, no duplicates */
   double *val;
   GsLogEvent ev_mult;
-  /* Device copy (back ends computing in device memory), made by the first product there. */
-  int *d_rowptr; /* 32-bit offsets */
-  int *d_col;
-  double *d_val;
-  int group; /* threads per row of the device SpMV */
-  /* The SpMV kernel (chosen at the first product: -mat_spmv) and, for SELL, the host copy in
-   * SELL-C-sigma form: slices of C rows, rows sorted by length (longest first) within windows of
-   * sigma rows, each slice stored column-major and padded to its longest row. */
-  int kernel; /* 0: not chosen yet; GS_SPMV_CSR, GS_SPMV_SELL */
-  int sell_c, sell_sigma;
+  /* The SpMV kernel, chosen at the first product (-mat_spmv or the automatic rule) and kept (the
+   * matrix does not change): GS_SPMV_CSR, GS_SPMV_SELL (ell: the one-slice case), GS_SPMV_MERGE;
+   * 0 before. The SELL-C-sigma form is built on the host for SELL: slices of C rows, rows sorted
+   * by length (longest first) within windows of sigma rows, each slice stored column-major and
+   * padded to its longest row (column -1, value 0). */
+  int kernel, ell;
+  GsInt sell_c;
+  int sell_sigma;
   GsInt nslices;
   GsInt *sell_ptr; /* nslices + 1 offsets into sell_col / sell_val */
   int *sell_len;   /* entries of the row at each sorted position */
-  int *sell_perm;  /* sorted position -> row */
+  int *sell_perm;  /* sorted position -> row; NULL when sigma = 1 */
   int *sell_col;
   double *sell_val;
+  /* The device copy of the chosen form (back ends computing in device memory), made by the first
+   * product there: CSR with 32-bit offsets, SELL, or merge (CSR with 64-bit offsets and the
+   * carries of merge_blocks blocks). */
+  int on_device;
+  int *d_rowptr;
+  GsInt *d_rowptr64;
+  int *d_col;
+  double *d_val;
+  int group; /* threads per row of the device CSR kernel */
+  GsInt *d_sell_ptr;
+  int *d_sell_perm, *d_sell_col;
+  double *d_sell_val;
+  GsInt merge_blocks;
+  GsInt *d_merge_row;
+  double *d_merge_val;
   char kernel_name[48];
 };
 
 /* An m x n matrix with room for nnz entries and rowptr zeroed; the caller fills it. */
 GS_INTERN int GsMatCreateEmpty_(GsContext ctx, GsInt m, GsInt n, GsInt nnz, GsMat *A);
+
+/* Free the SpMV forms (host SELL and device copies) of A. */
+GS_INTERN void GsMatFreeSpMV_(GsMat A);
 
 #endif

@@ -1,52 +1,101 @@
-/* CPU sparse matrix kernels: CSR SpMV, rows split over OpenMP threads. Each row's sum runs in
- * column order, so the result does not depend on the thread count. */
+/* CPU sparse matrix kernels: CSR, SELL-C-sigma and merge (rows split over threads by equal
+ * numbers of rows + entries) SpMV over OpenMP threads. Each row's sum runs in column order in
+ * every kernel, so the result depends neither on the kernel nor on the thread count. */
 #include "cpuimpl.h"
 
-static int spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y);
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
-int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
-                 double *y) {
-  (void)ctx;
-  if (A->kernel == GS_SPMV_SELL) return spmv_sell(A, alpha, x, beta, y);
+static inline double row_sum(const GsInt *rp, const int *col, const double *val, const double *x,
+                             GsInt i) {
+  double s = 0;
+  for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+    s += val[k] * x[col[k]];
+  return s;
+}
+
+static void spmv_csr(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt m = A->m;
-  const GsInt *restrict rp = A->rowptr;
-  const int *restrict col = A->col;
-  const double *restrict val = A->val;
   /* Static schedule with a large chunk: rows are contiguous per thread; small matrices on one
    * thread (see GS_CPU_OMP_MIN in vec.c). */
   _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt i = 0; i < m;
                                                                               i++) {
-    double s = 0;
-    for (GsInt k = rp[i]; k < rp[i + 1]; k++)
-      s += val[k] * x[col[k]];
+    const double s = row_sum(A->rowptr, A->col, A->val, x, i);
     y[i] = beta == 0 ? alpha * s : alpha * s + beta * y[i];
   }
+}
+
+/* The first row whose merge-path coordinate (row + rowptr[row]) reaches d. */
+static GsInt merge_row_at(const GsInt *rp, GsInt m, GsInt d) {
+  GsInt lo = 0, hi = m;
+  while (lo < hi) {
+    const GsInt mid = lo + (hi - lo) / 2;
+    if (mid + rp[mid] < d)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Thread t of T takes the rows whose merge-path coordinates fall in [t, t + 1) * (m + nnz) / T, so
+ * a few very long rows do not leave the other threads idle. */
+static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
+  const GsInt m = A->m, total = A->m + A->nnz;
+  _Pragma("omp parallel if (A->nnz > 65536)") {
+    int t = 0, T = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    T = omp_get_num_threads();
+#endif
+    const GsInt r0 = merge_row_at(A->rowptr, m, total / T * t + total % T * t / T);
+    const GsInt r1 =
+        t == T - 1 ? m : merge_row_at(A->rowptr, m, total / T * (t + 1) + total % T * (t + 1) / T);
+    for (GsInt i = r0; i < r1; i++) {
+      const double s = row_sum(A->rowptr, A->col, A->val, x, i);
+      y[i] = beta == 0 ? alpha * s : alpha * s + beta * y[i];
+    }
+  }
+}
+
+/* SELL-C-sigma: positions split over threads; each row sums its entries in column order. */
+static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
+  const GsInt C = A->sell_c, m = A->m;
+  _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt p = 0; p < m;
+                                                                              p++) {
+    const GsInt s = p / C, r = p % C;
+    const GsInt base = A->sell_ptr[s] + r;
+    double sum = 0;
+    for (int j = 0; j < A->sell_len[p]; j++) {
+      const GsInt q = base + (GsInt)j * C;
+      sum += A->sell_val[q] * x[A->sell_col[q]];
+    }
+    const GsInt row = A->sell_perm ? A->sell_perm[p] : p;
+    y[row] = beta == 0 ? alpha * sum : alpha * sum + beta * y[row];
+  }
+}
+
+int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
+                 double *y, double *xy, int *fused) {
+  (void)ctx;
+  (void)xy;
+  if (fused) *fused = 0; /* the dot is the caller's: a separate pass costs little on the host */
+  if (A->kernel == GS_SPMV_SELL)
+    spmv_sell(A, alpha, x, beta, y);
+  else if (A->kernel == GS_SPMV_MERGE)
+    spmv_merge(A, alpha, x, beta, y);
+  else
+    spmv_csr(A, alpha, x, beta, y);
   return 0;
 }
 
-/* SELL-C-sigma: each row sums its entries in column order, as the CSR kernel does, so the two
- * give the same bits. */
-static int spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
-  const int C = A->sell_c;
-  const GsInt m = A->m;
-  _Pragma("omp parallel for schedule(static, 64) if (A->nnz > 65536)") for (GsInt s = 0;
-                                                                            s < A->nslices; s++) {
-    const GsInt base = A->sell_ptr[s];
-    for (int r = 0; r < C; r++) {
-      const GsInt p = s * C + r;
-      if (p >= m) break;
-      double sum = 0;
-      for (int j = 0; j < A->sell_len[p]; j++) {
-        const GsInt q = base + (GsInt)j * C + r;
-        sum += A->sell_val[q] * x[A->sell_col[q]];
-      }
-      const GsInt row = A->sell_perm[p];
-      y[row] = beta == 0 ? alpha * sum : alpha * sum + beta * y[row];
-    }
-  }
+static GsInt merge_blocks(const GsMatInfo *A) {
+  (void)A;
   return 0;
 }
 
 void GsCpuFillMatKernels(GsMatKernels *k) {
   k->spmv = GsCpuMatSpMV;
+  k->merge_blocks = merge_blocks;
 }

@@ -2,6 +2,8 @@
 #ifndef GPUSOLVE_CUDAIMPL_H
 #define GPUSOLVE_CUDAIMPL_H
 
+#include <string.h>
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -110,6 +112,100 @@ static inline int GsCudaBegin(GsContext ctx, GsCudaContext **cc) {
   GsCallCuda(ctx, cudaGetDevice(&cur));
   if (cur != c->device) GsCallCuda(ctx, cudaSetDevice(c->device));
   *cc = c;
+  return 0;
+}
+
+/* ---- Reductions ------------------------------------------------------------------------------ */
+
+/* Kernels that reduce (vec.cu, and SpMV fused with a dot in mat.cu) run at most launch_blocks
+ * blocks of GS_CUDA_THREADS threads (partials has GS_CUDA_MAX_NV slots per block) and end with
+ * GsReduceFinish: the grid is fixed by the size and the device and every sum is taken in a fixed
+ * order, so the result is bitwise reproducible. */
+#ifdef __CUDACC__
+/* Max that keeps a NaN from either side, as the CPU's fold does: a NaN shows in the inf-norm. */
+static __device__ __forceinline__ double GsMaxNan(double a, double b) {
+  return (b > a || b != b) ? b : a;
+}
+
+static __device__ __forceinline__ double GsCombine(double a, double b, int is_max) {
+  return is_max ? GsMaxNan(a, b) : a + b;
+}
+
+/* Reduce v[0..nv-1] over the block; thread 0 ends with the results. 0 is the identity of both the
+ * sum and the max (of absolute values). sh is reused: callers separate two calls by a barrier. */
+static __device__ __forceinline__ void GsBlockReduce(double *v, int nv, int is_max,
+                                                     double (*sh)[GS_CUDA_WARPS]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+    if (k < nv) {
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1)
+        v[k] = GsCombine(v[k], __shfl_down_sync(0xffffffffu, v[k], off), is_max);
+      if (lane == 0) sh[k][warp] = v[k];
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+      if (k < nv) {
+        v[k] = lane < GS_CUDA_WARPS ? sh[k][lane] : 0.0;
+#pragma unroll
+        for (int off = GS_CUDA_WARPS / 2; off > 0; off >>= 1)
+          v[k] = GsCombine(v[k], __shfl_down_sync(0xffffffffu, v[k], off), is_max);
+      }
+    }
+  }
+}
+
+/* End of every reduction kernel: reduce acc over the block, publish the block's partials, and let
+ * the last block to arrive fold all partials (in block order) into result[0..nv-1]. */
+static __device__ __forceinline__ void GsReduceFinish(double *acc, int nv, int is_max,
+                                                      double *partials, unsigned int *counter,
+                                                      double *result) {
+  __shared__ double sh[GS_CUDA_MAX_NV][GS_CUDA_WARPS];
+  __shared__ int last;
+  const unsigned int nb = gridDim.x;
+  GsBlockReduce(acc, nv, is_max, sh);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++)
+      if (k < nv) partials[(size_t)k * nb + blockIdx.x] = acc[k];
+    /* Publish the partials before counting this block as done. atomicInc wraps to 0 after the
+     * last block, so the counter is ready for the next reduction on this context's stream. */
+    __threadfence();
+    last = atomicInc(counter, nb - 1) == nb - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+#pragma unroll
+  for (int k = 0; k < GS_CUDA_MAX_NV; k++) {
+    if (k < nv) {
+      double s = 0.0;
+      /* __ldcg reads L2, where the other blocks' partials are, never a stale L1 line. */
+      for (unsigned int b = threadIdx.x; b < nb; b += blockDim.x)
+        s = GsCombine(s, __ldcg(partials + (size_t)k * nb + b), is_max);
+      acc[k] = s;
+    }
+  }
+  GsBlockReduce(acc, nv, is_max, sh);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < GS_CUDA_MAX_NV; k++)
+      if (k < nv) result[k] = acc[k];
+  }
+}
+
+#endif /* __CUDACC__ */
+
+/* Bring results[0..nv-1] to r through the pinned buffer. */
+static inline int GsFetchResults(GsContext ctx, GsCudaContext *cc, int nv, double *r) {
+  GsCallCuda(ctx, cudaMemcpyAsync(cc->results_host, cc->results, (size_t)nv * sizeof(double),
+                                  cudaMemcpyDeviceToHost, cc->stream));
+  GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+  memcpy(r, cc->results_host, (size_t)nv * sizeof(double));
   return 0;
 }
 
