@@ -118,8 +118,8 @@ typedef struct {
  *   sell_ptr[s], padded to its longest row with column -1 and value 0. sell_perm maps positions to
  *   rows (NULL: identity); sell_len gives each position's length (host kernels only).
  * - GS_SPMV_MERGE: CSR (rowptr 64-bit, col, val) split into equal runs of rows + entries (merge
- *   path); device kernels pass partial sums of rows cut by a run through merge_row / merge_val
- *   (merge_blocks entries each). */
+ *   path); device kernels find where each run starts in merge_start and pass partial sums of
+ *   rows cut by a run through merge_row / merge_val (merge_blocks entries each). */
 enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2, GS_SPMV_MERGE = 3 };
 typedef struct {
   GsInt m, n, nnz;
@@ -134,6 +134,7 @@ typedef struct {
   const int *sell_len, *sell_perm, *sell_col;
   const double *sell_val;
   GsInt merge_blocks;
+  GsInt *merge_start; /* merge_blocks + 1: the row where each tile starts (merge_setup) */
   GsInt *merge_row;
   double *merge_val;
 } GsMatInfo;
@@ -146,6 +147,8 @@ typedef struct {
               double *y, double *xy, int *fused);
   /* Blocks (merge_blocks) the merge kernel uses for A; 0 where it needs no scratch. */
   GsInt (*merge_blocks)(const GsMatInfo *A);
+  /* Fill A->merge_start once per matrix (NULL where the kernel needs nothing). */
+  int (*merge_setup)(GsContext ctx, const GsMatInfo *A);
 } GsMatKernels;
 
 /* The CPU kernel, also the host fallback of back ends without one. */

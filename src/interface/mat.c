@@ -366,10 +366,11 @@ static void free_device(GsMat A) {
   GsMemFree(ctx, A->d_sell_perm);
   GsMemFree(ctx, A->d_sell_col);
   GsMemFree(ctx, A->d_sell_val);
+  GsMemFree(ctx, A->d_merge_start);
   GsMemFree(ctx, A->d_merge_row);
   GsMemFree(ctx, A->d_merge_val);
   A->d_rowptr = A->d_sell_perm = A->d_sell_col = A->d_col = NULL;
-  A->d_rowptr64 = A->d_sell_ptr = A->d_merge_row = NULL;
+  A->d_rowptr64 = A->d_sell_ptr = A->d_merge_start = A->d_merge_row = NULL;
   A->d_val = A->d_sell_val = A->d_merge_val = NULL;
   A->on_device = 0;
 }
@@ -594,6 +595,13 @@ static int upload_form(GsMat A) {
     GsCall(to_device(ctx, (void **)&A->d_rowptr64, A->rowptr, m1 * sizeof(GsInt)));
     GsCall(GsMemAlloc(ctx, nb * sizeof(GsInt), (void **)&A->d_merge_row));
     GsCall(GsMemAlloc(ctx, nb * sizeof(double), (void **)&A->d_merge_val));
+    GsCall(GsMemAlloc(ctx, (nb + 1) * sizeof(GsInt), (void **)&A->d_merge_start));
+    if (ctx->ops->mat.merge_setup) {
+      info.rowptr = A->d_rowptr64;
+      info.merge_blocks = A->merge_blocks;
+      info.merge_start = A->d_merge_start;
+      GsCall(ctx->ops->mat.merge_setup(ctx, &info));
+    }
     return 0;
   }
   GsInt group = 1;
@@ -709,6 +717,7 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     info.sell_col = A->d_sell_col;
     info.sell_val = A->d_sell_val;
     info.merge_blocks = A->merge_blocks;
+    info.merge_start = A->d_merge_start;
     info.merge_row = A->d_merge_row;
     info.merge_val = A->d_merge_val;
     void *px = NULL, *py = NULL;

@@ -38,7 +38,7 @@ struct GsMat_s {
   int *d_sell_perm, *d_sell_col;
   double *d_sell_val;
   GsInt merge_blocks;
-  GsInt *d_merge_row;
+  GsInt *d_merge_start, *d_merge_row;
   double *d_merge_val;
   char kernel_name[48];
 };

@@ -44,14 +44,13 @@ static __device__ __forceinline__ double GsSpMVStore(const GsSpMVArgs *a, GsInt 
 
 static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
     gs_spmv_csr_k(GsInt m, const int *__restrict__ rp, const int *__restrict__ col,
-                  const double *__restrict__ val, int G, GsSpMVArgs a) {
-  const int lane = (int)(threadIdx.x & 31);
-  const GsInt stride = (GsInt)gridDim.x * blockDim.x, total = m * G;
+                  const double *__restrict__ val, int gshift, GsSpMVArgs a) {
+  const int lane = (int)(threadIdx.x & 31), G = 1 << gshift, g = lane & (G - 1);
+  const GsInt stride = (GsInt)gridDim.x * blockDim.x, total = m << gshift;
   double acc = 0;
   /* Whole warps go round the loop together, so that every lane takes part in the shuffles. */
   for (GsInt w = (GsInt)blockIdx.x * blockDim.x + threadIdx.x - lane; w < total; w += stride) {
-    const GsInt t = w + lane, row = t / G;
-    const int g = (int)(t % G);
+    const GsInt row = (w + lane) >> gshift;
     double s = 0;
     if (row < m) {
       const int b = rp[row], e = rp[row + 1];
@@ -68,19 +67,26 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
   if (a.dot) GsReduceFinish(&acc, 1, 0, a.partials, a.counter, a.result);
 }
 
+/* SELL-C-sigma with C = 2^cshift (cshift >= 0), or any C (cshift < 0: ELL, one slice of m rows),
+ * so that the common case divides by shifts. */
 static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
-    gs_spmv_sell_k(GsInt m, GsInt C, const GsInt *__restrict__ sp, const int *__restrict__ perm,
-                   const int *__restrict__ col, const double *__restrict__ val, GsSpMVArgs a) {
+    gs_spmv_sell_k(GsInt m, GsInt C, int cshift, const GsInt *__restrict__ sp,
+                   const int *__restrict__ perm, const int *__restrict__ col,
+                   const double *__restrict__ val, GsSpMVArgs a) {
   const GsInt stride = (GsInt)gridDim.x * blockDim.x;
   double acc = 0;
   for (GsInt p = (GsInt)blockIdx.x * blockDim.x + threadIdx.x; p < m; p += stride) {
-    const GsInt s = p / C, base = sp[s] + (p - s * C);
-    const int width = (int)((sp[s + 1] - sp[s]) / C);
+    const GsInt s = cshift >= 0 ? p >> cshift : p / C, b0 = sp[s], b1 = sp[s + 1];
+    const int width = (int)(cshift >= 0 ? (b1 - b0) >> cshift : (b1 - b0) / C);
+    const int *cp = col + b0 + (p - s * C);
+    const double *vp = val + b0 + (p - s * C);
     double sum = 0;
 #pragma unroll 4
     for (int j = 0; j < width; j++) {
-      const int c = col[base + (GsInt)j * C];
-      const double v = val[base + (GsInt)j * C];
+      const int c = cp[0];
+      const double v = vp[0];
+      cp += C;
+      vp += C;
       if (c >= 0) sum += v * __ldg(a.x + c); /* padding has column -1 */
     }
     const GsInt row = perm ? perm[p] : p;
@@ -114,54 +120,86 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
 GS_DEFINE_MERGE_SEARCH(GsMergeSearch64, GsInt)
 GS_DEFINE_MERGE_SEARCH(GsMergeSearch32, int)
 
+/* The row at which each tile starts (start[nb] = the end), once per matrix. */
+static __global__ void __launch_bounds__(GS_SPMV_THREADS)
+    gs_spmv_merge_setup_k(GsInt m, GsInt nnz, const GsInt *__restrict__ rp, GsInt nb,
+                          GsInt *__restrict__ start) {
+  const GsInt b = (GsInt)blockIdx.x * blockDim.x + threadIdx.x, total = m + nnz;
+  if (b > nb) return;
+  const GsInt d = b * GS_MERGE_TILE < total ? b * GS_MERGE_TILE : total;
+  start[b] = GsMergeSearch64(rp + 1, m, nnz, d);
+}
+
 static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     gs_spmv_merge_k(GsInt m, GsInt nnz, const GsInt *__restrict__ rp, const int *__restrict__ col,
-                    const double *__restrict__ val, GsSpMVArgs a, GsInt *__restrict__ carry_row,
-                    double *__restrict__ carry_val) {
-  __shared__ GsInt s_bound[2];
-  __shared__ int s_end[GS_MERGE_TILE];      /* ends of the tile's rows, relative to j0 */
-  __shared__ double s_prod[GS_MERGE_TILE];  /* val * x of the tile's entries */
-  __shared__ int s_key[GS_SPMV_THREADS];    /* row in progress at each thread's end */
-  __shared__ double s_sum[GS_SPMV_THREADS]; /* its partial sum, then the segmented scan */
-  const int t = (int)threadIdx.x;
+                    const double *__restrict__ val, const GsInt *__restrict__ start, GsSpMVArgs a,
+                    GsInt *__restrict__ carry_row, double *__restrict__ carry_val) {
+  __shared__ int s_end[GS_MERGE_TILE];     /* ends of the tile's rows, relative to j0 */
+  __shared__ double s_prod[GS_MERGE_TILE]; /* val * x of the tile's entries */
+  __shared__ int s_wfirst[GS_CUDA_WARPS], s_wlast[GS_CUDA_WARPS];
+  __shared__ double s_wpart[GS_CUDA_WARPS], s_wfull[GS_CUDA_WARPS];
+  const int t = (int)threadIdx.x, lane = t & 31, warp = t >> 5;
   const GsInt total = m + nnz, d0 = (GsInt)blockIdx.x * GS_MERGE_TILE;
   const GsInt d1 = d0 + GS_MERGE_TILE < total ? d0 + GS_MERGE_TILE : total;
-  if (t < 2) s_bound[t] = GsMergeSearch64(rp + 1, m, nnz, t ? d1 : d0);
-  __syncthreads();
-  const GsInt i0 = s_bound[0], j0 = d0 - i0;
-  const int nr = (int)(s_bound[1] - i0), nz = (int)(d1 - s_bound[1] - j0);
-  for (int k = t; k < nr; k += GS_SPMV_THREADS)
-    s_end[k] = (int)(rp[i0 + k + 1] - j0);
-  for (int k = t; k < nz; k += GS_SPMV_THREADS)
-    s_prod[k] = val[j0 + k] * __ldg(a.x + col[j0 + k]);
+  const GsInt i0 = start[blockIdx.x], i1 = start[blockIdx.x + 1], j0 = d0 - i0;
+  const int nr = (int)(i1 - i0), nz = (int)(d1 - i1 - j0);
+  /* All loads of the tile in flight at once: offsets, columns and values, then the gathers of
+   * x (a loop over k would wait for each gather in turn). */
+  {
+    int c[GS_MERGE_IPT];
+    double v[GS_MERGE_IPT];
+#pragma unroll
+    for (int u = 0; u < GS_MERGE_IPT; u++) {
+      const int k = t + u * GS_SPMV_THREADS;
+      if (k < nr) s_end[k] = (int)(rp[i0 + k + 1] - j0);
+      c[u] = k < nz ? col[j0 + k] : -1;
+      v[u] = k < nz ? val[j0 + k] : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < GS_MERGE_IPT; u++)
+      if (c[u] >= 0) s_prod[t + u * GS_SPMV_THREADS] = v[u] * __ldg(a.x + c[u]);
+  }
   __syncthreads();
   /* This thread's share of the tile: items [l0, l1), starting at row i, entry j. */
   const int l0 = t * GS_MERGE_IPT < nr + nz ? t * GS_MERGE_IPT : nr + nz;
   const int l1 = l0 + GS_MERGE_IPT < nr + nz ? l0 + GS_MERGE_IPT : nr + nz;
   const int i_start = (int)GsMergeSearch32(s_end, nr, nz, l0), j_start = l0 - i_start;
   int i = i_start, j = j_start;
-  double sum = 0;
+  double v = 0;
   for (int l = l0; l < l1; l++) {
     if (i < nr && s_end[i] <= j) {
-      sum = 0;
+      v = 0;
       i++;
     } else {
-      sum += s_prod[j++];
+      v += s_prod[j++];
     }
   }
-  s_key[t] = i;
-  s_sum[t] = sum;
-  __syncthreads();
-  /* Inclusive segmented scan: s_sum[t] becomes the sum over the run of threads up to t that end in
-   * the same row (keys never decrease, so such threads are contiguous). */
-  for (int off = 1; off < GS_SPMV_THREADS; off <<= 1) {
-    const double add = t >= off && s_key[t - off] == s_key[t] ? s_sum[t - off] : 0.0;
-    __syncthreads();
-    s_sum[t] += add;
-    __syncthreads();
+  /* Inclusive segmented scan of the partial sums over the threads, keyed by the row in progress
+   * at each thread's end (keys never decrease, so a row's threads are contiguous): in the warp
+   * with shuffles, then across warps for the lanes whose row began in an earlier warp. */
+  const int key = i;
+  for (int off = 1; off < 32; off <<= 1) {
+    const double ov = __shfl_up_sync(0xffffffffu, v, off);
+    const int ok = __shfl_up_sync(0xffffffffu, key, off);
+    if (lane >= off && ok == key) v += ov;
   }
-  /* Walk again, starting from what the earlier threads of the block carry into the first row. */
-  sum = t > 0 && s_key[t - 1] == i_start ? s_sum[t - 1] : 0.0;
+  if (lane == 0) s_wfirst[warp] = key;
+  if (lane == 31) {
+    s_wlast[warp] = key;
+    s_wpart[warp] = v;
+  }
+  __syncthreads();
+  if (key == s_wfirst[warp])
+    for (int w = warp - 1; w >= 0 && s_wlast[w] == key; w--) {
+      v += s_wpart[w];
+      if (s_wfirst[w] != key) break;
+    }
+  if (lane == 31) s_wfull[warp] = v;
+  __syncthreads();
+  /* Walk again, starting from what the earlier threads carry into this thread's first row (the
+   * row the previous thread ended in). */
+  const double prev = __shfl_up_sync(0xffffffffu, v, 1);
+  double sum = lane > 0 ? prev : warp > 0 ? s_wfull[warp - 1] : 0.0;
   i = i_start;
   j = j_start;
   for (int l = l0; l < l1; l++) {
@@ -175,8 +213,8 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
   }
   /* The row in progress at the tile's end carries on in the next blocks. */
   if (t == GS_SPMV_THREADS - 1) {
-    carry_row[blockIdx.x] = i0 + nr;
-    carry_val[blockIdx.x] = s_sum[t];
+    carry_row[blockIdx.x] = i1;
+    carry_val[blockIdx.x] = v;
   }
 }
 
@@ -229,24 +267,30 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   a.counter = cc->counter;
   a.result = cc->results;
   if (A->kernel == GS_SPMV_SELL) {
+    int cshift = 0;
+    while (((GsInt)1 << cshift) < A->sell_c)
+      cshift++;
+    if (((GsInt)1 << cshift) != A->sell_c) cshift = -1;
     gs_spmv_sell_k<<<spmv_grid(cc, A->m), GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->m, A->sell_c, A->sell_ptr, A->sell_perm, A->sell_col, A->sell_val, a);
+        A->m, A->sell_c, cshift, A->sell_ptr, A->sell_perm, A->sell_col, A->sell_val, a);
     GsCheckLaunchCuda(ctx, "gs_spmv_sell_k");
   } else if (A->kernel == GS_SPMV_MERGE) {
     const GsInt nb = k_merge_blocks(A);
     GsCheck(nb <= A->merge_blocks && nb <= 0x7fffffff, ctx, GS_ERR_INTERNAL,
             "merge SpMV: %lld blocks, scratch for %lld", (long long)nb, (long long)A->merge_blocks);
     gs_spmv_merge_k<<<(unsigned int)nb, GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->m, A->nnz, A->rowptr, A->col, A->val, a, A->merge_row, A->merge_val);
+        A->m, A->nnz, A->rowptr, A->col, A->val, A->merge_start, a, A->merge_row, A->merge_val);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_k");
     gs_spmv_merge_fix_k<<<(unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS),
                           GS_SPMV_THREADS, 0, cc->stream>>>(A->m, nb, A->merge_row, A->merge_val,
                                                             alpha, y);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_fix_k");
   } else {
-    const int G = A->group >= 1 && A->group <= 32 ? A->group : 1;
-    gs_spmv_csr_k<<<spmv_grid(cc, A->m * G), GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->m, A->rowptr32, A->col, A->val, G, a);
+    int gshift = 0; /* the group is a power of two up to 32 (the front end checks) */
+    while ((1 << gshift) < A->group && gshift < 5)
+      gshift++;
+    gs_spmv_csr_k<<<spmv_grid(cc, A->m << gshift), GS_SPMV_THREADS, 0, cc->stream>>>(
+        A->m, A->rowptr32, A->col, A->val, gshift, a);
     GsCheckLaunchCuda(ctx, "gs_spmv_csr_k");
   }
   if (a.dot) {
@@ -256,7 +300,18 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   return 0;
 }
 
+static int k_merge_setup(GsContext ctx, const GsMatInfo *A) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  const GsInt nb = k_merge_blocks(A);
+  gs_spmv_merge_setup_k<<<(unsigned int)((nb + GS_SPMV_THREADS) / GS_SPMV_THREADS), GS_SPMV_THREADS,
+                          0, cc->stream>>>(A->m, A->nnz, A->rowptr, nb, A->merge_start);
+  GsCheckLaunchCuda(ctx, "gs_spmv_merge_setup_k");
+  return 0;
+}
+
 extern "C" void GsCudaFillMatKernels(GsMatKernels *k) {
   k->spmv = k_spmv;
   k->merge_blocks = k_merge_blocks;
+  k->merge_setup = k_merge_setup;
 }
