@@ -57,6 +57,15 @@ typedef struct {
   /* x[i] = lo + (hi - lo) * GsRandomUniform(seed, i) */
   int (*set_random)(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t seed, double lo,
                     double hi);
+  /* x += alpha p; r -= alpha q; then, over the new r, *rr = r . r and *rwr = sum r_i z_i with
+   * z_i = w_i r_i rounded to dt (w NULL: *rwr = *rr). x != r; p, q, w may be x or r (each entry is
+   * read before it is written). rwr and rr are never NULL. */
+  int (*axpy_pair)(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
+                   const void *p, const void *q, const void *w, double *rwr, double *rr);
+  /* y = w .* x + beta y with w .* x rounded to dt first (w NULL: y = x + beta y); beta != 0 (the
+   * front end handles beta == 0 without reading y). w or x may be y. */
+  int (*pw_mult_aypx)(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta, const void *w,
+                      const void *x);
 } GsVecKernels;
 
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
@@ -212,8 +221,8 @@ typedef struct {
 /* Events the library itself logs. */
 typedef struct {
   GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_pointwise,
-      vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2, vec_random,
-      mem_htod, mem_dtoh;
+      vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2, vec_axpy_pair,
+      vec_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
 } GsBuiltinEvents;
 
 struct GsContext_s {

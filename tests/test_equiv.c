@@ -349,6 +349,85 @@ static void ops_reductions(Case *c, HsRng *rng) {
   }
 }
 
+/* Fresh values in [0.5, 2) with random signs, exactly representable in the case's type. */
+static double *fresh_values(Case *c, HsRng *rng) {
+  double *v = hs_malloc((size_t)c->n * sizeof *v);
+  hs_fill_d(rng, c->n, v, 0.5, 2.0);
+  if (c->dt == GS_FLOAT)
+    for (GsInt i = 0; i < c->n; i++)
+      v[i] = (float)v[i];
+  return v;
+}
+
+/* The fused CG operations, with the weight vector w and without: AXPYPair's two updated vectors
+ * and two reductions, PointwiseMultAYPX's result. The reductions are over slightly different r
+ * (element-wise rounding), hence eps_T in their bound, as for AXPYNorm. */
+static void ops_fused(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  double *x0 = fresh_values(c, rng), *r0 = fresh_values(c, rng), *w = fresh_values(c, rng);
+  Pair Xo, Ro, Wp;
+  int ok = !pair_create(&Xo, c->dt, n, c->unaligned);
+  ok = !pair_create(&Ro, c->dt, n, c->unaligned) && ok;
+  ok = !pair_create(&Wp, c->dt, n, c->unaligned) && ok;
+  const LD tol_red = 4 * ((LD)n * DBL_EPSILON + hs_type_eps(c->dt));
+  for (int hw = 0; hw < 2 && ok; hw++) {
+    const char *tag = hw ? "" : " w=NULL";
+    const double a = hs_range(rng, -3, 3), beta = hs_range(rng, -3, 3);
+    double rwr_c = NAN, rr_c = NAN, rwr_g = NAN, rr_g = NAN;
+    char what[64];
+    pair_set(&Xo, x0);
+    pair_set(&Ro, r0);
+    pair_set(&Wp, w);
+    CHECK_OK(GsVecAXPYPair(Xo.c, Ro.c, a, c->X.c, c->Y.c, hw ? Wp.c : NULL, &rwr_c, &rr_c));
+    CHECK_OK(GsVecAXPYPair(Xo.g, Ro.g, a, c->X.g, c->Y.g, hw ? Wp.g : NULL, &rwr_g, &rr_g));
+    read_both(c, &Xo);
+    for (GsInt i = 0; i < n; i++)
+      c->sc[i] = fabsl((LD)a * c->x[i]) + fabsl((LD)x0[i]);
+    snprintf(what, sizeof what, "AXPYPair x%s", tag);
+    cmp_elems(c, what, c->sc, 4);
+    read_both(c, &Ro);
+    LD s_rr = 0, s_rwr = 0;
+    for (GsInt i = 0; i < n; i++) {
+      c->sc[i] = fabsl((LD)a * c->y[i]) + fabsl((LD)r0[i]);
+      s_rr += c->sc[i] * c->sc[i];
+      s_rwr += c->sc[i] * c->sc[i] * (hw ? fabsl((LD)w[i]) : 1);
+    }
+    snprintf(what, sizeof what, "AXPYPair r%s", tag);
+    cmp_elems(c, what, c->sc, 4);
+    CHECK(isfinite(rr_g) && fabsl((LD)rr_g - rr_c) <= tol_red * s_rr,
+          "AXPYPair rr%s %s n=%lld%s: device %.17g, cpu %.17g", tag, GsDataTypeName(c->dt),
+          (long long)n, c->unaligned ? " unaligned" : "", rr_g, rr_c);
+    CHECK(isfinite(rwr_g) && fabsl((LD)rwr_g - rwr_c) <= tol_red * s_rwr,
+          "AXPYPair rwr%s %s n=%lld%s: device %.17g, cpu %.17g", tag, GsDataTypeName(c->dt),
+          (long long)n, c->unaligned ? " unaligned" : "", rwr_g, rwr_c);
+    /* A repeat on the device gives the same bits (the reduction's order is fixed). */
+    double again[2] = {NAN, NAN};
+    pair_set(&Xo, x0);
+    pair_set(&Ro, r0);
+    CHECK_OK(GsVecAXPYPair(Xo.g, Ro.g, a, c->X.g, c->Y.g, hw ? Wp.g : NULL, &again[0], &again[1]));
+    CHECK(!memcmp(&again[0], &rwr_g, sizeof rwr_g) && !memcmp(&again[1], &rr_g, sizeof rr_g),
+          "AXPYPair%s %s n=%lld: a repeat on the device gave rwr %.17g, rr %.17g (first %.17g, "
+          "%.17g)",
+          tag, GsDataTypeName(c->dt), (long long)n, again[0], again[1], rwr_g, rr_g);
+
+    /* y = w .* x + beta y, y starting as r0 */
+    pair_set(&Ro, r0);
+    CHECK_OK(GsVecPointwiseMultAYPX(Ro.c, beta, hw ? Wp.c : NULL, c->X.c));
+    CHECK_OK(GsVecPointwiseMultAYPX(Ro.g, beta, hw ? Wp.g : NULL, c->X.g));
+    read_both(c, &Ro);
+    for (GsInt i = 0; i < n; i++)
+      c->sc[i] = fabsl((LD)c->x[i] * (hw ? w[i] : 1)) + fabsl((LD)beta * r0[i]);
+    snprintf(what, sizeof what, "PointwiseMultAYPX%s", tag);
+    cmp_elems(c, what, c->sc, 4);
+  }
+  pair_destroy(&Xo);
+  pair_destroy(&Ro);
+  pair_destroy(&Wp);
+  free(x0);
+  free(r0);
+  free(w);
+}
+
 /* SetRandom: the same counter-based stream on both back ends. */
 static void ops_random(Case *c, HsRng *rng) {
   uint64_t seed = hs_next(rng);
@@ -437,6 +516,7 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
     pair_set(&c.Y, c.y);
     ops_elementwise(&c, rng);
     ops_reductions(&c, rng);
+    ops_fused(&c, rng);
     ops_random(&c, rng);
     ops_deterministic(&c);
   }

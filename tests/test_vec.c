@@ -412,6 +412,170 @@ static void op_mdot(Case *c, HsRng *r) {
   }
 }
 
+/* Bitwise equality of two read-back arrays (the fused operation against the unfused sequence). */
+static void check_same(const char *what, GsDataType dt, GsInt n, const double *got,
+                       const double *want) {
+  GsInt bad = 0, first = -1;
+  for (GsInt i = 0; i < n; i++)
+    if (memcmp(&got[i], &want[i], sizeof got[i])) {
+      bad++;
+      if (first < 0) first = i;
+    }
+  CHECK(bad == 0,
+        "%s %s n=%lld: %lld entries differ from the unfused operations; first [%lld] %.17g, "
+        "unfused %.17g",
+        what, dt == GS_DOUBLE ? "double" : "float", (long long)n, (long long)bad, (long long)first,
+        first >= 0 ? got[first] : 0.0, first >= 0 ? want[first] : 0.0);
+}
+
+/* AXPYPair: x += alpha p, r -= alpha q, rwr = r . (w .* r) and rr = r . r over the new r, with w
+ * and without, with either result not wanted, and with p aliasing x; the vectors against the
+ * long-double reference and, bit for bit, against AXPY, AXPY, PointwiseMult on the same back end;
+ * the reductions against the reference over the r it stored. */
+static void op_axpy_pair(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  GsDataType dt = c->dt;
+  const double alpha = hs_range(rng, -3, 3);
+  double *x0 = random_values(rng, dt, n), *r0 = random_values(rng, dt, n);
+  double *wv = random_values(rng, dt, n), *rout = hs_malloc((size_t)n * sizeof *rout);
+  double *xu = hs_malloc((size_t)n * sizeof *xu), *ru = hs_malloc((size_t)n * sizeof *ru);
+  GsVec Xv = new_vec(c->ctx, dt, n, NULL), Rv = new_vec(c->ctx, dt, n, NULL);
+  GsVec Wv = new_vec(c->ctx, dt, n, wv), Z = new_vec(c->ctx, dt, n, NULL);
+  if (!Xv || !Rv || !Wv || !Z) goto done;
+  /* variant v: bit 0 = with w, bit 1 = rwr not wanted, bit 2 = rr not wanted; 8: p is x */
+  for (int v = 0; v <= 8; v++) {
+    const int hw = v == 8 || (v & 1), alias = v == 8;
+    GsVec Pv = alias ? Xv : c->X, Wuse = hw ? Wv : NULL;
+    const double *pin = alias ? x0 : c->x;
+    double rwr = NAN, rr = NAN;
+    set_values(Xv, dt, n, x0);
+    set_values(Rv, dt, n, r0);
+    CHECK_OK(
+        GsVecAXPYPair(Xv, Rv, alpha, Pv, c->Y, Wuse, (v & 2) ? NULL : &rwr, (v & 4) ? NULL : &rr));
+    get_values(Xv, dt, n, c->out);
+    get_values(Rv, dt, n, rout);
+    char what[64];
+    for (GsInt i = 0; i < n; i++) {
+      c->ex[i] = (LD)x0[i] + (LD)alpha * pin[i];
+      c->sc[i] = fabsl((LD)alpha * pin[i]) + fabsl((LD)x0[i]);
+    }
+    snprintf(what, sizeof what, "AXPYPair x (variant %d)", v);
+    check_elems(what, dt, n, c->out, c->ex, c->sc, 4);
+    LD e_rr = 0, e_rwr = 0, s_rwr = 0;
+    for (GsInt i = 0; i < n; i++) {
+      c->ex[i] = (LD)r0[i] - (LD)alpha * c->y[i];
+      c->sc[i] = fabsl((LD)alpha * c->y[i]) + fabsl((LD)r0[i]);
+      const double z = hw ? to_type(dt, wv[i] * rout[i]) : rout[i]; /* w r as the type stores it */
+      e_rr += (LD)rout[i] * rout[i];
+      e_rwr += (LD)rout[i] * z;
+      s_rwr += fabsl((LD)rout[i] * z);
+    }
+    snprintf(what, sizeof what, "AXPYPair r (variant %d)", v);
+    check_elems(what, dt, n, rout, c->ex, c->sc, 4);
+    if (v & 4) {
+      CHECK(isnan(rr), "AXPYPair variant %d wrote rr, which was not asked for", v);
+    } else {
+      snprintf(what, sizeof what, "AXPYPair rr (variant %d)", v);
+      check_red(what, dt, n, rr, e_rr, e_rr);
+    }
+    if (!(v & 2)) {
+      snprintf(what, sizeof what, "AXPYPair rwr (variant %d)", v);
+      check_red(what, dt, n, rwr, e_rwr, s_rwr);
+      if (!hw && !(v & 4)) CHECK(rwr == rr, "AXPYPair without w: rwr %.17g != rr %.17g", rwr, rr);
+    }
+    /* The unfused sequence on this back end stores the same bits. */
+    set_values(Xv, dt, n, x0);
+    set_values(Rv, dt, n, r0);
+    CHECK_OK(GsVecAXPY(Xv, alpha, Pv));
+    CHECK_OK(GsVecAXPY(Rv, -alpha, c->Y));
+    get_values(Xv, dt, n, xu);
+    get_values(Rv, dt, n, ru);
+    snprintf(what, sizeof what, "AXPYPair x (variant %d)", v);
+    check_same(what, dt, n, c->out, xu);
+    snprintf(what, sizeof what, "AXPYPair r (variant %d)", v);
+    check_same(what, dt, n, rout, ru);
+    if (hw && !(v & 2)) {
+      double d = NAN;
+      CHECK_OK(GsVecPointwiseMult(Z, Wv, Rv));
+      CHECK_OK(GsVecDot(Rv, Z, &d));
+      CHECK(fabsl((LD)d - rwr) <= 4 * ((LD)n * DBL_EPSILON) * s_rwr,
+            "AXPYPair %s n=%lld: rwr %.17g, PointwiseMult + Dot %.17g",
+            dt == GS_DOUBLE ? "double" : "float", (long long)n, rwr, d);
+    }
+  }
+  /* p, q and w were only read. */
+  get_values(Wv, dt, n, c->out);
+  CHECK(n == 0 || !memcmp(c->out, wv, (size_t)n * sizeof *wv), "AXPYPair changed w (n=%lld)",
+        (long long)n);
+done:
+  GsVecDestroy(&Xv);
+  GsVecDestroy(&Rv);
+  GsVecDestroy(&Wv);
+  GsVecDestroy(&Z);
+  free(x0);
+  free(r0);
+  free(wv);
+  free(rout);
+  free(xu);
+  free(ru);
+}
+
+/* PointwiseMultAYPX: y = w .* x + beta y for a general beta, beta = 1 and beta = 0 (y poisoned:
+ * it must not be read), with w and without, and with y aliasing x; against the long-double
+ * reference and, bit for bit, against PointwiseMult then AXPBY(y, 1, beta, z). */
+static void op_pw_mult_aypx(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  GsDataType dt = c->dt;
+  double *wv = random_values(rng, dt, n), *un = hs_malloc((size_t)n * sizeof *un);
+  GsVec Wv = new_vec(c->ctx, dt, n, wv), Z = new_vec(c->ctx, dt, n, NULL),
+        Y2 = new_vec(c->ctx, dt, n, NULL);
+  if (!Wv || !Z || !Y2) goto done;
+  const double betas[] = {hs_range(rng, -3, 3), 1.0, 0.0};
+  for (int hw = 0; hw < 2; hw++) {
+    for (int k = 0; k < 4; k++) {
+      const int alias = k == 3; /* y is x */
+      const double beta = alias ? betas[0] : betas[k];
+      const double *xin = alias ? c->y : c->x;
+      GsVec Wuse = hw ? Wv : NULL;
+      if (beta == 0.0)
+        poison(c, c->W);
+      else
+        set_values(c->W, dt, n, c->y);
+      CHECK_OK(GsVecPointwiseMultAYPX(c->W, beta, Wuse, alias ? c->W : c->X));
+      get_values(c->W, dt, n, c->out);
+      for (GsInt i = 0; i < n; i++) {
+        LD z = hw ? (LD)wv[i] * xin[i] : (LD)xin[i];
+        LD ty = beta == 0.0 ? 0 : (LD)beta * c->y[i];
+        c->ex[i] = z + ty;
+        c->sc[i] = fabsl(z) + fabsl(ty);
+      }
+      char what[64];
+      snprintf(what, sizeof what, "PointwiseMultAYPX%s beta=%g%s", hw ? "" : " w=NULL", beta,
+               alias ? " y=x" : "");
+      check_elems(what, dt, n, c->out, c->ex, c->sc, 4);
+      /* The unfused sequence: z = w .* x (or x), y = 1 z + beta y. */
+      if (beta == 0.0)
+        poison(c, Y2);
+      else
+        set_values(Y2, dt, n, c->y);
+      GsVec Xin = alias ? Y2 : c->X;
+      if (hw)
+        CHECK_OK(GsVecPointwiseMult(Z, Wv, Xin));
+      else
+        CHECK_OK(GsVecCopy(Xin, Z));
+      CHECK_OK(GsVecAXPBY(Y2, 1.0, beta, Z));
+      get_values(Y2, dt, n, un);
+      check_same(what, dt, n, c->out, un);
+    }
+  }
+done:
+  GsVecDestroy(&Wv);
+  GsVecDestroy(&Z);
+  GsVecDestroy(&Y2);
+  free(wv);
+  free(un);
+}
+
 static void op_random(Case *c, HsRng *r) {
   GsInt n = c->n;
   GsDataType dt = c->dt;
@@ -483,6 +647,8 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
     op_pointwise(&c);
     op_reductions(&c, r);
     op_mdot(&c, r);
+    op_axpy_pair(&c, r);
+    op_pw_mult_aypx(&c, r);
     op_random(&c, r);
     /* The inputs were only read. */
     get_values(c.X, dt, n, c.out);
@@ -805,6 +971,39 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecWAXPY(a, 1.0, o, o), GS_ERR_ARG_INCOMP);
   ys[1] = o;
   CHECK_ERR(GsVecMDot(a, 3, (const GsVec *)ys, rs), GS_ERR_ARG_INCOMP);
+
+  /* The fused CG operations: NULL handles (w may be NULL), sizes, types, contexts, x == r. */
+  CHECK_ERR(GsVecAXPYPair(nul, a, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPair(a, nul, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, nul, a, a, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, nul, a, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecPointwiseMultAYPX(nul, 1.0, a, a), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, a, nul), GS_ERR_ARG_NULL);
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPair(a, a, 1.0, a2, a2, NULL, &r, &r2), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "different vectors");
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, b, NULL, &r, &r2), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "5678");
+  CHECK_ERR(GsVecAXPYPair(b, a2, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, a, b, &r, &r2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, f, a, NULL, &r, &r2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, a, f, &r, &r2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPair(a, f, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, o, NULL, &r, &r2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, a, o, &r, &r2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, b, a), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecPointwiseMultAYPX(b, 1.0, NULL, a), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, f, a), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecPointwiseMultAYPX(f, 0.0, NULL, a), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, o, a), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecPointwiseMultAYPX(o, 1.0, NULL, a), GS_ERR_ARG_INCOMP);
+  /* After the refusals the vectors are as they were (all ones). w is x: its values on entry. */
+  CHECK_OK(GsVecAXPYPair(a, a2, 0.5, a, a2, a, &r, &r2));
+  CHECK(r == 1234 * 0.25 && r2 == 1234 * 0.25, "AXPYPair on ones: rwr %g, rr %g, expected %g", r,
+        r2, 1234 * 0.25);
+  CHECK_OK(GsVecSet(a, 1.0));
+  CHECK_OK(GsVecSet(a2, 1.0));
 
   /* Lengths and types that cannot be. */
   GsVec v = (GsVec)&r;

@@ -75,6 +75,19 @@ int GsVecNorm(GsVec x, GsNormType type, double *result);
 int GsVecAXPYNorm(GsVec y, double alpha, GsVec x, double *norm);
 /* *dot = x . y and *nrm2 = y . y, in one pass. */
 int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2);
+/* The update of a (Jacobi-)preconditioned CG step in one pass: x += alpha p and r -= alpha q,
+ * then, over the new r, *rwr = sum_i r_i z_i with z_i = w_i r_i rounded to the vector's type
+ * (what GsVecPointwiseMult(z, w, r) then GsVecDot(r, z) give, up to summation order) and
+ * *rr = r . r. w may be NULL (w_i = 1: *rwr = *rr); rwr or rr may be NULL when not wanted. *rr is
+ * the plain sum of squares in double (no rescaling as in GsVecNorm). x and r must be different
+ * vectors; p, q and w may be any vectors, x or r among them (they then stand for the values on
+ * entry). */
+int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
+                  double *rr);
+/* y = w .* x + beta y, with w[i] * x[i] rounded to the vector's type before the sum (the result of
+ * GsVecPointwiseMult(z, w, x) then GsVecAXPBY(y, 1, beta, z)); w may be NULL (y = x + beta y). y is
+ * not read when beta == 0. w and x may be y. */
+int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x);
 
 /* Fill with uniform random numbers in [lo, hi), reproducible from seed on every back end. */
 int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi);

@@ -568,6 +568,68 @@ int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2) {
   return 0;
 }
 
+int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
+                  double *rr) {
+  CHECK_VEC(x);
+  CHECK_VEC(r);
+  CHECK_VEC(p);
+  CHECK_VEC(q);
+  if (w) CHECK_VEC(w);
+  CHECK_COMPAT(x, r);
+  CHECK_COMPAT(x, p);
+  CHECK_COMPAT(x, q);
+  if (w) CHECK_COMPAT(x, w);
+  GsContext ctx = x->ctx;
+  GsCheck(x != r, ctx, GS_ERR_ARG_INCOMP, "x and r must be different vectors");
+  void *px = NULL, *pr = NULL, *pp = NULL, *pq = NULL, *pw = NULL;
+  double vrwr = 0, vrr = 0;
+  if (rwr) *rwr = 0;
+  if (rr) *rr = 0;
+  EV_BEGIN(ctx, vec_axpy_pair);
+  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(p, GS_ACCESS_READ, &pp));
+  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(q, GS_ACCESS_READ, &pq));
+  if (w) EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(w, GS_ACCESS_READ, &pw));
+  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(x, GS_ACCESS_READWRITE, &px));
+  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(r, GS_ACCESS_READWRITE, &pr));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_axpy_pair,
+           ctx->ops->vec.axpy_pair(ctx, x->dt, x->n, px, pr, alpha, pp, pq, pw, &vrwr, &vrr));
+  /* 6 values per entry (x, p, r, q read; x, r written) and 6 flops (two updates, r . r); w adds
+   * a read and 3 flops (w r and its product with r). */
+  EV_END(ctx, vec_axpy_pair, (w ? 7 : 6) * NB(x), (w ? 9 : 6) * NF(x));
+  if (rwr) *rwr = vrwr;
+  if (rr) *rr = vrr;
+  return 0;
+}
+
+int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x) {
+  CHECK_VEC(y);
+  CHECK_VEC(x);
+  if (w) CHECK_VEC(w);
+  CHECK_COMPAT(x, y);
+  if (w) CHECK_COMPAT(x, w);
+  GsContext ctx = x->ctx;
+  const int read_y = beta != 0.0 || y == x || y == w;
+  void *py = NULL, *px = NULL, *pw = NULL;
+  EV_BEGIN(ctx, vec_pw_mult_aypx);
+  EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx, compute_ptr(x, GS_ACCESS_READ, &px));
+  if (w) EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx, compute_ptr(w, GS_ACCESS_READ, &pw));
+  EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
+         compute_ptr(y, read_y ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &py));
+  /* beta == 0: y = w .* x (or x) must not read y, which may hold NaN or garbage (as in AXPBY). */
+  if (x->n && beta != 0.0)
+    EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
+           ctx->ops->vec.pw_mult_aypx(ctx, x->dt, x->n, py, beta, pw, px));
+  else if (x->n && w)
+    EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
+           ctx->ops->vec.pointwise(ctx, x->dt, x->n, GS_PW_MULT, py, pw, px));
+  else if (x->n && y != x)
+    EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx, ctx->ops->vec.copy(ctx, x->n, x->dt, px, x->dt, py));
+  EV_END(ctx, vec_pw_mult_aypx, ((beta != 0.0) + (w != NULL) + 2) * NB(x),
+         (2 * (beta != 0.0) + (w != NULL)) * NF(x));
+  return 0;
+}
+
 int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi) {
   CHECK_VEC(x);
   GsContext ctx = x->ctx;

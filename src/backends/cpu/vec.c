@@ -169,6 +169,47 @@ static double fold_max(const double *part, GsInt nc) {
       part[2 * c] = d;                                                                             \
       part[2 * c + 1] = s;                                                                         \
     }                                                                                              \
+  }                                                                                                \
+  /* part[2c] = sum r r and part[2c + 1] = sum r (w r) over chunk c of the new r (w NULL: only     \
+   * the first). Every load of entry i comes before its stores: p, q, w may alias x or r. */       \
+  static void axpy_pair_##S(GsInt n, T *x, T *r, double a, const T *p, const T *q, const T *w,     \
+                            double *part) {                                                        \
+    const T ta = (T)a, nta = -ta;                                                                  \
+    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
+      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
+      double s = 0, t = 0;                                                                         \
+      if (w) {                                                                                     \
+        SIMD_SUM2(s, t) for (GsInt i = lo; i < hi; i++) {                                          \
+          const T xv = x[i] + ta * p[i], rv = r[i] + nta * q[i];                                   \
+          const T z = w[i] * rv;                                                                   \
+          x[i] = xv;                                                                               \
+          r[i] = rv;                                                                               \
+          s += (double)rv * rv;                                                                    \
+          t += (double)rv * z;                                                                     \
+        }                                                                                          \
+      } else {                                                                                     \
+        SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) {                                              \
+          const T xv = x[i] + ta * p[i], rv = r[i] + nta * q[i];                                   \
+          x[i] = xv;                                                                               \
+          r[i] = rv;                                                                               \
+          s += (double)rv * rv;                                                                    \
+        }                                                                                          \
+      }                                                                                            \
+      part[2 * c] = s;                                                                             \
+      part[2 * c + 1] = t;                                                                         \
+    }                                                                                              \
+  }                                                                                                \
+  /* z + beta y with z = w x stored to T first, as AXPBY(y, 1, beta, z) computes it. */            \
+  static void pw_mult_aypx_##S(GsInt n, T *y, double b, const T *w, const T *x) {                  \
+    const T tb = (T)b;                                                                             \
+    if (w) {                                                                                       \
+      OMP_FOR for (GsInt i = 0; i < n; i++) {                                                      \
+        const T z = w[i] * x[i];                                                                   \
+        y[i] = z + tb * y[i];                                                                      \
+      }                                                                                            \
+    } else {                                                                                       \
+      OMP_FOR for (GsInt i = 0; i < n; i++) y[i] = x[i] + tb * y[i];                               \
+    }                                                                                              \
   }
 
 GS_CPU_KERNELS(double, d)
@@ -303,6 +344,23 @@ static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, con
   return 0;
 }
 
+static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double a,
+                       const void *p, const void *q, const void *w, double *rwr, double *rr) {
+  double *part = NULL;
+  GsCall(alloc_partials(ctx, n, 2, &part));
+  DISPATCH(dt, axpy_pair_d(n, x, r, a, p, q, w, part), axpy_pair_f(n, x, r, a, p, q, w, part));
+  *rr = fold(part, nchunks(n), 2, 0);
+  *rwr = w ? fold(part, nchunks(n), 2, 1) : *rr;
+  return 0;
+}
+
+static int k_pw_mult_aypx(GsContext ctx, GsDataType dt, GsInt n, void *y, double b, const void *w,
+                          const void *x) {
+  (void)ctx;
+  DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x), pw_mult_aypx_f(n, y, b, w, x));
+  return 0;
+}
+
 void GsCpuFillVecKernels(GsVecKernels *k) {
   k->set = k_set;
   k->scale = k_scale;
@@ -317,4 +375,6 @@ void GsCpuFillVecKernels(GsVecKernels *k) {
   k->axpy_norm = k_axpy_norm;
   k->dot_norm2 = k_dot_norm2;
   k->set_random = k_set_random;
+  k->axpy_pair = k_axpy_pair;
+  k->pw_mult_aypx = k_pw_mult_aypx;
 }

@@ -15,6 +15,8 @@
  *   axpy_norm           3d     read x and y, write y
  *   dot_norm2           2d     read x and y
  *   set_random          d      write x (plus ~25 integer operations per entry for the hash)
+ *   axpy_pair           7d     read x, r, p, q, w, write x and r; 6d without w
+ *   pw_mult_aypx        4d     read w, x, y, write y; 3d without w; d less when beta == 0
  *
  * How they reach the floor:
  * - One wave of launch_blocks = SMs * GS_CUDA_BLOCKS_PER_SM blocks of GS_CUDA_THREADS threads
@@ -331,6 +333,153 @@ static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = {
     {GS_MDOT_ROW(double, 1), GS_MDOT_ROW(double, 2)},
     {GS_MDOT_ROW(float, 1), GS_MDOT_ROW(float, 4)}};
 
+/* ---- Fused CG updates (more inputs than the macros above take) ------------------------------- */
+
+/* A product rounded to T on its own: never contracted into the sum that uses it, so that it is the
+ * value PointwiseMult would store. */
+#define GsMulRn_double __dmul_rn
+#define GsMulRn_float __fmul_rn
+/* y + a x as one fused multiply-add, the form the compiler gives GsVecAXPY's kernel (GS_OP_AXPBY
+ * with s1 = 1), written out so that a subtraction cannot end up unfused. */
+#define GsFma_double __fma_rn
+#define GsFma_float __fmaf_rn
+
+/* One entry of axpy_pair: x += alpha p and r += (-alpha) q in place (xv and rv are lvalues; ta =
+ * (T)alpha, nta = -ta), each rounded once as GsVecAXPY's kernel rounds it, then acc[0] += r r and,
+ * when HW, acc[1] += r (w r), over the new r. */
+#define GS_PAIR_ELEM(T, HW, ta, nta, acc, xv, rv, p, q, w)                                         \
+  do {                                                                                             \
+    (xv) = GsFma_##T((ta), (p), (xv));                                                             \
+    (rv) = GsFma_##T((nta), (q), (rv));                                                            \
+    (acc)[0] += (double)(rv) * (double)(rv);                                                       \
+    GS_IF(HW, (acc)[1] += (double)(rv) * (double)GsMulRn_##T((w), (rv));)                          \
+  } while (0)
+
+typedef struct {
+  void *x, *r;           /* updated */
+  const void *p, *q, *w; /* read (w when the kernel has it) */
+  double alpha;
+  double *partials;
+  unsigned int *counter;
+  double *result;
+} GsPairArgs;
+
+typedef void (*GsPairKernel)(GsInt, GsPairArgs);
+
+/* Five arrays per pack (four without w) are already 80 (64) bytes in flight for vector packs, so
+ * only the scalar fallback unrolls. */
+#define GS_PAIR_UNROLL(w) ((w) == 1 ? 2 : 1)
+
+/* Kernel NAME: the axpy_pair reduction (results rr and, when HW, rwr) in packs of W entries of T.
+ * All loads of a trip come before its stores, so p, q, w may alias x or r entry by entry. */
+#define GS_DEFINE_AXPY_PAIR(NAME, T, W, HW)                                                        \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
+      NAME(GsInt n, GsPairArgs a) {                                                                \
+    enum { U = GS_PAIR_UNROLL(W) };                                                                \
+    typedef GsPack_##T##_##W P;                                                                    \
+    P *xp = (P *)a.x, *rp = (P *)a.r;                                                              \
+    const P *pp = (const P *)a.p, *qp = (const P *)a.q;                                            \
+    GS_IF(HW, const P *wp = (const P *)a.w;)                                                       \
+    const T ta = (T)a.alpha, nta = -ta;                                                            \
+    double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+      P px[U], pr[U], pv[U], qv[U];                                                                \
+      GS_IF(HW, P wv[U];)                                                                          \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          px[u].v = xp[i].v;                                                                       \
+          pr[u].v = rp[i].v;                                                                       \
+          pv[u].v = pp[i].v;                                                                       \
+          qv[u].v = qp[i].v;                                                                       \
+          GS_IF(HW, wv[u].v = wp[i].v;)                                                            \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) GS_PAIR_ELEM(                            \
+              T, HW, ta, nta, acc, px[u].e[c], pr[u].e[c], pv[u].e[c], qv[u].e[c], wv[u].e[c]);    \
+          xp[i].v = px[u].v;                                                                       \
+          rp[i].v = pr[u].v;                                                                       \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if ((W) > 1) {                                                                                 \
+      T *xs = (T *)a.x, *rs = (T *)a.r;                                                            \
+      const T *ps = (const T *)a.p, *qs = (const T *)a.q;                                          \
+      GS_IF(HW, const T *ws = (const T *)a.w;)                                                     \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+        T xv = xs[i], rv = rs[i];                                                                  \
+        GS_PAIR_ELEM(T, HW, ta, nta, acc, xv, rv, ps[i], qs[i], ws[i]);                            \
+        xs[i] = xv;                                                                                \
+        rs[i] = rv;                                                                                \
+      }                                                                                            \
+    }                                                                                              \
+    GsReduceFinish(acc, 1 + (HW), 0, a.partials, a.counter, a.result);                             \
+  }
+
+#define GS_DEFINE_AXPY_PAIR_ALL(NAME, HW)                                                          \
+  GS_DEFINE_AXPY_PAIR(NAME##_double_1, double, 1, HW)                                              \
+  GS_DEFINE_AXPY_PAIR(NAME##_double_2, double, 2, HW)                                              \
+  GS_DEFINE_AXPY_PAIR(NAME##_float_1, float, 1, HW)                                                \
+  GS_DEFINE_AXPY_PAIR(NAME##_float_4, float, 4, HW)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair, 0)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair_w, 1)
+/* [has w][dt][aligned] */
+static const GsPairKernel gs_k_axpy_pair_t[2][2][2] = {
+    {{gs_k_axpy_pair_double_1, gs_k_axpy_pair_double_2},
+     {gs_k_axpy_pair_float_1, gs_k_axpy_pair_float_4}},
+    {{gs_k_axpy_pair_w_double_1, gs_k_axpy_pair_w_double_2},
+     {gs_k_axpy_pair_w_float_1, gs_k_axpy_pair_w_float_4}}};
+
+/* Kernel NAME: y = w .* x + beta y, with a.x = x, a.y = w and a.w = y, which is read and written;
+ * s0 = 1 and s1 = beta. The sum is GS_OP_AXPBY of the rounded product, so that it is compiled as
+ * AXPBY(y, 1, beta, z) is. (Without w the operation is AXPBY itself.) */
+#define GS_DEFINE_MULT_AYPX(NAME, T, W)                                                            \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
+      NAME(GsInt n, GsStreamArgs a) {                                                              \
+    enum { U = GS_UNROLL(3, W) };                                                                  \
+    typedef GsPack_##T##_##W P;                                                                    \
+    const P *xp = (const P *)a.x, *wp = (const P *)a.y;                                            \
+    P *yp = (P *)a.w;                                                                              \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+      P px[U], pw[U], py[U];                                                                       \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          px[u].v = xp[i].v;                                                                       \
+          pw[u].v = wp[i].v;                                                                       \
+          py[u].v = yp[i].v;                                                                       \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
+        const GsInt i = b + u * stride;                                                            \
+        if (i < np) {                                                                              \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) py[u].e[c] =                             \
+              GS_OP_AXPBY(T, a, GsMulRn_##T(pw[u].e[c], px[u].e[c]), py[u].e[c], 0);               \
+          yp[i].v = py[u].v;                                                                       \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if ((W) > 1) {                                                                                 \
+      const T *xs = (const T *)a.x, *ws = (const T *)a.y;                                          \
+      T *ys = (T *)a.w;                                                                            \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride)                                        \
+        ys[i] = GS_OP_AXPBY(T, a, GsMulRn_##T(ws[i], xs[i]), ys[i], i);                            \
+    }                                                                                              \
+  }
+
+GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_double_1, double, 1)
+GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_double_2, double, 2)
+GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_float_1, float, 1)
+GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_float_4, float, 4)
+static const GsStreamKernel gs_k_mult_aypx[2][2] = {
+    {gs_k_mult_aypx_double_1, gs_k_mult_aypx_double_2},
+    {gs_k_mult_aypx_float_1, gs_k_mult_aypx_float_4}};
+
 /* ---- Host side ------------------------------------------------------------------------------- */
 
 static int GsCheckType(GsContext ctx, GsDataType dt) {
@@ -630,6 +779,46 @@ static int GsVecDotNorm2_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void 
   return 0;
 }
 
+static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
+                              const void *p, const void *q, const void *w, double *rwr,
+                              double *rr) {
+  GsCudaContext *cc = NULL;
+  double res[2] = {0.0, 0.0};
+  GsCall(GsCheckType(ctx, dt));
+  if (n > 0) {
+    GsCall(GsCudaBegin(ctx, &cc));
+    GsPairArgs a = {x, r, p, q, w, alpha, cc->partials, cc->counter, cc->results};
+    const int d = dt == GS_FLOAT, hw = w != NULL;
+    const int aligned =
+        GsAligned16(x) && GsAligned16(r) && GsAligned16(p) && GsAligned16(q) && GsAligned16(w);
+    const int pw = GsPackWidth(d, aligned);
+    gs_k_axpy_pair_t[hw][d]
+                    [aligned]<<<GsBlocks(cc, n, pw, GS_PAIR_UNROLL(pw), GS_CUDA_BLOCKS_PER_SM),
+                                GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+    GsCheckLaunchCuda(ctx, hw ? "gs_k_axpy_pair_w" : "gs_k_axpy_pair");
+    GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
+  }
+  *rr = res[0];
+  *rwr = w ? res[1] : res[0];
+  return 0;
+}
+
+static int GsVecPointwiseMultAYPX_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta,
+                                       const void *w, const void *x) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y = w ? w : y;
+  a.w = y;
+  a.s0 = 1.0;
+  a.s1 = beta;
+  if (w)
+    GsCall(GsStream(ctx, gs_k_mult_aypx, 3, dt, n, a, "gs_k_mult_aypx"));
+  else
+    GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
+  return 0;
+}
+
 void GsCudaFillVecKernels(GsVecKernels *k) {
   k->set = GsVecSet_Cuda;
   k->scale = GsVecScale_Cuda;
@@ -644,4 +833,6 @@ void GsCudaFillVecKernels(GsVecKernels *k) {
   k->axpy_norm = GsVecAXPYNorm_Cuda;
   k->dot_norm2 = GsVecDotNorm2_Cuda;
   k->set_random = GsVecSetRandom_Cuda;
+  k->axpy_pair = GsVecAXPYPair_Cuda;
+  k->pw_mult_aypx = GsVecPointwiseMultAYPX_Cuda;
 }
