@@ -386,9 +386,13 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
 
 /* ---- CG ------------------------------------------------------------------------------------ */
 
+/* Per iteration: q = A p and p . q, then two fused passes: x += alpha p and r -= alpha q with
+ * r . M^-1 r and r . r (GsVecAXPYPair), and p = M^-1 r + beta p (GsVecPointwiseMultAYPX). Jacobi's
+ * M^-1 r is dinv .* r, which both passes form on the fly, so z is only used to start. */
 static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   GsVec r = k->work[0], z = k->work[1], p = k->work[2], q = k->work[3];
   const int pc = k->pc != GS_PC_NONE;
+  GsVec dinv = pc ? k->dinv : NULL; /* pc is Jacobi: the only preconditioner besides none */
   if (!pc) z = r;
   GsCall(initial_residual(k, b, x, r));
   double rnorm, rz;
@@ -414,23 +418,19 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
       break;
     }
     const double alpha = rz / pq;
-    GsCall(GsVecAXPY(x, alpha, p));
-    GsCall(GsVecAXPYNorm(r, -alpha, q, &rnorm));
-    double rz_new;
-    if (pc) {
-      GsCall(pc_apply(k, r, z));
-      GsCall(GsVecDot(r, z, &rz_new));
-      if (rz_new < 0) {
-        k->its = its + 1;
-        k->reason = GS_DIVERGED_INDEFINITE_PC;
-        break;
-      }
-    } else {
-      rz_new = rnorm * rnorm;
+    double rz_new, rr;
+    GsCall(GsVecAXPYPair(x, r, alpha, p, q, dinv, &rz_new, &rr));
+    rnorm = sqrt(rr);
+    /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives). */
+    if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
+    if (rz_new < 0) {
+      k->its = its + 1;
+      k->reason = GS_DIVERGED_INDEFINITE_PC;
+      break;
     }
     const double beta = rz_new / rz;
     rz = rz_new;
-    GsCall(GsVecAXPBY(p, 1.0, beta, z));
+    GsCall(GsVecPointwiseMultAYPX(p, beta, dinv, r));
   }
   return 0;
 }
