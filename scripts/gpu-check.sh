@@ -55,6 +55,9 @@ skip banded || step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -swe
 # Sparse: SpMV on the matrices beside cuSPARSE, CG + Jacobi per iteration.
 # shellcheck disable=SC2086
 skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT" ${GS_SPMV_ARGS:-}
+# CuPy's cg (and SpMV) on the same 7-point matrix, when CuPy is installed.
+skip sparse || step "bench sparse cupy" bench.log python3 benchmarks/peer_cupy_cg.py -n 256 \
+  -json "$OUT/sparse-cupy-nvidia-h200.json" -sha "$GS_GIT_SHA"
 # The CPU back end on the sparse issue's CG case (7-point 256^3), time per iteration.
 skip sparse || step "bench sparse cpu" bench.log "$BUILD/tools/gpusolve" spmv -gs_backend /cpu \
   -laplacian 256,256,256 -cg 1 -repeats 3 -json "$OUT/sparse-cpu.json"

@@ -254,6 +254,17 @@ static int op_mult(GsKsp k, GsVec x, GsVec y) {
   return 0;
 }
 
+/* y = A x and *xy = x . y: in one pass for a matrix (GsMatMultDot). */
+static int op_mult_dot(GsKsp k, GsVec x, GsVec y, double *xy) {
+  if (k->A) {
+    GsCall(GsMatMultDot(k->A, x, y, xy));
+  } else {
+    GsCall(op_mult(k, x, y));
+    GsCall(GsVecDot(x, y, xy));
+  }
+  return 0;
+}
+
 /* y = M^-1 x (y may not be x). */
 static int pc_apply(GsKsp k, GsVec x, GsVec y) {
   if (k->pc == GS_PC_JACOBI)
@@ -411,8 +422,7 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     GsCall(test_converged(k, its, rnorm, x, b, &stop));
     if (stop) break;
     double pq = 0;
-    GsCall(op_mult(k, p, q));
-    GsCall(GsVecDot(p, q, &pq));
+    GsCall(op_mult_dot(k, p, q, &pq));
     if (!(pq > 0)) {
       k->reason = pq != pq ? GS_DIVERGED_NANORINF : GS_DIVERGED_INDEFINITE_MAT;
       break;
