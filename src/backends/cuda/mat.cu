@@ -15,6 +15,10 @@
  *   block order (no atomics, so the result is reproducible). The cost is set by m + nnz alone,
  *   whatever the row lengths.
  *
+ * The matrix is read once per product, so SELL and merge load it with the evict-first hint
+ * (__ldcs): it streams through L2 without pushing out x, which is gathered many times (H200,
+ * 7-point 256^3 with SELL: 84.7 -> 92.5% of copy; power law 2^22 with merge: 670 -> 580 us).
+ *
  * CSR and SELL can also return x . y from the same pass (the dot of CG's p . Ap): the kernels then
  * stride over the rows with a fixed grid and finish with GsReduceFinish. x is read through the
  * read-only cache. */
@@ -83,8 +87,8 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
     double sum = 0;
 #pragma unroll 4
     for (int j = 0; j < width; j++) {
-      const int c = cp[0];
-      const double v = vp[0];
+      const int c = __ldcs(cp);
+      const double v = __ldcs(vp);
       cp += C;
       vp += C;
       if (c >= 0) sum += v * __ldg(a.x + c); /* padding has column -1 */
@@ -152,8 +156,8 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     for (int u = 0; u < GS_MERGE_IPT; u++) {
       const int k = t + u * GS_SPMV_THREADS;
       if (k < nr) s_end[k] = (int)(rp[i0 + k + 1] - j0);
-      c[u] = k < nz ? col[j0 + k] : -1;
-      v[u] = k < nz ? val[j0 + k] : 0.0;
+      c[u] = k < nz ? __ldcs(col + j0 + k) : -1;
+      v[u] = k < nz ? __ldcs(val + j0 + k) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < GS_MERGE_IPT; u++)
