@@ -834,9 +834,17 @@ static void test_collection(GsContext ctx, HsRng *r) {
           "%s: %lld x %lld with %lld entries, want %lld x %lld with %lld", mats[c].file,
           (long long)m, (long long)n, (long long)nnz, (long long)mats[c].n, (long long)mats[c].n,
           (long long)want);
-    /* SpMV on the real matrix against the long-double reference (x random, three alpha/beta). */
-    const double e = spmv_error(ctx, A, r);
-    CHECK(e <= 1e-13, "%s: SpMV relative error %g", mats[c].file, e);
+    /* SpMV on the real matrix against the long-double reference (x random, three alpha/beta),
+     * in every form. */
+    static const GsMatSpMVType forms[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR, GS_MAT_SPMV_ELL,
+                                          GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+    for (int f = 0; f < 5; f++) {
+      const char *kname = "";
+      if (CHECK_OK(GsMatSetSpMVType(A, forms[f], 32, f == 3 ? 256 : 1))) continue;
+      const double e = spmv_error(ctx, A, r);
+      CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+      CHECK(e <= 1e-13, "%s, %s: SpMV relative error %g", mats[c].file, kname, e);
+    }
     if (mats[c].symmetric && !CHECK_OK(GsMatTranspose(A, &T)))
       CHECK(same_matrix(A, T), "%s is not symmetric after loading", mats[c].file);
     if (!strcmp(mats[c].file, "west0479.mtx")) {
