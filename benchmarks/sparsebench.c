@@ -62,8 +62,8 @@ static double spmv_error(GsMat A, const double *x, const double *y) {
   return worst;
 }
 
-int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchReport *rep,
-                FILE *log) {
+int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, int peers,
+                GsBenchReport *rep, FILE *log) {
   GsInt m, n, nnz, lo, hi;
   double mean;
   GsCall(GsMatGetSize(A, &m, &n, &nnz));
@@ -121,7 +121,7 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchRe
 #ifdef GS_BENCH_HAVE_CUSPARSE
   GsMemType mem;
   if (!ierr) ierr = GsGetPreferredMemType(ctx, &mem);
-  if (!ierr && mem == GS_MEM_DEVICE) {
+  if (!ierr && mem == GS_MEM_DEVICE && peers) {
     const GsInt *rp;
     const int *col;
     const double *val;

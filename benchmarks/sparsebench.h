@@ -15,10 +15,10 @@ double GsBenchSpmvFloorBytes(GsInt m, GsInt nnz);
 
 /* Time y = A x on ctx (`repeats` calls, median of the MatMult event, after one warm-up) beside the
  * copy bandwidth measured in the same run; check it against the CPU kernel (relative error, in the
- * record's residual field); on a GPU also time cusparseSpMV on the same matrix and x. name labels
- * the records. */
-int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, GsBenchReport *rep,
-                FILE *log);
+ * record's residual field); on a GPU with peers set also time cusparseSpMV on the same matrix and
+ * x. name labels the records. */
+int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, int peers,
+                GsBenchReport *rep, FILE *log);
 
 /* CG + Jacobi to rtol 1e-8 with b = A 1: one record with the time per iteration (config notes the
  * iteration count). */

@@ -657,16 +657,16 @@ static void spmv_help(void) {
       "the GPU CSR kernel's threads per row.\n");
 }
 
-/* One case: SpMV with the automatic kernel (and the CSR, SELL-32 and merge forms when forms is
- * set), and CG when asked. */
+/* One case: SpMV with the automatic kernel beside cuSPARSE (and the CSR, SELL-32 and merge forms
+ * when forms is set), and CG when asked. */
 static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int cg, int forms,
                      GsBenchReport *rep) {
-  CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, rep, stdout));
+  CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, 1, rep, stdout));
   if (cg) CLI_CALL(ctx, GsBenchCg(ctx, A, name, rep, stdout));
   static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
   for (int k = 0; forms && k < 3; k++) {
     CLI_CALL(ctx, GsMatSetSpMVType(A, types[k], 32, 1));
-    CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, rep, stdout));
+    CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, 0, rep, stdout));
   }
   return 0;
 }
