@@ -20,6 +20,14 @@ extern "C" {
 #define GS_INTERN
 #endif
 
+/* GS_IF(1, code) is code and GS_IF(0, code) is nothing. Kernel macros use it to leave out every
+ * line that touches an input (or output) the kernel being stamped out does not have, so no instance
+ * declares a variable it never uses or reads an array it was not given. */
+#define GS_IF(flag, ...) GS_IF_(flag, __VA_ARGS__)
+#define GS_IF_(flag, ...) GS_IF_##flag(__VA_ARGS__)
+#define GS_IF_0(...)
+#define GS_IF_1(...) __VA_ARGS__
+
 /* ---- Back-end operation tables ------------------------------------------------------------- */
 
 typedef enum { GS_PW_MULT = 0, GS_PW_DIVIDE = 1 } GsPointwiseOp;
@@ -58,8 +66,9 @@ typedef struct {
   int (*set_random)(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t seed, double lo,
                     double hi);
   /* x += alpha p; r -= alpha q; then, over the new r, *rr = r . r and *rwr = sum r_i z_i with
-   * z_i = w_i r_i rounded to dt (w NULL: *rwr = *rr). x != r; p, q, w may be x or r (each entry is
-   * read before it is written). rwr and rr are never NULL. */
+   * z_i = w_i r_i rounded to dt (w NULL: *rwr = *rr). x and p are both NULL or both not: NULL
+   * leaves out the x update, with r, *rr and *rwr the same bits as with it. x != r; p, q, w may be
+   * x or r (each entry is read before it is written). rwr and rr are never NULL. */
   int (*axpy_pair)(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
                    const void *p, const void *q, const void *w, double *rwr, double *rr);
   /* y = w .* x + beta y with w .* x rounded to dt first (w NULL: y = x + beta y); beta != 0 (the

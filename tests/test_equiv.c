@@ -409,6 +409,20 @@ static void ops_fused(Case *c, HsRng *rng) {
           "AXPYPair%s %s n=%lld: a repeat on the device gave rwr %.17g, rr %.17g (first %.17g, "
           "%.17g)",
           tag, GsDataTypeName(c->dt), (long long)n, again[0], again[1], rwr_g, rr_g);
+    /* Without x and p: r as above on both, and on each back end the bits of the call with them. */
+    double nox_c[2] = {NAN, NAN}, nox_g[2] = {NAN, NAN};
+    pair_set(&Ro, r0);
+    CHECK_OK(GsVecAXPYPair(NULL, Ro.c, a, NULL, c->Y.c, hw ? Wp.c : NULL, &nox_c[0], &nox_c[1]));
+    CHECK_OK(GsVecAXPYPair(NULL, Ro.g, a, NULL, c->Y.g, hw ? Wp.g : NULL, &nox_g[0], &nox_g[1]));
+    read_both(c, &Ro);
+    snprintf(what, sizeof what, "AXPYPair x=NULL r%s", tag);
+    cmp_elems(c, what, c->sc, 4);
+    CHECK(!memcmp(&nox_c[0], &rwr_c, sizeof rwr_c) && !memcmp(&nox_c[1], &rr_c, sizeof rr_c) &&
+              !memcmp(&nox_g[0], &rwr_g, sizeof rwr_g) && !memcmp(&nox_g[1], &rr_g, sizeof rr_g),
+          "AXPYPair x=NULL%s %s n=%lld%s: rwr, rr cpu %.17g, %.17g, device %.17g, %.17g; with x "
+          "cpu %.17g, %.17g, device %.17g, %.17g",
+          tag, GsDataTypeName(c->dt), (long long)n, c->unaligned ? " unaligned" : "", nox_c[0],
+          nox_c[1], nox_g[0], nox_g[1], rwr_c, rr_c, rwr_g, rr_g);
 
     /* y = w .* x + beta y, y starting as r0 */
     pair_set(&Ro, r0);

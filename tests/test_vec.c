@@ -431,7 +431,8 @@ static void check_same(const char *what, GsDataType dt, GsInt n, const double *g
 /* AXPYPair: x += alpha p, r -= alpha q, rwr = r . (w .* r) and rr = r . r over the new r, with w
  * and without, with either result not wanted, and with p aliasing x; the vectors against the
  * long-double reference and, bit for bit, against AXPY, AXPY, PointwiseMult on the same back end;
- * the reductions against the reference over the r it stored. */
+ * the reductions against the reference over the r it stored. Without x and p (both NULL): r, rr
+ * and rwr bit for bit those of the call with them. */
 static void op_axpy_pair(Case *c, HsRng *rng) {
   GsInt n = c->n;
   GsDataType dt = c->dt;
@@ -502,6 +503,18 @@ static void op_axpy_pair(Case *c, HsRng *rng) {
             "AXPYPair %s n=%lld: rwr %.17g, PointwiseMult + Dot %.17g",
             dt == GS_DOUBLE ? "double" : "float", (long long)n, rwr, d);
     }
+    if (alias) continue;
+    /* x = p = NULL: only r and the reductions, the same bits. */
+    double rwr0 = NAN, rr0 = NAN;
+    set_values(Rv, dt, n, r0);
+    CHECK_OK(GsVecAXPYPair(NULL, Rv, alpha, NULL, c->Y, Wuse, (v & 2) ? NULL : &rwr0,
+                           (v & 4) ? NULL : &rr0));
+    get_values(Rv, dt, n, ru);
+    snprintf(what, sizeof what, "AXPYPair x=NULL r (variant %d)", v);
+    check_same(what, dt, n, rout, ru);
+    CHECK(!memcmp(&rr0, &rr, sizeof rr) && !memcmp(&rwr0, &rwr, sizeof rwr),
+          "AXPYPair x=NULL (variant %d) %s n=%lld: rwr %.17g, rr %.17g; with x %.17g, %.17g", v,
+          dt == GS_DOUBLE ? "double" : "float", (long long)n, rwr0, rr0, rwr, rr);
   }
   /* p, q and w were only read. */
   get_values(Wv, dt, n, c->out);
@@ -992,6 +1005,21 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecAXPYPair(a, f, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, o, NULL, &r, &r2), GS_ERR_ARG_INCOMP);
   CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, a, a, o, &r, &r2), GS_ERR_ARG_INCOMP);
+  /* x and p NULL together or not at all; without them r, q and w are still checked. */
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_MSG(ctx, "x is NULL but p is not");
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPair(a, a2, 1.0, NULL, a, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_MSG(ctx, "p is NULL but x is not");
+  CHECK_ERR(GsVecAXPYPair(NULL, nul, 1.0, NULL, a, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, nul, NULL, &r, &r2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, b, NULL, &r, &r2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, a, b, &r, &r2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPair(NULL, f, 1.0, NULL, a, NULL, &r, &r2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, a, f, &r, &r2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, o, NULL, &r, &r2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPair(NULL, a2, 1.0, NULL, a, o, &r, &r2), GS_ERR_ARG_INCOMP);
   CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, b, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecPointwiseMultAYPX(b, 1.0, NULL, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, f, a), GS_ERR_ARG_TYPE);
@@ -1002,6 +1030,15 @@ static void test_errors(GsContext ctx) {
   CHECK_OK(GsVecAXPYPair(a, a2, 0.5, a, a2, a, &r, &r2));
   CHECK(r == 1234 * 0.25 && r2 == 1234 * 0.25, "AXPYPair on ones: rwr %g, rr %g, expected %g", r,
         r2, 1234 * 0.25);
+  CHECK_OK(GsVecSet(a, 1.0));
+  CHECK_OK(GsVecSet(a2, 1.0));
+  /* Without x: r = a2 - 0.5 a2 (q is r) and w = a = 2, which is only read. */
+  CHECK_OK(GsVecSet(a, 2.0));
+  CHECK_OK(GsVecAXPYPair(NULL, a2, 0.5, NULL, a2, a, &r, &r2));
+  CHECK(r == 1234 * 0.5 && r2 == 1234 * 0.25, "AXPYPair x=NULL: rwr %g, rr %g, expected %g, %g", r,
+        r2, 1234 * 0.5, 1234 * 0.25);
+  CHECK_OK(GsVecNorm(a, GS_NORM_1, &r));
+  CHECK(r == 2 * 1234, "AXPYPair x=NULL changed w: |w|_1 = %g", r);
   CHECK_OK(GsVecSet(a, 1.0));
   CHECK_OK(GsVecSet(a2, 1.0));
 

@@ -79,9 +79,10 @@ int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2);
  * then, over the new r, *rwr = sum_i r_i z_i with z_i = w_i r_i rounded to the vector's type
  * (what GsVecPointwiseMult(z, w, r) then GsVecDot(r, z) give, up to summation order) and
  * *rr = r . r. w may be NULL (w_i = 1: *rwr = *rr); rwr or rr may be NULL when not wanted. *rr is
- * the plain sum of squares in double (no rescaling as in GsVecNorm). x and r must be different
- * vectors; p, q and w may be any vectors, x or r among them (they then stand for the values on
- * entry). */
+ * the plain sum of squares in double (no rescaling as in GsVecNorm). x and p may both be NULL:
+ * then only r -= alpha q and the reductions, with the same bits for r, *rwr and *rr as with them
+ * (CG then updates x in GsVecAXPYPointwiseMultAYPX). x and r must be different vectors; p, q and w
+ * may be any vectors, x or r among them (they then stand for the values on entry). */
 int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
                   double *rr);
 /* y = w .* x + beta y, with w[i] * x[i] rounded to the vector's type before the sum (the result of

@@ -570,33 +570,37 @@ int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2) {
 
 int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
                   double *rr) {
-  CHECK_VEC(x);
   CHECK_VEC(r);
-  CHECK_VEC(p);
+  GsContext ctx = r->ctx;
+  GsCheck(x || !p, ctx, GS_ERR_ARG_NULL, "vector x is NULL but p is not (both or neither)");
+  GsCheck(p || !x, ctx, GS_ERR_ARG_NULL, "vector p is NULL but x is not (both or neither)");
   CHECK_VEC(q);
+  if (x) CHECK_VEC(x);
+  if (p) CHECK_VEC(p);
   if (w) CHECK_VEC(w);
-  CHECK_COMPAT(x, r);
-  CHECK_COMPAT(x, p);
-  CHECK_COMPAT(x, q);
-  if (w) CHECK_COMPAT(x, w);
-  GsContext ctx = x->ctx;
+  if (x) CHECK_COMPAT(x, r);
+  if (p) CHECK_COMPAT(r, p);
+  CHECK_COMPAT(r, q);
+  if (w) CHECK_COMPAT(r, w);
   GsCheck(x != r, ctx, GS_ERR_ARG_INCOMP, "x and r must be different vectors");
   void *px = NULL, *pr = NULL, *pp = NULL, *pq = NULL, *pw = NULL;
   double vrwr = 0, vrr = 0;
   if (rwr) *rwr = 0;
   if (rr) *rr = 0;
   EV_BEGIN(ctx, vec_axpy_pair);
-  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(p, GS_ACCESS_READ, &pp));
+  if (p) EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(p, GS_ACCESS_READ, &pp));
   EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(q, GS_ACCESS_READ, &pq));
   if (w) EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(w, GS_ACCESS_READ, &pw));
-  EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(x, GS_ACCESS_READWRITE, &px));
+  if (x) EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(x, GS_ACCESS_READWRITE, &px));
   EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(r, GS_ACCESS_READWRITE, &pr));
-  if (x->n)
+  if (r->n)
     EV_TRY(ctx, ctx->ev.vec_axpy_pair,
-           ctx->ops->vec.axpy_pair(ctx, x->dt, x->n, px, pr, alpha, pp, pq, pw, &vrwr, &vrr));
-  /* 6 values per entry (x, p, r, q read; x, r written) and 6 flops (two updates, r . r); w adds
-   * a read and 3 flops (w r and its product with r). */
-  EV_END(ctx, vec_axpy_pair, (w ? 7 : 6) * NB(x), (w ? 9 : 6) * NF(x));
+           ctx->ops->vec.axpy_pair(ctx, r->dt, r->n, px, pr, alpha, pp, pq, pw, &vrwr, &vrr));
+  /* 3 values per entry (r, q read; r written) and 4 flops (the update of r, r . r); x adds 3
+   * values (x, p read; x written) and 2 flops; w adds a read and 3 flops (w r and its product
+   * with r). */
+  EV_END(ctx, vec_axpy_pair, (3 + 3 * (x != NULL) + (w != NULL)) * NB(r),
+         (4 + 2 * (x != NULL) + 3 * (w != NULL)) * NF(r));
   if (rwr) *rwr = vrwr;
   if (rr) *rr = vrr;
   return 0;

@@ -74,6 +74,22 @@ static double fold_max(const double *part, GsInt nc) {
   return s;
 }
 
+/* The entries lo..hi-1 of axpy_pair: r += (-a) q, s += r r over the new r and, when HW,
+ * t += r (w r); when HX, x += a p. The sums take the same reduction clause with and without x, so
+ * r, s and t come out the same bits (tests/test_vec.c checks it). */
+#define GS_CPU_PAIR_LOOP(T, HX, HW)                                                                \
+  GS_CPU_PAIR_SUM_##HW for (GsInt i = lo; i < hi; i++) {                                           \
+    GS_IF(HX, const T xv = x[i] + ta * p[i];)                                                      \
+    const T rv = r[i] + nta * q[i];                                                                \
+    GS_IF(HW, const T z = w[i] * rv;)                                                              \
+    GS_IF(HX, x[i] = xv;)                                                                          \
+    r[i] = rv;                                                                                     \
+    s += (double)rv * rv;                                                                          \
+    GS_IF(HW, t += (double)rv * z;)                                                                \
+  }
+#define GS_CPU_PAIR_SUM_0 SIMD_SUM(s)
+#define GS_CPU_PAIR_SUM_1 SIMD_SUM2(s, t)
+
 /* Kernels for one element type T with suffix S. */
 #define GS_CPU_KERNELS(T, S)                                                                       \
   static void set_##S(GsInt n, T *GS_RESTRICT x, double a) {                                       \
@@ -171,29 +187,22 @@ static double fold_max(const double *part, GsInt nc) {
     }                                                                                              \
   }                                                                                                \
   /* part[2c] = sum r r and part[2c + 1] = sum r (w r) over chunk c of the new r (w NULL: only     \
-   * the first). Every load of entry i comes before its stores: p, q, w may alias x or r. */       \
+   * the first); x NULL: no x += a p. Every load of entry i comes before its stores: p, q, w may   \
+   * alias x or r. */                                                                              \
   static void axpy_pair_##S(GsInt n, T *x, T *r, double a, const T *p, const T *q, const T *w,     \
                             double *part) {                                                        \
     const T ta = (T)a, nta = -ta;                                                                  \
     OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
       GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
       double s = 0, t = 0;                                                                         \
-      if (w) {                                                                                     \
-        SIMD_SUM2(s, t) for (GsInt i = lo; i < hi; i++) {                                          \
-          const T xv = x[i] + ta * p[i], rv = r[i] + nta * q[i];                                   \
-          const T z = w[i] * rv;                                                                   \
-          x[i] = xv;                                                                               \
-          r[i] = rv;                                                                               \
-          s += (double)rv * rv;                                                                    \
-          t += (double)rv * z;                                                                     \
-        }                                                                                          \
+      if (w && x) {                                                                                \
+        GS_CPU_PAIR_LOOP(T, 1, 1)                                                                  \
+      } else if (w) {                                                                              \
+        GS_CPU_PAIR_LOOP(T, 0, 1)                                                                  \
+      } else if (x) {                                                                              \
+        GS_CPU_PAIR_LOOP(T, 1, 0)                                                                  \
       } else {                                                                                     \
-        SIMD_SUM(s) for (GsInt i = lo; i < hi; i++) {                                              \
-          const T xv = x[i] + ta * p[i], rv = r[i] + nta * q[i];                                   \
-          x[i] = xv;                                                                               \
-          r[i] = rv;                                                                               \
-          s += (double)rv * rv;                                                                    \
-        }                                                                                          \
+        GS_CPU_PAIR_LOOP(T, 0, 0)                                                                  \
       }                                                                                            \
       part[2 * c] = s;                                                                             \
       part[2 * c + 1] = t;                                                                         \

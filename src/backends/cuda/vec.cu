@@ -15,7 +15,7 @@
  *   axpy_norm           3d     read x and y, write y
  *   dot_norm2           2d     read x and y
  *   set_random          d      write x (plus ~25 integer operations per entry for the hash)
- *   axpy_pair           7d     read x, r, p, q, w, write x and r; 6d without w
+ *   axpy_pair           7d     read x, r, p, q, w, write x and r; 6d without w; 3d less without x
  *   pw_mult_aypx        4d     read w, x, y, write y; 3d without w; d less when beta == 0
  *
  * How they reach the floor:
@@ -80,13 +80,8 @@ static int GsAligned16(const void *p) {
 
 /* ---- Streaming (element-wise) kernels -------------------------------------------------------- */
 
-/* GS_IF(1, code) is code and GS_IF(0, code) is nothing. Kernel macros use it to leave out every
- * line that touches an input (or output) the kernel being stamped out does not have, so no instance
- * declares a variable it never uses or reads an array it was not given. */
-#define GS_IF(flag, ...) GS_IF_(flag, __VA_ARGS__)
-#define GS_IF_(flag, ...) GS_IF_##flag(__VA_ARGS__)
-#define GS_IF_0(...)
-#define GS_IF_1(...) __VA_ARGS__
+/* Kernel macros leave out, with GS_IF (gsimpl.h), every line that touches an input (or output) the
+ * kernel being stamped out does not have. */
 
 typedef struct {
   const void *x, *y; /* inputs, read by kernels that have them */
@@ -344,20 +339,20 @@ static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = {
 #define GsFma_double __fma_rn
 #define GsFma_float __fmaf_rn
 
-/* One entry of axpy_pair: x += alpha p and r += (-alpha) q in place (xv and rv are lvalues; ta =
- * (T)alpha, nta = -ta), each rounded once as GsVecAXPY's kernel rounds it, then acc[0] += r r and,
- * when HW, acc[1] += r (w r), over the new r. */
-#define GS_PAIR_ELEM(T, HW, ta, nta, acc, xv, rv, p, q, w)                                         \
+/* One entry of axpy_pair: when HX, x += alpha p, and r += (-alpha) q in place (xv and rv are
+ * lvalues; ta = (T)alpha, nta = -ta), each rounded once as GsVecAXPY's kernel rounds it, then
+ * acc[0] += r r and, when HW, acc[1] += r (w r), over the new r. */
+#define GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, xv, rv, p, q, w)                                     \
   do {                                                                                             \
-    (xv) = GsFma_##T((ta), (p), (xv));                                                             \
+    GS_IF(HX, (xv) = GsFma_##T((ta), (p), (xv));)                                                  \
     (rv) = GsFma_##T((nta), (q), (rv));                                                            \
     (acc)[0] += (double)(rv) * (double)(rv);                                                       \
     GS_IF(HW, (acc)[1] += (double)(rv) * (double)GsMulRn_##T((w), (rv));)                          \
   } while (0)
 
 typedef struct {
-  void *x, *r;           /* updated */
-  const void *p, *q, *w; /* read (w when the kernel has it) */
+  void *x, *r;           /* updated (x when the kernel has it) */
+  const void *p, *q, *w; /* read (p and w when the kernel has them) */
   double alpha;
   double *partials;
   unsigned int *counter;
@@ -367,31 +362,36 @@ typedef struct {
 typedef void (*GsPairKernel)(GsInt, GsPairArgs);
 
 /* Five arrays per pack (four without w) are already 80 (64) bytes in flight for vector packs, so
- * only the scalar fallback unrolls. */
+ * only the scalar fallback unrolls. Kernels without x unroll the same: the grid, and so the order
+ * of the sums, is then that of the kernel with x, and rr and rwr are the same bits. */
 #define GS_PAIR_UNROLL(w) ((w) == 1 ? 2 : 1)
 
-/* Kernel NAME: the axpy_pair reduction (results rr and, when HW, rwr) in packs of W entries of T.
- * All loads of a trip come before its stores, so p, q, w may alias x or r entry by entry. */
-#define GS_DEFINE_AXPY_PAIR(NAME, T, W, HW)                                                        \
+/* Kernel NAME: the axpy_pair reduction (results rr and, when HW, rwr) in packs of W entries of T,
+ * with the update of x when HX. All loads of a trip come before its stores, so p, q, w may alias x
+ * or r entry by entry. */
+#define GS_DEFINE_AXPY_PAIR(NAME, T, W, HX, HW)                                                    \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsPairArgs a) {                                                                \
     enum { U = GS_PAIR_UNROLL(W) };                                                                \
     typedef GsPack_##T##_##W P;                                                                    \
-    P *xp = (P *)a.x, *rp = (P *)a.r;                                                              \
-    const P *pp = (const P *)a.p, *qp = (const P *)a.q;                                            \
+    P *rp = (P *)a.r;                                                                              \
+    const P *qp = (const P *)a.q;                                                                  \
+    GS_IF(HX, P *xp = (P *)a.x; const P *pp = (const P *)a.p;)                                     \
     GS_IF(HW, const P *wp = (const P *)a.w;)                                                       \
-    const T ta = (T)a.alpha, nta = -ta;                                                            \
+    GS_IF(HX, const T ta = (T)a.alpha;)                                                            \
+    const T nta = -(T)a.alpha;                                                                     \
     double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
     const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
     for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
-      P px[U], pr[U], pv[U], qv[U];                                                                \
+      P pr[U], qv[U];                                                                              \
+      GS_IF(HX, P px[U], pv[U];)                                                                   \
       GS_IF(HW, P wv[U];)                                                                          \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
         const GsInt i = b + u * stride;                                                            \
         if (i < np) {                                                                              \
-          px[u].v = xp[i].v;                                                                       \
+          GS_IF(HX, px[u].v = xp[i].v;)                                                            \
           pr[u].v = rp[i].v;                                                                       \
-          pv[u].v = pp[i].v;                                                                       \
+          GS_IF(HX, pv[u].v = pp[i].v;)                                                            \
           qv[u].v = qp[i].v;                                                                       \
           GS_IF(HW, wv[u].v = wp[i].v;)                                                            \
         }                                                                                          \
@@ -399,40 +399,51 @@ typedef void (*GsPairKernel)(GsInt, GsPairArgs);
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
         const GsInt i = b + u * stride;                                                            \
         if (i < np) {                                                                              \
-          _Pragma("unroll") for (int c = 0; c < (W); c++) GS_PAIR_ELEM(                            \
-              T, HW, ta, nta, acc, px[u].e[c], pr[u].e[c], pv[u].e[c], qv[u].e[c], wv[u].e[c]);    \
-          xp[i].v = px[u].v;                                                                       \
+          _Pragma("unroll") for (int c = 0; c < (W); c++)                                          \
+              GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, px[u].e[c], pr[u].e[c], pv[u].e[c],            \
+                           qv[u].e[c], wv[u].e[c]);                                                \
+          GS_IF(HX, xp[i].v = px[u].v;)                                                            \
           rp[i].v = pr[u].v;                                                                       \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     if ((W) > 1) {                                                                                 \
-      T *xs = (T *)a.x, *rs = (T *)a.r;                                                            \
-      const T *ps = (const T *)a.p, *qs = (const T *)a.q;                                          \
+      T *rs = (T *)a.r;                                                                            \
+      const T *qs = (const T *)a.q;                                                                \
+      GS_IF(HX, T *xs = (T *)a.x; const T *ps = (const T *)a.p;)                                   \
       GS_IF(HW, const T *ws = (const T *)a.w;)                                                     \
       for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
-        T xv = xs[i], rv = rs[i];                                                                  \
-        GS_PAIR_ELEM(T, HW, ta, nta, acc, xv, rv, ps[i], qs[i], ws[i]);                            \
-        xs[i] = xv;                                                                                \
+        T rv = rs[i];                                                                              \
+        GS_IF(HX, T xv = xs[i];)                                                                   \
+        GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, xv, rv, ps[i], qs[i], ws[i]);                        \
+        GS_IF(HX, xs[i] = xv;)                                                                     \
         rs[i] = rv;                                                                                \
       }                                                                                            \
     }                                                                                              \
     GsReduceFinish(acc, 1 + (HW), 0, a.partials, a.counter, a.result);                             \
   }
 
-#define GS_DEFINE_AXPY_PAIR_ALL(NAME, HW)                                                          \
-  GS_DEFINE_AXPY_PAIR(NAME##_double_1, double, 1, HW)                                              \
-  GS_DEFINE_AXPY_PAIR(NAME##_double_2, double, 2, HW)                                              \
-  GS_DEFINE_AXPY_PAIR(NAME##_float_1, float, 1, HW)                                                \
-  GS_DEFINE_AXPY_PAIR(NAME##_float_4, float, 4, HW)
-GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair, 0)
-GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair_w, 1)
-/* [has w][dt][aligned] */
-static const GsPairKernel gs_k_axpy_pair_t[2][2][2] = {
-    {{gs_k_axpy_pair_double_1, gs_k_axpy_pair_double_2},
-     {gs_k_axpy_pair_float_1, gs_k_axpy_pair_float_4}},
-    {{gs_k_axpy_pair_w_double_1, gs_k_axpy_pair_w_double_2},
-     {gs_k_axpy_pair_w_float_1, gs_k_axpy_pair_w_float_4}}};
+#define GS_DEFINE_AXPY_PAIR_ALL(NAME, HX, HW)                                                      \
+  GS_DEFINE_AXPY_PAIR(NAME##_double_1, double, 1, HX, HW)                                          \
+  GS_DEFINE_AXPY_PAIR(NAME##_double_2, double, 2, HX, HW)                                          \
+  GS_DEFINE_AXPY_PAIR(NAME##_float_1, float, 1, HX, HW)                                            \
+  GS_DEFINE_AXPY_PAIR(NAME##_float_4, float, 4, HX, HW)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_r_pair, 0, 0)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_r_pair_w, 0, 1)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair, 1, 0)
+GS_DEFINE_AXPY_PAIR_ALL(gs_k_axpy_pair_w, 1, 1)
+#define GS_PAIR_ROW(NAME)                                                                          \
+  {                                                                                                \
+    {NAME##_double_1, NAME##_double_2}, {                                                          \
+      NAME##_float_1, NAME##_float_4                                                               \
+    }                                                                                              \
+  }
+/* [has x][has w][dt][aligned] */
+static const GsPairKernel gs_k_axpy_pair_t[2][2][2][2] = {
+    {GS_PAIR_ROW(gs_k_r_pair), GS_PAIR_ROW(gs_k_r_pair_w)},
+    {GS_PAIR_ROW(gs_k_axpy_pair), GS_PAIR_ROW(gs_k_axpy_pair_w)}};
+static const char *const gs_k_axpy_pair_name[2][2] = {{"gs_k_r_pair", "gs_k_r_pair_w"},
+                                                      {"gs_k_axpy_pair", "gs_k_axpy_pair_w"}};
 
 /* Kernel NAME: y = w .* x + beta y, with a.x = x, a.y = w and a.w = y, which is read and written;
  * s0 = 1 and s1 = beta. The sum is GS_OP_AXPBY of the rounded product, so that it is compiled as
@@ -788,14 +799,15 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
   if (n > 0) {
     GsCall(GsCudaBegin(ctx, &cc));
     GsPairArgs a = {x, r, p, q, w, alpha, cc->partials, cc->counter, cc->results};
-    const int d = dt == GS_FLOAT, hw = w != NULL;
+    const int d = dt == GS_FLOAT, hx = x != NULL, hw = w != NULL;
+    /* GsAligned16(NULL) holds: an absent array does not force the scalar kernel. */
     const int aligned =
         GsAligned16(x) && GsAligned16(r) && GsAligned16(p) && GsAligned16(q) && GsAligned16(w);
     const int pw = GsPackWidth(d, aligned);
-    gs_k_axpy_pair_t[hw][d]
+    gs_k_axpy_pair_t[hx][hw][d]
                     [aligned]<<<GsBlocks(cc, n, pw, GS_PAIR_UNROLL(pw), GS_CUDA_BLOCKS_PER_SM),
                                 GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
-    GsCheckLaunchCuda(ctx, hw ? "gs_k_axpy_pair_w" : "gs_k_axpy_pair");
+    GsCheckLaunchCuda(ctx, gs_k_axpy_pair_name[hx][hw]);
     GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
   }
   *rr = res[0];
