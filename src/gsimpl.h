@@ -71,10 +71,13 @@ typedef struct {
    * x or r (each entry is read before it is written). rwr and rr are never NULL. */
   int (*axpy_pair)(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
                    const void *p, const void *q, const void *w, double *rwr, double *rr);
-  /* y = w .* x + beta y with w .* x rounded to dt first (w NULL: y = x + beta y); beta != 0 (the
-   * front end handles beta == 0 without reading y). w or x may be y. */
+  /* y = w .* x + beta y with w .* x rounded to dt first (w NULL: y = x + beta y) and, when z is
+   * not NULL, z += alpha y with y on entry, rounded as axpby(alpha, y, 1, z) rounds it. Without z,
+   * beta != 0 (the front end handles beta == 0 without reading y); with z, beta == 0 gives
+   * y = w .* x (or x) without the beta term, y still read for z. w or x may be y; z is none of
+   * y, w, x. */
   int (*pw_mult_aypx)(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta, const void *w,
-                      const void *x);
+                      const void *x, void *z, double alpha);
 } GsVecKernels;
 
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
@@ -231,7 +234,7 @@ typedef struct {
 typedef struct {
   GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_pointwise,
       vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2, vec_axpy_pair,
-      vec_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
+      vec_pw_mult_aypx, vec_axpy_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
 } GsBuiltinEvents;
 
 struct GsContext_s {

@@ -433,6 +433,25 @@ static void ops_fused(Case *c, HsRng *rng) {
       c->sc[i] = fabsl((LD)c->x[i] * (hw ? w[i] : 1)) + fabsl((LD)beta * r0[i]);
     snprintf(what, sizeof what, "PointwiseMultAYPX%s", tag);
     cmp_elems(c, what, c->sc, 4);
+
+    /* z += a y and y = w .* x + beta y, z starting as x0 and y as r0; beta and 0 (y still read). */
+    for (int b0 = 0; b0 < 2; b0++) {
+      const double bb = b0 ? 0.0 : beta;
+      pair_set(&Xo, x0);
+      pair_set(&Ro, r0);
+      CHECK_OK(GsVecAXPYPointwiseMultAYPX(Xo.c, a, Ro.c, bb, hw ? Wp.c : NULL, c->X.c));
+      CHECK_OK(GsVecAXPYPointwiseMultAYPX(Xo.g, a, Ro.g, bb, hw ? Wp.g : NULL, c->X.g));
+      read_both(c, &Xo);
+      for (GsInt i = 0; i < n; i++)
+        c->sc[i] = fabsl((LD)a * r0[i]) + fabsl((LD)x0[i]);
+      snprintf(what, sizeof what, "AXPYPointwiseMultAYPX z%s beta=%g", tag, bb);
+      cmp_elems(c, what, c->sc, 4);
+      read_both(c, &Ro);
+      for (GsInt i = 0; i < n; i++)
+        c->sc[i] = fabsl((LD)c->x[i] * (hw ? w[i] : 1)) + fabsl((LD)bb * r0[i]);
+      snprintf(what, sizeof what, "AXPYPointwiseMultAYPX y%s beta=%g", tag, bb);
+      cmp_elems(c, what, c->sc, 4);
+    }
   }
   pair_destroy(&Xo);
   pair_destroy(&Ro);

@@ -589,6 +589,75 @@ done:
   free(un);
 }
 
+/* AXPYPointwiseMultAYPX: z += alpha y and y = w .* x + beta y (y on entry in both) for a general
+ * beta, beta = 1 and beta = 0 (y is read for z even then), with w and without, and with x or w
+ * aliasing y; z and y against the long-double reference and, bit for bit, against AXPY(z, alpha,
+ * y) then PointwiseMultAYPX(y, beta, w, x) on the same back end. */
+static void op_axpy_pw_mult_aypx(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  GsDataType dt = c->dt;
+  const double alpha = hs_range(rng, -3, 3);
+  double *wv = random_values(rng, dt, n), *z0 = random_values(rng, dt, n);
+  double *zout = hs_malloc((size_t)n * sizeof *zout), *un = hs_malloc((size_t)n * sizeof *un);
+  GsVec Wv = new_vec(c->ctx, dt, n, wv), Zv = new_vec(c->ctx, dt, n, NULL),
+        Z2 = new_vec(c->ctx, dt, n, NULL), Y2 = new_vec(c->ctx, dt, n, NULL);
+  if (!Wv || !Zv || !Z2 || !Y2) goto done;
+  const double betas[] = {hs_range(rng, -3, 3), 1.0, 0.0};
+  for (int hw = 0; hw < 2; hw++) {
+    /* k < 3: betas[k]; k = 3: x is y; k = 4: w is y (with w only) */
+    for (int k = 0; k < 4 + hw; k++) {
+      const int xy = k == 3, wy = k == 4;
+      const double beta = k < 3 ? betas[k] : betas[0];
+      const double *xin = xy ? c->y : c->x, *win = wy ? c->y : wv;
+      set_values(Zv, dt, n, z0);
+      set_values(c->W, dt, n, c->y);
+      CHECK_OK(GsVecAXPYPointwiseMultAYPX(Zv, alpha, c->W, beta, hw ? (wy ? c->W : Wv) : NULL,
+                                          xy ? c->W : c->X));
+      get_values(Zv, dt, n, zout);
+      get_values(c->W, dt, n, c->out);
+      char what[80];
+      snprintf(what, sizeof what, "AXPYPointwiseMultAYPX%s beta=%g%s%s z", hw ? "" : " w=NULL",
+               beta, xy ? " x=y" : "", wy ? " w=y" : "");
+      for (GsInt i = 0; i < n; i++) {
+        c->ex[i] = (LD)z0[i] + (LD)alpha * c->y[i];
+        c->sc[i] = fabsl((LD)alpha * c->y[i]) + fabsl((LD)z0[i]);
+      }
+      check_elems(what, dt, n, zout, c->ex, c->sc, 4);
+      what[strlen(what) - 1] = 'y';
+      for (GsInt i = 0; i < n; i++) {
+        LD m = hw ? (LD)win[i] * xin[i] : (LD)xin[i];
+        LD ty = beta == 0.0 ? 0 : (LD)beta * c->y[i];
+        c->ex[i] = m + ty;
+        c->sc[i] = fabsl(m) + fabsl(ty);
+      }
+      check_elems(what, dt, n, c->out, c->ex, c->sc, 4);
+      /* The unfused sequence on this back end stores the same bits. */
+      set_values(Z2, dt, n, z0);
+      set_values(Y2, dt, n, c->y);
+      CHECK_OK(GsVecAXPY(Z2, alpha, Y2));
+      CHECK_OK(GsVecPointwiseMultAYPX(Y2, beta, hw ? (wy ? Y2 : Wv) : NULL, xy ? Y2 : c->X));
+      get_values(Y2, dt, n, un);
+      check_same(what, dt, n, c->out, un);
+      get_values(Z2, dt, n, un);
+      what[strlen(what) - 1] = 'z';
+      check_same(what, dt, n, zout, un);
+    }
+  }
+  /* w was only read. */
+  get_values(Wv, dt, n, c->out);
+  CHECK(n == 0 || !memcmp(c->out, wv, (size_t)n * sizeof *wv),
+        "AXPYPointwiseMultAYPX changed w (n=%lld)", (long long)n);
+done:
+  GsVecDestroy(&Wv);
+  GsVecDestroy(&Zv);
+  GsVecDestroy(&Z2);
+  GsVecDestroy(&Y2);
+  free(wv);
+  free(z0);
+  free(zout);
+  free(un);
+}
+
 static void op_random(Case *c, HsRng *r) {
   GsInt n = c->n;
   GsDataType dt = c->dt;
@@ -662,6 +731,7 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
     op_mdot(&c, r);
     op_axpy_pair(&c, r);
     op_pw_mult_aypx(&c, r);
+    op_axpy_pw_mult_aypx(&c, r);
     op_random(&c, r);
     /* The inputs were only read. */
     get_values(c.X, dt, n, c.out);
@@ -1026,6 +1096,29 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecPointwiseMultAYPX(f, 0.0, NULL, a), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecPointwiseMultAYPX(a, 1.0, o, a), GS_ERR_ARG_INCOMP);
   CHECK_ERR(GsVecPointwiseMultAYPX(o, 1.0, NULL, a), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(nul, 1.0, a, 1.0, a2, a2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, nul, 1.0, a2, a2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, a2, nul), GS_ERR_ARG_NULL);
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(b, 1.0, a2, 1.0, NULL, a2), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "5678");
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, b, 1.0, NULL, a2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 0.0, NULL, b), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, b, a2), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(f, 1.0, a2, 1.0, NULL, a2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, f, 1.0, NULL, a2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, f, a2), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, NULL, f), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(o, 1.0, a2, 1.0, NULL, a2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, o, a2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, NULL, o), GS_ERR_ARG_INCOMP);
+  /* z may be none of y, w, x. */
+  GsClearError(ctx);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a, 1.0, NULL, a2), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "different vector");
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, a, a2), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 1.0, NULL, a), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPX(a, 1.0, a2, 0.0, a2, a), GS_ERR_ARG_INCOMP);
   /* After the refusals the vectors are as they were (all ones). w is x: its values on entry. */
   CHECK_OK(GsVecAXPYPair(a, a2, 0.5, a, a2, a, &r, &r2));
   CHECK(r == 1234 * 0.25 && r2 == 1234 * 0.25, "AXPYPair on ones: rwr %g, rr %g, expected %g", r,
@@ -1039,6 +1132,13 @@ static void test_errors(GsContext ctx) {
         r2, 1234 * 0.5, 1234 * 0.25);
   CHECK_OK(GsVecNorm(a, GS_NORM_1, &r));
   CHECK(r == 2 * 1234, "AXPYPair x=NULL changed w: |w|_1 = %g", r);
+  CHECK_OK(GsVecSet(a, 1.0));
+  /* z = a += 0.5 a2 and a2 = a2 .* a2 + 0 a2 (w and x are y), over ones. */
+  CHECK_OK(GsVecSet(a2, 1.0));
+  CHECK_OK(GsVecAXPYPointwiseMultAYPX(a, 0.5, a2, 0.0, a2, a2));
+  CHECK_OK(GsVecNorm(a, GS_NORM_1, &r));
+  CHECK_OK(GsVecNorm(a2, GS_NORM_1, &r2));
+  CHECK(r == 1234 * 1.5 && r2 == 1234, "AXPYPointwiseMultAYPX on ones: |z|_1 %g, |y|_1 %g", r, r2);
   CHECK_OK(GsVecSet(a, 1.0));
   CHECK_OK(GsVecSet(a2, 1.0));
 

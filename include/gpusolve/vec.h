@@ -89,6 +89,12 @@ int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, dou
  * GsVecPointwiseMult(z, w, x) then GsVecAXPBY(y, 1, beta, z)); w may be NULL (y = x + beta y). y is
  * not read when beta == 0. w and x may be y. */
 int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x);
+/* The x and p updates of a CG step in one pass: z += alpha y, then y = w .* x + beta y, both with
+ * the y on entry. z gets the bits GsVecAXPY(z, alpha, y) gives and y those of
+ * GsVecPointwiseMultAYPX(y, beta, w, x), on the same back end. w may be NULL (y = x + beta y). y is
+ * always read, also when beta == 0 (z needs it; y is then w .* x, or x, without the beta term, as
+ * in GsVecPointwiseMultAYPX). w and x may be y; z must be none of y, w and x. */
+int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x);
 
 /* Fill with uniform random numbers in [lo, hi), reproducible from seed on every back end. */
 int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi);

@@ -57,6 +57,7 @@ GS_INTERN int GsLogRegisterBuiltins(GsContext ctx) {
   GsCall(GsLogEventRegister(ctx, "VecDotNorm2", &e->vec_dot_norm2));
   GsCall(GsLogEventRegister(ctx, "VecAXPYPair", &e->vec_axpy_pair));
   GsCall(GsLogEventRegister(ctx, "VecPointwiseMultAYPX", &e->vec_pw_mult_aypx));
+  GsCall(GsLogEventRegister(ctx, "VecAXPYPointwiseMultAYPX", &e->vec_axpy_pw_mult_aypx));
   GsCall(GsLogEventRegister(ctx, "VecSetRandom", &e->vec_random));
   GsCall(GsLogEventRegister(ctx, "MemCopyHtoD", &e->mem_htod));
   GsCall(GsLogEventRegister(ctx, "MemCopyDtoH", &e->mem_dtoh));

@@ -623,7 +623,7 @@ int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x) {
   /* beta == 0: y = w .* x (or x) must not read y, which may hold NaN or garbage (as in AXPBY). */
   if (x->n && beta != 0.0)
     EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
-           ctx->ops->vec.pw_mult_aypx(ctx, x->dt, x->n, py, beta, pw, px));
+           ctx->ops->vec.pw_mult_aypx(ctx, x->dt, x->n, py, beta, pw, px, NULL, 0.0));
   else if (x->n && w)
     EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
            ctx->ops->vec.pointwise(ctx, x->dt, x->n, GS_PW_MULT, py, pw, px));
@@ -631,6 +631,33 @@ int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x) {
     EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx, ctx->ops->vec.copy(ctx, x->n, x->dt, px, x->dt, py));
   EV_END(ctx, vec_pw_mult_aypx, ((beta != 0.0) + (w != NULL) + 2) * NB(x),
          (2 * (beta != 0.0) + (w != NULL)) * NF(x));
+  return 0;
+}
+
+int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x) {
+  CHECK_VEC(z);
+  CHECK_VEC(y);
+  CHECK_VEC(x);
+  if (w) CHECK_VEC(w);
+  CHECK_COMPAT(z, y);
+  CHECK_COMPAT(z, x);
+  if (w) CHECK_COMPAT(z, w);
+  GsContext ctx = z->ctx;
+  GsCheck(z != y && z != x && z != w, ctx, GS_ERR_ARG_INCOMP,
+          "z must be a different vector from y, w and x");
+  void *pz = NULL, *py = NULL, *px = NULL, *pw = NULL;
+  EV_BEGIN(ctx, vec_axpy_pw_mult_aypx);
+  EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx, compute_ptr(x, GS_ACCESS_READ, &px));
+  if (w) EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx, compute_ptr(w, GS_ACCESS_READ, &pw));
+  EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx, compute_ptr(y, GS_ACCESS_READWRITE, &py));
+  EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx, compute_ptr(z, GS_ACCESS_READWRITE, &pz));
+  if (z->n)
+    EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx,
+           ctx->ops->vec.pw_mult_aypx(ctx, z->dt, z->n, py, beta, pw, px, pz, alpha));
+  /* 5 values per entry (z, y, x read; z, y written) and 2 flops (z += alpha y), whatever beta (y is
+   * read for z); w adds a read and a flop; beta != 0 adds 2 flops. */
+  EV_END(ctx, vec_axpy_pw_mult_aypx, (5 + (w != NULL)) * NB(z),
+         (2 + (w != NULL) + 2 * (beta != 0.0)) * NF(z));
   return 0;
 }
 

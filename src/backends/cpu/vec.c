@@ -90,6 +90,16 @@ static double fold_max(const double *part, GsInt nc) {
 #define GS_CPU_PAIR_SUM_0 SIMD_SUM(s)
 #define GS_CPU_PAIR_SUM_1 SIMD_SUM2(s, t)
 
+/* The entries of pw_mult_aypx: y = m + beta y with m = w x (HW) or x; z += a y when HZ; no beta
+ * term when HB is 0. Each entry is loaded before any store (w or x may be y); ta and tb are the
+ * scalars rounded to T. */
+#define GS_CPU_AYPX_LOOP(T, HW, HZ, HB)                                                            \
+  OMP_FOR for (GsInt i = 0; i < n; i++) {                                                          \
+    const T yv = y[i], m = GS_IF(HW, w[i] *) x[i];                                                 \
+    GS_IF(HZ, z[i] += ta * yv;)                                                                    \
+    y[i] = m GS_IF(HB, +tb * yv);                                                                  \
+  }
+
 /* Kernels for one element type T with suffix S. */
 #define GS_CPU_KERNELS(T, S)                                                                       \
   static void set_##S(GsInt n, T *GS_RESTRICT x, double a) {                                       \
@@ -208,16 +218,22 @@ static double fold_max(const double *part, GsInt nc) {
       part[2 * c + 1] = t;                                                                         \
     }                                                                                              \
   }                                                                                                \
-  /* z + beta y with z = w x stored to T first, as AXPBY(y, 1, beta, z) computes it. */            \
-  static void pw_mult_aypx_##S(GsInt n, T *y, double b, const T *w, const T *x) {                  \
-    const T tb = (T)b;                                                                             \
-    if (w) {                                                                                       \
-      OMP_FOR for (GsInt i = 0; i < n; i++) {                                                      \
-        const T z = w[i] * x[i];                                                                   \
-        y[i] = z + tb * y[i];                                                                      \
-      }                                                                                            \
+  /* y = m + beta y with m = w x stored to T first, as AXPBY(y, 1, beta, m) computes it, and, when \
+   * z is given, z += a y as AXPY(z, a, y) computes it, both with the y on entry. */               \
+  static void pw_mult_aypx_##S(GsInt n, T *y, double b, const T *w, const T *x, T *z, double a) {  \
+    const T tb = (T)b, ta = (T)a;                                                                  \
+    if (z && b == 0.0 && w) {                                                                      \
+      GS_CPU_AYPX_LOOP(T, 1, 1, 0)                                                                 \
+    } else if (z && b == 0.0) {                                                                    \
+      GS_CPU_AYPX_LOOP(T, 0, 1, 0)                                                                 \
+    } else if (z && w) {                                                                           \
+      GS_CPU_AYPX_LOOP(T, 1, 1, 1)                                                                 \
+    } else if (z) {                                                                                \
+      GS_CPU_AYPX_LOOP(T, 0, 1, 1)                                                                 \
+    } else if (w) {                                                                                \
+      GS_CPU_AYPX_LOOP(T, 1, 0, 1)                                                                 \
     } else {                                                                                       \
-      OMP_FOR for (GsInt i = 0; i < n; i++) y[i] = x[i] + tb * y[i];                               \
+      GS_CPU_AYPX_LOOP(T, 0, 0, 1)                                                                 \
     }                                                                                              \
   }
 
@@ -364,9 +380,9 @@ static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, 
 }
 
 static int k_pw_mult_aypx(GsContext ctx, GsDataType dt, GsInt n, void *y, double b, const void *w,
-                          const void *x) {
+                          const void *x, void *z, double a) {
   (void)ctx;
-  DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x), pw_mult_aypx_f(n, y, b, w, x));
+  DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x, z, a), pw_mult_aypx_f(n, y, b, w, x, z, a));
   return 0;
 }
 

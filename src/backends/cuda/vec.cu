@@ -17,6 +17,8 @@
  *   set_random          d      write x (plus ~25 integer operations per entry for the hash)
  *   axpy_pair           7d     read x, r, p, q, w, write x and r; 6d without w; 3d less without x
  *   pw_mult_aypx        4d     read w, x, y, write y; 3d without w; d less when beta == 0
+ *     with z            6d     also read and write z (z += alpha y); 5d without w; y is read for
+ *                              z even when beta == 0
  *
  * How they reach the floor:
  * - One wave of launch_blocks = SMs * GS_CUDA_BLOCKS_PER_SM blocks of GS_CUDA_THREADS threads
@@ -445,51 +447,114 @@ static const GsPairKernel gs_k_axpy_pair_t[2][2][2][2] = {
 static const char *const gs_k_axpy_pair_name[2][2] = {{"gs_k_r_pair", "gs_k_r_pair_w"},
                                                       {"gs_k_axpy_pair", "gs_k_axpy_pair_w"}};
 
-/* Kernel NAME: y = w .* x + beta y, with a.x = x, a.y = w and a.w = y, which is read and written;
- * s0 = 1 and s1 = beta. The sum is GS_OP_AXPBY of the rounded product, so that it is compiled as
- * AXPBY(y, 1, beta, z) is. (Without w the operation is AXPBY itself.) */
-#define GS_DEFINE_MULT_AYPX(NAME, T, W)                                                            \
+typedef struct {
+  const void *x, *w; /* read (w when the kernel has it) */
+  void *y, *z;       /* updated (z when the kernel has it) */
+  double s0, s1;     /* 1 and beta: the scalars of GS_OP_AXPBY, as AXPBY(y, 1, beta, m) has them */
+  double alpha;
+} GsAypxArgs;
+
+typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
+
+/* y is the first input; w and z add one each. */
+#define GS_AYPX_UNROLL(hw, hz, w) GS_UNROLL(2 + (hw) + (hz), w)
+
+/* One entry of pw_mult_aypx, in place on the lvalues yv and zv (ta = (T)alpha): when HZ,
+ * z += alpha y as GsVecAXPY's kernel rounds it; then y = m + beta y with m = w x rounded on its own
+ * (HW) or x, summed by GS_OP_AXPBY so that it is compiled as AXPBY(y, 1, beta, m) is; without
+ * the beta term (HB 0), y = m. */
+#define GS_AYPX_M_0(T, x, w) (x)
+#define GS_AYPX_M_1(T, x, w) GsMulRn_##T((w), (x))
+#define GS_AYPX_Y_0(T, a, m, y) (m)
+#define GS_AYPX_Y_1(T, a, m, y) GS_OP_AXPBY(T, a, m, y, 0)
+#define GS_AYPX_ELEM(T, HW, HZ, HB, a, ta, xv, wv, yv, zv)                                         \
+  do {                                                                                             \
+    GS_IF(HZ, (zv) = GsFma_##T((ta), (yv), (zv));)                                                 \
+    (yv) = GS_AYPX_Y_##HB(T, a, GS_AYPX_M_##HW(T, xv, wv), yv);                                    \
+  } while (0)
+
+/* Kernel NAME: y = w .* x + beta y (w when HW; no beta term when HB is 0) and, when HZ,
+ * z += alpha y with the y on entry, in packs of W entries of T. All loads of a trip come before
+ * its stores, so w and x may alias y entry by entry. (Without w and z the operation is AXPBY.) */
+#define GS_DEFINE_MULT_AYPX(NAME, T, W, HW, HZ, HB)                                                \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
-      NAME(GsInt n, GsStreamArgs a) {                                                              \
-    enum { U = GS_UNROLL(3, W) };                                                                  \
+      NAME(GsInt n, GsAypxArgs a) {                                                                \
+    enum { U = GS_AYPX_UNROLL(HW, HZ, W) };                                                        \
     typedef GsPack_##T##_##W P;                                                                    \
-    const P *xp = (const P *)a.x, *wp = (const P *)a.y;                                            \
-    P *yp = (P *)a.w;                                                                              \
+    const P *xp = (const P *)a.x;                                                                  \
+    GS_IF(HW, const P *wp = (const P *)a.w;)                                                       \
+    P *yp = (P *)a.y;                                                                              \
+    GS_IF(HZ, P *zp = (P *)a.z; const T ta = (T)a.alpha;)                                          \
     const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
     for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
-      P px[U], pw[U], py[U];                                                                       \
+      P px[U], py[U];                                                                              \
+      GS_IF(HW, P pw[U];)                                                                          \
+      GS_IF(HZ, P pz[U];)                                                                          \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
         const GsInt i = b + u * stride;                                                            \
         if (i < np) {                                                                              \
           px[u].v = xp[i].v;                                                                       \
-          pw[u].v = wp[i].v;                                                                       \
+          GS_IF(HW, pw[u].v = wp[i].v;)                                                            \
           py[u].v = yp[i].v;                                                                       \
+          GS_IF(HZ, pz[u].v = zp[i].v;)                                                            \
         }                                                                                          \
       }                                                                                            \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
         const GsInt i = b + u * stride;                                                            \
         if (i < np) {                                                                              \
-          _Pragma("unroll") for (int c = 0; c < (W); c++) py[u].e[c] =                             \
-              GS_OP_AXPBY(T, a, GsMulRn_##T(pw[u].e[c], px[u].e[c]), py[u].e[c], 0);               \
+          _Pragma("unroll") for (int c = 0; c < (W); c++)                                          \
+              GS_AYPX_ELEM(T, HW, HZ, HB, a, ta, px[u].e[c], pw[u].e[c], py[u].e[c], pz[u].e[c]);  \
+          GS_IF(HZ, zp[i].v = pz[u].v;)                                                            \
           yp[i].v = py[u].v;                                                                       \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     if ((W) > 1) {                                                                                 \
-      const T *xs = (const T *)a.x, *ws = (const T *)a.y;                                          \
-      T *ys = (T *)a.w;                                                                            \
-      for (GsInt i = np * (W) + GS_TID; i < n; i += stride)                                        \
-        ys[i] = GS_OP_AXPBY(T, a, GsMulRn_##T(ws[i], xs[i]), ys[i], i);                            \
+      const T *xs = (const T *)a.x;                                                                \
+      GS_IF(HW, const T *ws = (const T *)a.w;)                                                     \
+      T *ys = (T *)a.y;                                                                            \
+      GS_IF(HZ, T *zs = (T *)a.z;)                                                                 \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+        T yv = ys[i];                                                                              \
+        GS_IF(HZ, T zv = zs[i];)                                                                   \
+        GS_AYPX_ELEM(T, HW, HZ, HB, a, ta, xs[i], ws[i], yv, zv);                                  \
+        GS_IF(HZ, zs[i] = zv;)                                                                     \
+        ys[i] = yv;                                                                                \
+      }                                                                                            \
     }                                                                                              \
   }
 
-GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_double_1, double, 1)
-GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_double_2, double, 2)
-GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_float_1, float, 1)
-GS_DEFINE_MULT_AYPX(gs_k_mult_aypx_float_4, float, 4)
-static const GsStreamKernel gs_k_mult_aypx[2][2] = {
-    {gs_k_mult_aypx_double_1, gs_k_mult_aypx_double_2},
-    {gs_k_mult_aypx_float_1, gs_k_mult_aypx_float_4}};
+#define GS_DEFINE_MULT_AYPX_ALL(NAME, HW, HZ, HB)                                                  \
+  GS_DEFINE_MULT_AYPX(NAME##_double_1, double, 1, HW, HZ, HB)                                      \
+  GS_DEFINE_MULT_AYPX(NAME##_double_2, double, 2, HW, HZ, HB)                                      \
+  GS_DEFINE_MULT_AYPX(NAME##_float_1, float, 1, HW, HZ, HB)                                        \
+  GS_DEFINE_MULT_AYPX(NAME##_float_4, float, 4, HW, HZ, HB)
+GS_DEFINE_MULT_AYPX_ALL(gs_k_mult_aypx, 1, 0, 1)
+GS_DEFINE_MULT_AYPX_ALL(gs_k_axpy_aypx, 0, 1, 1)
+GS_DEFINE_MULT_AYPX_ALL(gs_k_axpy_mult_aypx, 1, 1, 1)
+GS_DEFINE_MULT_AYPX_ALL(gs_k_axpy_copy, 0, 1, 0)
+GS_DEFINE_MULT_AYPX_ALL(gs_k_axpy_mult, 1, 1, 0)
+#define GS_AYPX_ROW(NAME)                                                                          \
+  {                                                                                                \
+    {NAME##_double_1, NAME##_double_2}, {                                                          \
+      NAME##_float_1, NAME##_float_4                                                               \
+    }                                                                                              \
+  }
+#define GS_AYPX_NONE                                                                               \
+  {                                                                                                \
+    {NULL, NULL}, {                                                                                \
+      NULL, NULL                                                                                   \
+    }                                                                                              \
+  }
+/* [has w][has z][beta != 0][dt][aligned]; NULL where the host never asks: without w and z the
+ * operation is AXPBY, and without z beta != 0. */
+static const GsAypxKernel gs_k_mult_aypx_t[2][2][2][2][2] = {
+    {{GS_AYPX_NONE, GS_AYPX_NONE}, {GS_AYPX_ROW(gs_k_axpy_copy), GS_AYPX_ROW(gs_k_axpy_aypx)}},
+    {{GS_AYPX_NONE, GS_AYPX_ROW(gs_k_mult_aypx)},
+     {GS_AYPX_ROW(gs_k_axpy_mult), GS_AYPX_ROW(gs_k_axpy_mult_aypx)}}};
+static const char *const gs_k_mult_aypx_name[2][2][2] = {
+    {{NULL, NULL}, {"gs_k_axpy_copy", "gs_k_axpy_aypx"}},
+    {{NULL, "gs_k_mult_aypx"}, {"gs_k_axpy_mult", "gs_k_axpy_mult_aypx"}}};
 
 /* ---- Host side ------------------------------------------------------------------------------- */
 
@@ -816,18 +881,32 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
 }
 
 static int GsVecPointwiseMultAYPX_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta,
-                                       const void *w, const void *x) {
-  GsStreamArgs a;
-  memset(&a, 0, sizeof a);
-  a.x = x;
-  a.y = w ? w : y;
-  a.w = y;
-  a.s0 = 1.0;
-  a.s1 = beta;
-  if (w)
-    GsCall(GsStream(ctx, gs_k_mult_aypx, 3, dt, n, a, "gs_k_mult_aypx"));
-  else
+                                       const void *w, const void *x, void *z, double alpha) {
+  if (!w && !z) { /* y = 1 x + beta y, beta != 0 */
+    GsStreamArgs a;
+    memset(&a, 0, sizeof a);
+    a.x = x;
+    a.y = y;
+    a.w = y;
+    a.s0 = 1.0;
+    a.s1 = beta;
     GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
+    return 0;
+  }
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, dt));
+  if (n <= 0) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsAypxArgs a = {x, w, y, z, 1.0, beta, alpha};
+  const int d = dt == GS_FLOAT, hw = w != NULL, hz = z != NULL, hb = beta != 0.0;
+  GsCheck(hz || hb, ctx, GS_ERR_ARG_OUTOFRANGE, "pw_mult_aypx without z needs beta != 0");
+  const int aligned = GsAligned16(x) && GsAligned16(w) && GsAligned16(y) && GsAligned16(z);
+  const int pw = GsPackWidth(d, aligned);
+  gs_k_mult_aypx_t
+      [hw][hz][hb][d]
+      [aligned]<<<GsBlocks(cc, n, pw, GS_AYPX_UNROLL(hw, hz, pw), GS_CUDA_BLOCKS_PER_SM),
+                  GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+  GsCheckLaunchCuda(ctx, gs_k_mult_aypx_name[hw][hz][hb]);
   return 0;
 }
 
