@@ -371,6 +371,45 @@ done:
   GsMatDestroy(&L);
 }
 
+/* PCG + Jacobi where r . M^-1 r turns negative inside the loop: A = [2 1; 1 -1], b = (1, 0), so
+ * z = p = (0.5, 0), A p = (1, 0.5), alpha = 1, r = (0, -0.5) and r . M^-1 r = -0.25. CG stops after
+ * one iteration with DIVERGED_INDEFINITE_PC and x = x0 + alpha p = (0.5, 0) exactly: the x update
+ * still happens on that break. */
+static void test_indefinite_pc_step(GsContext ctx) {
+  const GsInt r[4] = {0, 0, 1, 1}, c[4] = {0, 1, 0, 1};
+  const double v[4] = {2, 1, 1, -1}, bv[2] = {1, 0};
+  GsMat A = NULL;
+  GsVec b = NULL, x = NULL;
+  GsKsp k = NULL;
+  if (CHECK_OK(GsMatCreateFromTriplets(ctx, 2, 2, 4, r, c, v, &A)) ||
+      CHECK_OK(GsVecCreate(ctx, 2, GS_DOUBLE, &b)) ||
+      CHECK_OK(GsVecCreate(ctx, 2, GS_DOUBLE, &x)) || CHECK_OK(GsKspCreate(ctx, &k)))
+    goto done;
+  CHECK_OK(GsVecSetValuesHost(b, bv));
+  CHECK_OK(GsKspSetOperator(k, A));
+  CHECK_OK(GsKspSetType(k, GS_KSP_CG));
+  CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+  CHECK_OK(GsKspSolve(k, b, x));
+  GsConvergedReason reason;
+  GsInt its = -1;
+  double xv[2] = {NAN, NAN};
+  CHECK_OK(GsKspGetConvergedReason(k, &reason));
+  CHECK_OK(GsKspGetIterationNumber(k, &its));
+  CHECK_OK(GsVecGetValuesHost(x, xv));
+  CHECK(reason == GS_DIVERGED_INDEFINITE_PC && its == 1,
+        "PCG + Jacobi, r . M^-1 r < 0 after one step: %s after %lld iterations",
+        GsConvergedReasonName(reason), (long long)its);
+  CHECK(xv[0] == 0.5 && xv[1] == 0.0,
+        "PCG stopped on r . M^-1 r < 0: x = (%.17g, %.17g), expected "
+        "(0.5, 0)",
+        xv[0], xv[1]);
+done:
+  GsKspDestroy(&k);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&A);
+}
+
 /* CG on a symmetric indefinite matrix stops with DIVERGED_INDEFINITE_MAT. */
 static void test_indefinite(GsContext ctx) {
   enum { N = 50 };
@@ -429,6 +468,7 @@ static void test_indefinite(GsContext ctx) {
     }
     GsMatDestroy(&L);
   }
+  test_indefinite_pc_step(ctx);
 done:
   GsKspDestroy(&k);
   GsVecDestroy(&b);

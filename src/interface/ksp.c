@@ -397,9 +397,11 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
 
 /* ---- CG ------------------------------------------------------------------------------------ */
 
-/* Per iteration: q = A p and p . q, then two fused passes: x += alpha p and r -= alpha q with
- * r . M^-1 r and r . r (GsVecAXPYPair), and p = M^-1 r + beta p (GsVecPointwiseMultAYPX). Jacobi's
- * M^-1 r is dinv .* r, which both passes form on the fly, so z is only used to start. */
+/* Per iteration: q = A p and p . q, then two fused passes: r -= alpha q with r . M^-1 r and r . r
+ * (GsVecAXPYPair without x), and x += alpha p with p = M^-1 r + beta p (GsVecAXPYPointwiseMultAYPX,
+ * the pass that reads p anyway: 10 values per entry instead of 11). Jacobi's M^-1 r is dinv .* r,
+ * which both passes form on the fly, so z is only used to start. x gets the bits the update in
+ * AXPYPair gave it; on a break between the two passes GsVecAXPY brings it up to date. */
 static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   GsVec r = k->work[0], z = k->work[1], p = k->work[2], q = k->work[3];
   const int pc = k->pc != GS_PC_NONE;
@@ -429,18 +431,19 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     }
     const double alpha = rz / pq;
     double rz_new, rr;
-    GsCall(GsVecAXPYPair(x, r, alpha, p, q, dinv, &rz_new, &rr));
+    GsCall(GsVecAXPYPair(NULL, r, alpha, NULL, q, dinv, &rz_new, &rr));
     rnorm = sqrt(rr);
     /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives). */
     if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
     if (rz_new < 0) {
+      GsCall(GsVecAXPY(x, alpha, p)); /* x += alpha p, which the second pass would have done */
       k->its = its + 1;
       k->reason = GS_DIVERGED_INDEFINITE_PC;
       break;
     }
     const double beta = rz_new / rz;
     rz = rz_new;
-    GsCall(GsVecPointwiseMultAYPX(p, beta, dinv, r));
+    GsCall(GsVecAXPYPointwiseMultAYPX(x, alpha, p, beta, dinv, r));
   }
   return 0;
 }
