@@ -133,7 +133,10 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, int peers
       if (log) fprintf(log, "  cuSPARSE SpMV failed: %s\n", err);
     } else {
       GsBenchRecord pr;
-      ierr = record(ctx, &pr, "spmv", "cusparse", config, m, repeats, bytes, med, mn, copy);
+      char pconfig[128];
+      snprintf(pconfig, sizeof pconfig, "%s n=%lld nnz=%lld rows %lld..%lld CSR_ALG1", name,
+               (long long)m, (long long)nnz, (long long)lo, (long long)hi);
+      ierr = record(ctx, &pr, "spmv", "cusparse", pconfig, m, repeats, bytes, med, mn, copy);
       if (!ierr) {
         pr.residual = spmv_error(A, hx, hy);
         ierr =

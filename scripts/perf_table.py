@@ -18,6 +18,8 @@ def table(path):
         r = json.load(f)
     dev = r["device"]
     floor = r["floor"]["gbytes_per_s"]
+    if r["suite"].startswith("sparse"):
+        return sparse_table(path, r)
     if any("config" in x for x in r["records"]):
         return banded_table(path, r)
     lines = [
@@ -67,6 +69,36 @@ def banded_table(path, r):
             f"| {x.get('group') or '–'} | {x['op']} | {x['impl']} | {x.get('config', '')} | "
             f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | "
             f"{x['floor_gbytes_per_s']:.0f} | {100 * x['fraction_of_copy']:.1f} % | {res} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def sparse_table(path, r):
+    """SpMV records (time, GB/s of the (12 nnz + 20 n)-byte floor, fraction of the copy bandwidth
+    measured in the same run, error against a long-double product) and CG time per iteration
+    (iterations in the case's text); a peer's file (CuPy) has no floor of its own."""
+    dev = r["device"]
+    lines = [
+        f"### {r['suite']} on {dev['name']} ({r['resource']})",
+        "",
+        f"File `{os.path.relpath(path, ROOT)}`, commit `{r['git_sha'][:12]}`, {r['date']}. "
+        "SpMV rows: floor (12 nnz + 20 n) bytes; GB/s counts those bytes; the fraction is of the "
+        "copy bandwidth measured in the same run (– for peers run without one); error is the "
+        "largest |y - y_ref| / (|A||x|)_i. cg_iteration rows: KSPSolve time over iterations "
+        "(CG + Jacobi, b = A 1, rtol 1e-8; residual: final true relative residual where known).",
+        "",
+        "| op | implementation | case | median (µs) | GB/s | fraction of copy | error / residual |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for x in r["records"]:
+        res = x.get("residual")
+        res = "–" if res is None or res < 0 else f"{res:.1e}"
+        spmv = x["op"] == "spmv"
+        gbs = f"{x['gbytes_per_s']:.0f}" if spmv else "–"
+        frac = f"{100 * x['fraction_of_copy']:.1f} %" if spmv and x["fraction_of_copy"] else "–"
+        lines.append(
+            f"| {x['op']} | {x['impl']} | {x.get('config', '')} | {1e6 * x['median_s']:.1f} | "
+            f"{gbs} | {frac} | {res} |")
     lines.append("")
     return "\n".join(lines)
 
