@@ -140,8 +140,12 @@ typedef struct {
  *   rows (NULL: identity); sell_len gives each position's length (host kernels only).
  * - GS_SPMV_MERGE: CSR (rowptr 64-bit, col, val) split into equal runs of rows + entries (merge
  *   path); device kernels find where each run starts in merge_start and pass partial sums of
- *   rows cut by a run through merge_row / merge_val (merge_blocks entries each). */
-enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2, GS_SPMV_MERGE = 3 };
+ *   rows cut by a run through merge_row / merge_val (merge_blocks entries each).
+ * - GS_SPMV_HYBRID: SELL over sell_m positions (the rows of at most a threshold of entries,
+ * sell_perm maps them to rows) and merge over the long rows, whose CSR is merge_m rows, merge_nnz
+ * entries (rowptr, col, val) and whose row numbers are merge_rows. For GS_SPMV_MERGE, merge_m = m,
+ *   merge_nnz = nnz and merge_rows is NULL. */
+enum { GS_SPMV_CSR = 1, GS_SPMV_SELL = 2, GS_SPMV_MERGE = 3, GS_SPMV_HYBRID = 4 };
 typedef struct {
   GsInt m, n, nnz;
   int kernel;
@@ -150,10 +154,12 @@ typedef struct {
   const int *col;
   const double *val;
   int group;
-  GsInt sell_c, nslices;
+  GsInt sell_c, nslices, sell_m;
   const GsInt *sell_ptr;
   const int *sell_len, *sell_perm, *sell_col;
   const double *sell_val;
+  GsInt merge_m, merge_nnz;
+  const int *merge_rows;
   GsInt merge_blocks;
   GsInt *merge_start; /* merge_blocks + 1: the row where each tile starts (merge_setup) */
   GsInt *merge_row;

@@ -725,9 +725,10 @@ static void sparse_cases(HsRng *rng) {
       !CHECK_OK(GsVecCreate(cctx, m, GS_DOUBLE, &yc)) &&
       !CHECK_OK(GsVecCreate(gctx, m, GS_DOUBLE, &yg))) {
     /* Every device form against the CPU's CSR kernel, with beta = 0 (y NaN) and beta != 0. */
-    static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR,  GS_MAT_SPMV_ELL,
-                                          GS_MAT_SPMV_SELL, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
-    for (int f = 0; f < 6; f++) {
+    static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO,  GS_MAT_SPMV_CSR,  GS_MAT_SPMV_ELL,
+                                          GS_MAT_SPMV_SELL,  GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE,
+                                          GS_MAT_SPMV_HYBRID};
+    for (int f = 0; f < 7; f++) {
       const char *kname = "";
       CHECK_OK(GsMatSetSpMVType(Ag, types[f], 32, f == 4 ? 64 : 1));
       for (int pass = 0; pass < 2; pass++) {
@@ -766,10 +767,11 @@ static void sparse_cases(HsRng *rng) {
       !CHECK_OK(GsVecCreate(gctx, 30000, GS_DOUBLE, &xg)) &&
       !CHECK_OK(GsVecCreate(cctx, 30000, GS_DOUBLE, &yc)) &&
       !CHECK_OK(GsVecCreate(gctx, 30000, GS_DOUBLE, &yg))) {
-    static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+    static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE,
+                                          GS_MAT_SPMV_HYBRID};
     double *hy = hs_malloc(30000 * sizeof *hy), *hg = hs_malloc(30000 * sizeof *hg),
            *hx2 = hs_malloc(30000 * sizeof *hx2);
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
       double dc = 0, dg = 0;
       const char *kname = "";
       CHECK_OK(GsMatSetSpMVType(Ag, types[f], 32, 1));

@@ -652,19 +652,21 @@ static void spmv_help(void) {
       "sparse\n"
       "issue's cases: 7-point 256^3, 27-point 160^3, 5-point 4096^2 and a power-law matrix\n"
       "(2^22 rows), with CG on the 7-point one (smaller sizes on the CPU). -powerlaw N: N rows\n"
-      "of power-law lengths (mean 12, exponent 1.5). -forms 1 also times the CSR, SELL-32 and\n"
-      "merge forms beside the automatic choice. -mat_spmv K forces a kernel, -mat_spmv_group G\n"
+      "of power-law lengths (mean 12, exponent 1.5). -forms 1 also times the CSR, SELL-32, merge\n"
+      "and hybrid forms beside the automatic choice. -mat_spmv K forces a kernel, -mat_spmv_group "
+      "G\n"
       "the GPU CSR kernel's threads per row.\n");
 }
 
-/* One case: SpMV with the automatic kernel beside cuSPARSE (and the CSR, SELL-32 and merge forms
- * when forms is set), and CG when asked. */
+/* One case: SpMV with the automatic kernel beside cuSPARSE (and the CSR, SELL-32, merge and hybrid
+ * forms when forms is set), and CG when asked. */
 static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int cg, int forms,
                      GsBenchReport *rep) {
   CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, 1, rep, stdout));
   if (cg) CLI_CALL(ctx, GsBenchCg(ctx, A, name, rep, stdout));
-  static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
-  for (int k = 0; forms && k < 3; k++) {
+  static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE,
+                                        GS_MAT_SPMV_HYBRID};
+  for (int k = 0; forms && k < 4; k++) {
     CLI_CALL(ctx, GsMatSetSpMVType(A, types[k], 32, 1));
     CLI_CALL(ctx, GsBenchSpmv(ctx, A, name, repeats, 0, rep, stdout));
   }

@@ -366,16 +366,26 @@ static void free_device(GsMat A) {
   GsMemFree(ctx, A->d_sell_perm);
   GsMemFree(ctx, A->d_sell_col);
   GsMemFree(ctx, A->d_sell_val);
+  GsMemFree(ctx, A->d_long_rows);
   GsMemFree(ctx, A->d_merge_start);
   GsMemFree(ctx, A->d_merge_row);
   GsMemFree(ctx, A->d_merge_val);
-  A->d_rowptr = A->d_sell_perm = A->d_sell_col = A->d_col = NULL;
+  A->d_rowptr = A->d_sell_perm = A->d_sell_col = A->d_col = A->d_long_rows = NULL;
   A->d_rowptr64 = A->d_sell_ptr = A->d_merge_start = A->d_merge_row = NULL;
   A->d_val = A->d_sell_val = A->d_merge_val = NULL;
   A->on_device = 0;
 }
 
 static void free_sell(GsMat A) {
+  free(A->long_rows);
+  free(A->long_rowptr);
+  free(A->long_col);
+  free(A->long_val);
+  A->long_rows = NULL;
+  A->long_rowptr = NULL;
+  A->long_col = NULL;
+  A->long_val = NULL;
+  A->long_m = A->long_nnz = 0;
   free(A->sell_ptr);
   free(A->sell_len);
   free(A->sell_perm);
@@ -407,15 +417,16 @@ static int sell_key_cmp(const void *a, const void *b) {
   return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Padded entries of SELL-C-sigma for A, without building it. */
-static GsInt sell_size(GsMat A, GsInt C, GsInt sigma, SellKey *keys) {
-  const GsInt m = A->m;
+/* Padded entries of SELL-C-sigma for the m rows rows[] of A (rows NULL: all, m = A->m), without
+ * building it; keys[] gets the sorted positions. */
+static GsInt sell_size(GsMat A, const int *rows, GsInt m, GsInt C, GsInt sigma, SellKey *keys) {
   GsInt total = 0;
   for (GsInt w0 = 0; w0 < m; w0 += sigma) {
     const GsInt w1 = w0 + sigma < m ? w0 + sigma : m;
     for (GsInt i = w0; i < w1; i++) {
-      keys[i].len = A->rowptr[i + 1] - A->rowptr[i];
-      keys[i].row = (int)i;
+      const GsInt r = rows ? rows[i] : i;
+      keys[i].len = A->rowptr[r + 1] - A->rowptr[r];
+      keys[i].row = (int)r;
     }
     if (sigma > 1) qsort(keys + w0, (size_t)(w1 - w0), sizeof *keys, sell_key_cmp);
   }
@@ -428,22 +439,23 @@ static GsInt sell_size(GsMat A, GsInt C, GsInt sigma, SellKey *keys) {
   return total;
 }
 
-/* The SELL-C-sigma form on the host (see matimpl.h); ELL is C = m, sigma = 1. */
-static int build_sell(GsMat A, GsInt C, GsInt sigma) {
+/* The SELL-C-sigma form on the host (see matimpl.h) of the m rows rows[] (NULL: all rows, m =
+ * A->m); ELL is C = m, sigma = 1. A subset always keeps its position -> row map. */
+static int build_sell(GsMat A, const int *rows, GsInt m, GsInt C, GsInt sigma) {
   GsContext ctx = A->ctx;
-  const GsInt m = A->m, ns = m ? (m + C - 1) / C : 0;
+  const GsInt ns = m ? (m + C - 1) / C : 0;
+  const int perm = sigma > 1 || rows;
   free_sell(A);
   SellKey *keys = malloc((size_t)(m ? m : 1) * sizeof *keys);
   GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the SELL layout of %lld rows",
           (long long)m);
-  const GsInt total = sell_size(A, C, sigma, keys);
+  const GsInt total = sell_size(A, rows, m, C, sigma, keys);
   A->sell_len = malloc((size_t)(m ? m : 1) * sizeof *A->sell_len);
   A->sell_ptr = malloc(((size_t)ns + 1) * sizeof *A->sell_ptr);
-  A->sell_perm = sigma > 1 ? malloc((size_t)(m ? m : 1) * sizeof *A->sell_perm) : NULL;
+  A->sell_perm = perm ? malloc((size_t)(m ? m : 1) * sizeof *A->sell_perm) : NULL;
   A->sell_col = malloc((size_t)(total ? total : 1) * sizeof *A->sell_col);
   A->sell_val = calloc((size_t)(total ? total : 1), sizeof *A->sell_val);
-  if (!A->sell_len || !A->sell_ptr || (sigma > 1 && !A->sell_perm) || !A->sell_col ||
-      !A->sell_val) {
+  if (!A->sell_len || !A->sell_ptr || (perm && !A->sell_perm) || !A->sell_col || !A->sell_val) {
     free(keys);
     free_sell(A);
     return GsError(ctx, GS_ERR_MEMORY,
@@ -470,8 +482,52 @@ static int build_sell(GsMat A, GsInt C, GsInt sigma) {
   }
   free(keys);
   A->nslices = ns;
+  A->sell_m = m;
   A->sell_c = C;
   A->sell_sigma = (int)sigma;
+  return 0;
+}
+
+/* The hybrid form: rows of more than T entries (the long part, kept as CSR for the merge kernel
+ * with their row numbers) and the others in SELL-32 sorted by length within windows of 4096
+ * rows. */
+static int build_hybrid(GsMat A, GsInt T) {
+  GsContext ctx = A->ctx;
+  GsInt ml = 0, nl = 0, ns = 0;
+  for (GsInt i = 0; i < A->m; i++)
+    if (A->rowptr[i + 1] - A->rowptr[i] > T) {
+      ml++;
+      nl += A->rowptr[i + 1] - A->rowptr[i];
+    }
+  int *rows = malloc((size_t)(A->m - ml ? A->m - ml : 1) * sizeof *rows);
+  GsCheck(rows != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the hybrid form's row list");
+  for (GsInt i = 0; i < A->m; i++)
+    if (A->rowptr[i + 1] - A->rowptr[i] <= T) rows[ns++] = (int)i;
+  /* The SELL part first: building it clears the whole host form. */
+  const int ierr = build_sell(A, rows, ns, 32, 4096);
+  free(rows);
+  GsCall(ierr);
+  A->long_rows = malloc((size_t)(ml ? ml : 1) * sizeof *A->long_rows);
+  A->long_rowptr = malloc(((size_t)ml + 1) * sizeof *A->long_rowptr);
+  A->long_col = malloc((size_t)(nl ? nl : 1) * sizeof *A->long_col);
+  A->long_val = malloc((size_t)(nl ? nl : 1) * sizeof *A->long_val);
+  GsCheck(A->long_rows && A->long_rowptr && A->long_col && A->long_val, ctx, GS_ERR_MEMORY,
+          "cannot allocate the hybrid form's %lld long rows (%lld entries)", (long long)ml,
+          (long long)nl);
+  GsInt q = 0, l = 0;
+  A->long_rowptr[0] = 0;
+  for (GsInt i = 0; i < A->m; i++) {
+    const GsInt b = A->rowptr[i], e = A->rowptr[i + 1];
+    if (e - b <= T) continue;
+    memcpy(A->long_col + q, A->col + b, (size_t)(e - b) * sizeof *A->long_col);
+    memcpy(A->long_val + q, A->val + b, (size_t)(e - b) * sizeof *A->long_val);
+    q += e - b;
+    A->long_rows[l++] = (int)i;
+    A->long_rowptr[l] = q;
+  }
+  A->long_m = ml;
+  A->long_nnz = nl;
+  A->hybrid_t = T;
   return 0;
 }
 
@@ -494,16 +550,16 @@ static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
     const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
     type = GS_MAT_SPMV_CSR;
     if (skewed(A)) {
-      type = GS_MAT_SPMV_MERGE;
+      type = device ? GS_MAT_SPMV_HYBRID : GS_MAT_SPMV_MERGE;
     } else if (device && mean <= 48 && A->m >= 32) {
       SellKey *keys = malloc((size_t)A->m * sizeof *keys);
       GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld sort keys", (long long)A->m);
       const double limit = 1.2 * (double)A->nnz;
       C = 32;
       sigma = 1;
-      if ((double)sell_size(A, 32, 1, keys) <= limit) {
+      if ((double)sell_size(A, NULL, A->m, 32, 1, keys) <= limit) {
         type = GS_MAT_SPMV_SELL;
-      } else if ((double)sell_size(A, 32, 1024, keys) <= limit) {
+      } else if ((double)sell_size(A, NULL, A->m, 32, 1024, keys) <= limit) {
         type = GS_MAT_SPMV_SELL;
         sigma = 1024;
       }
@@ -515,17 +571,20 @@ static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   if (type == GS_MAT_SPMV_ELL) {
     GsCheck(A->m <= INT_MAX, ctx, GS_ERR_UNSUPPORTED, "ELL of %lld rows: more than 2^31 - 1",
             (long long)A->m);
-    GsCall(build_sell(A, A->m ? A->m : 1, 1));
+    GsCall(build_sell(A, NULL, A->m, A->m ? A->m : 1, 1));
     A->kernel = GS_SPMV_SELL;
   } else if (type == GS_MAT_SPMV_SELL) {
     GsCheck(C >= 1 && C <= 1024, ctx, GS_ERR_ARG_OUTOFRANGE,
             "SELL slice height C = %lld: must be in [1, 1024]", (long long)C);
     GsCheck(sigma >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
             "SELL sort window sigma = %lld: must be at least 1", (long long)sigma);
-    GsCall(build_sell(A, C, sigma > A->m ? (A->m ? A->m : 1) : sigma));
+    GsCall(build_sell(A, NULL, A->m, C, sigma > A->m ? (A->m ? A->m : 1) : sigma));
     A->kernel = GS_SPMV_SELL;
   } else if (type == GS_MAT_SPMV_MERGE) {
     A->kernel = GS_SPMV_MERGE;
+  } else if (type == GS_MAT_SPMV_HYBRID) {
+    GsCall(build_hybrid(A, 256));
+    A->kernel = GS_SPMV_HYBRID;
   } else {
     GsCheck(type == GS_MAT_SPMV_CSR, ctx, GS_ERR_ARG_OUTOFRANGE, "unknown SpMV type %d", (int)type);
     A->kernel = GS_SPMV_CSR;
@@ -539,14 +598,15 @@ int GsMatSetSpMVType(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   return 0;
 }
 
-/* The kernel at the first product, from the options: -mat_spmv auto|csr|ell|sell|merge, SELL with
- * -mat_spmv_sell_c C (default 32, a warp) and -mat_spmv_sell_sigma S (default 1: no sorting). */
+/* The kernel at the first product, from the options: -mat_spmv auto|csr|ell|sell|merge|hybrid, SELL
+ * with -mat_spmv_sell_c C (default 32, a warp) and -mat_spmv_sell_sigma S (default 1: no sorting).
+ */
 static int choose_kernel(GsMat A) {
   if (A->kernel) return 0;
   GsContext ctx = A->ctx;
-  static const char *const kernels[] = {"auto", "csr", "ell", "sell", "merge", NULL};
-  static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR, GS_MAT_SPMV_ELL,
-                                        GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE};
+  static const char *const kernels[] = {"auto", "csr", "ell", "sell", "merge", "hybrid", NULL};
+  static const GsMatSpMVType types[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR,   GS_MAT_SPMV_ELL,
+                                        GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE, GS_MAT_SPMV_HYBRID};
   int k = 0;
   GsInt C = 32, sigma = 1;
   GsCall(GsOptionsGetEnum(ctx, "-mat_spmv", kernels, &k, NULL));
@@ -572,32 +632,41 @@ static int to_device(GsContext ctx, void **dst, const void *src, size_t bytes) {
  * one). */
 static int upload_form(GsMat A) {
   GsContext ctx = A->ctx;
-  const size_t nz = (size_t)A->nnz, m1 = (size_t)A->m + 1;
-  if (A->kernel == GS_SPMV_SELL) {
+  const size_t m1 = (size_t)A->m + 1;
+  if (A->kernel == GS_SPMV_SELL || A->kernel == GS_SPMV_HYBRID) {
     const size_t total = (size_t)A->sell_ptr[A->nslices];
     GsCall(to_device(ctx, (void **)&A->d_sell_ptr, A->sell_ptr,
                      ((size_t)A->nslices + 1) * sizeof(GsInt)));
     GsCall(to_device(ctx, (void **)&A->d_sell_col, A->sell_col, total * sizeof(int)));
     GsCall(to_device(ctx, (void **)&A->d_sell_val, A->sell_val, total * sizeof(double)));
     if (A->sell_perm)
-      GsCall(to_device(ctx, (void **)&A->d_sell_perm, A->sell_perm, (size_t)A->m * sizeof(int)));
-    return 0;
+      GsCall(
+          to_device(ctx, (void **)&A->d_sell_perm, A->sell_perm, (size_t)A->sell_m * sizeof(int)));
+    if (A->kernel == GS_SPMV_SELL) return 0;
   }
-  GsCall(to_device(ctx, (void **)&A->d_col, A->col, nz * sizeof(int)));
-  GsCall(to_device(ctx, (void **)&A->d_val, A->val, nz * sizeof(double)));
-  if (A->kernel == GS_SPMV_MERGE) {
+  /* Merge over all rows, or over the long rows of the hybrid form. */
+  const int hyb = A->kernel == GS_SPMV_HYBRID;
+  const GsInt mm = hyb ? A->long_m : A->m, mnz = hyb ? A->long_nnz : A->nnz;
+  GsCall(to_device(ctx, (void **)&A->d_col, hyb ? A->long_col : A->col, (size_t)mnz * sizeof(int)));
+  GsCall(
+      to_device(ctx, (void **)&A->d_val, hyb ? A->long_val : A->val, (size_t)mnz * sizeof(double)));
+  if (A->kernel == GS_SPMV_MERGE || hyb) {
     GsMatInfo info;
     memset(&info, 0, sizeof info);
-    info.m = A->m;
-    info.nnz = A->nnz;
+    info.merge_m = mm;
+    info.merge_nnz = mnz;
     A->merge_blocks = ctx->ops->mat.merge_blocks(&info);
     const size_t nb = (size_t)(A->merge_blocks ? A->merge_blocks : 1);
-    GsCall(to_device(ctx, (void **)&A->d_rowptr64, A->rowptr, m1 * sizeof(GsInt)));
+    GsCall(to_device(ctx, (void **)&A->d_rowptr64, hyb ? A->long_rowptr : A->rowptr,
+                     ((size_t)mm + 1) * sizeof(GsInt)));
+    if (hyb)
+      GsCall(to_device(ctx, (void **)&A->d_long_rows, A->long_rows, (size_t)mm * sizeof(int)));
     GsCall(GsMemAlloc(ctx, nb * sizeof(GsInt), (void **)&A->d_merge_row));
     GsCall(GsMemAlloc(ctx, nb * sizeof(double), (void **)&A->d_merge_val));
     GsCall(GsMemAlloc(ctx, (nb + 1) * sizeof(GsInt), (void **)&A->d_merge_start));
     if (ctx->ops->mat.merge_setup) {
       info.rowptr = A->d_rowptr64;
+      info.merge_rows = A->d_long_rows;
       info.merge_blocks = A->merge_blocks;
       info.merge_start = A->d_merge_start;
       GsCall(ctx->ops->mat.merge_setup(ctx, &info));
@@ -652,6 +721,8 @@ int GsMatGetSpMVKernel(GsMat A, const char **name) {
              A->sell_sigma);
   else if (A->kernel == GS_SPMV_MERGE)
     snprintf(A->kernel_name, sizeof A->kernel_name, "merge");
+  else if (A->kernel == GS_SPMV_HYBRID)
+    snprintf(A->kernel_name, sizeof A->kernel_name, "hybrid/T=%lld", (long long)A->hybrid_t);
   else if (A->kernel == GS_SPMV_CSR && A->on_device)
     snprintf(A->kernel_name, sizeof A->kernel_name, "csr/G=%d", A->group);
   else if (A->kernel == GS_SPMV_CSR)
@@ -695,6 +766,9 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
   info.group = 1;
   info.sell_c = A->sell_c;
   info.nslices = A->nslices;
+  info.sell_m = A->sell_m;
+  info.merge_m = A->m;
+  info.merge_nnz = A->nnz;
   info.sell_ptr = A->sell_ptr;
   info.sell_len = A->sell_len;
   info.sell_perm = A->sell_perm;
@@ -717,6 +791,11 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     info.sell_col = A->d_sell_col;
     info.sell_val = A->d_sell_val;
     info.merge_blocks = A->merge_blocks;
+    if (A->kernel == GS_SPMV_HYBRID) {
+      info.merge_m = A->long_m;
+      info.merge_nnz = A->long_nnz;
+      info.merge_rows = A->d_long_rows;
+    }
     info.merge_start = A->d_merge_start;
     info.merge_row = A->d_merge_row;
     info.merge_val = A->d_merge_val;
@@ -733,6 +812,14 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
         ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST ? ctx->ops->mat.spmv : GsCpuMatSpMV;
     const double *px = NULL;
     double *py = NULL;
+    if (A->kernel == GS_SPMV_HYBRID) { /* the long rows' CSR */
+      info.rowptr = A->long_rowptr;
+      info.col = A->long_col;
+      info.val = A->long_val;
+      info.merge_m = A->long_m;
+      info.merge_nnz = A->long_nnz;
+      info.merge_rows = A->long_rows;
+    }
     GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
     GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
                      : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));

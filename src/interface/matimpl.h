@@ -12,7 +12,8 @@ struct GsMat_s {
   double *val;
   GsLogEvent ev_mult;
   /* The SpMV kernel, chosen at the first product (-mat_spmv or the automatic rule) and kept (the
-   * matrix does not change): GS_SPMV_CSR, GS_SPMV_SELL (ell: the one-slice case), GS_SPMV_MERGE;
+   * matrix does not change): GS_SPMV_CSR, GS_SPMV_SELL (ell: the one-slice case), GS_SPMV_MERGE,
+   * GS_SPMV_HYBRID;
    * 0 before. The SELL-C-sigma form is built on the host for SELL: slices of C rows, rows sorted
    * by length (longest first) within windows of sigma rows, each slice stored column-major and
    * padded to its longest row (column -1, value 0). */
@@ -25,6 +26,13 @@ struct GsMat_s {
   int *sell_perm;  /* sorted position -> row; NULL when sigma = 1 */
   int *sell_col;
   double *sell_val;
+  GsInt sell_m; /* positions (rows in the SELL form: all but the long ones for hybrid) */
+  /* Hybrid: rows of more than hybrid_t entries as CSR (long_m rows, long_nnz entries, their row
+   * numbers in long_rows) for the merge kernel; the others in the SELL arrays. */
+  GsInt hybrid_t, long_m, long_nnz;
+  GsInt *long_rowptr;
+  int *long_rows, *long_col;
+  double *long_val;
   /* The device copy of the chosen form (back ends computing in device memory), made by the first
    * product there: CSR with 32-bit offsets, SELL, or merge (CSR with 64-bit offsets and the
    * carries of merge_blocks blocks). */
@@ -38,6 +46,7 @@ struct GsMat_s {
   int *d_sell_perm, *d_sell_col;
   double *d_sell_val;
   GsInt merge_blocks;
+  int *d_long_rows;
   GsInt *d_merge_start, *d_merge_row;
   double *d_merge_val;
   char kernel_name[48];

@@ -1,6 +1,7 @@
-/* CPU sparse matrix kernels: CSR, SELL-C-sigma and merge (rows split over threads by equal
- * numbers of rows + entries) SpMV over OpenMP threads. Each row's sum runs in column order in
- * every kernel, so the result depends neither on the kernel nor on the thread count. */
+/* CPU sparse matrix kernels: CSR, SELL-C-sigma, merge (rows split over threads by equal numbers
+ * of rows + entries) and hybrid (SELL + long rows) SpMV over OpenMP threads. Each row's sum runs in
+ * column order in every kernel, so the result depends neither on the kernel nor on the thread
+ * count. */
 #include "cpuimpl.h"
 
 #ifdef _OPENMP
@@ -61,7 +62,7 @@ static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double
 
 /* SELL-C-sigma: positions split over threads; each row sums its entries in column order. */
 static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
-  const GsInt C = A->sell_c, m = A->m;
+  const GsInt C = A->sell_c, m = A->sell_m;
   _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt p = 0; p < m;
                                                                               p++) {
     const GsInt s = p / C, r = p % C;
@@ -76,6 +77,19 @@ static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double 
   }
 }
 
+/* Hybrid: the SELL part, then the long rows (CSR rowptr/col/val of merge_m rows, row numbers in
+ * merge_rows), one row per iteration. */
+static void spmv_hybrid(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
+  spmv_sell(A, alpha, x, beta, y);
+  _Pragma("omp parallel for schedule(dynamic, 1) if (A->merge_nnz > 65536)") for (GsInt l = 0;
+                                                                                  l < A->merge_m;
+                                                                                  l++) {
+    const double s = row_sum(A->rowptr, A->col, A->val, x, l);
+    const GsInt row = A->merge_rows[l];
+    y[row] = beta == 0 ? alpha * s : alpha * s + beta * y[row];
+  }
+}
+
 int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
                  double *y, double *xy, int *fused) {
   (void)ctx;
@@ -83,6 +97,8 @@ int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *
   if (fused) *fused = 0; /* the dot is the caller's: a separate pass costs little on the host */
   if (A->kernel == GS_SPMV_SELL)
     spmv_sell(A, alpha, x, beta, y);
+  else if (A->kernel == GS_SPMV_HYBRID)
+    spmv_hybrid(A, alpha, x, beta, y);
   else if (A->kernel == GS_SPMV_MERGE)
     spmv_merge(A, alpha, x, beta, y);
   else

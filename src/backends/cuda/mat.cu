@@ -8,12 +8,14 @@
  *   with shuffles; G = 1 is the scalar kernel.
  * - SELL-C-sigma (and ELL, one slice): one thread per row; slice entries are column-major, so a
  *   warp's loads of one column of a slice are contiguous. No row offsets are read.
+ * - Hybrid: SELL over the rows up to a threshold length (sorted by length, so that a slice's rows
+ *   are alike) and the merge kernel over the few longer rows, writing through their row numbers.
  * - Merge path (Merrill & Garland's load balancing): the sequence of m row ends and nnz entries is
  *   cut into tiles of equal length, one per block; each thread then walks an equal share of its
- *   tile in shared memory. Rows cut by a thread boundary are joined by a segmented scan in the
- *   block, rows cut by a block boundary by a second, small kernel that adds the partial sums in
- *   block order (no atomics, so the result is reproducible). The cost is set by m + nnz alone,
- *   whatever the row lengths.
+ *   tile in shared memory once, storing the rows it holds whole. Rows cut by a thread boundary
+ *   are joined by a segmented scan in the block, rows cut by a block boundary by a second, small
+ * kernel that adds the partial sums in block order (no atomics, so the result is reproducible). The
+ * cost is set by m + nnz alone, whatever the row lengths.
  *
  * The matrix is read once per product, so SELL and merge load it with the evict-first hint
  * (__ldcs): it streams through L2 without pushing out x, which is gathered many times (H200,
@@ -136,8 +138,9 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
 
 static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     gs_spmv_merge_k(GsInt m, GsInt nnz, const GsInt *__restrict__ rp, const int *__restrict__ col,
-                    const double *__restrict__ val, const GsInt *__restrict__ start, GsSpMVArgs a,
-                    GsInt *__restrict__ carry_row, double *__restrict__ carry_val) {
+                    const double *__restrict__ val, const int *__restrict__ rows,
+                    const GsInt *__restrict__ start, GsSpMVArgs a, GsInt *__restrict__ carry_row,
+                    double *__restrict__ carry_val) {
   __shared__ int s_end[GS_MERGE_TILE];     /* ends of the tile's rows, relative to j0 */
   __shared__ double s_prod[GS_MERGE_TILE]; /* val * x of the tile's entries */
   __shared__ int s_wfirst[GS_CUDA_WARPS], s_wlast[GS_CUDA_WARPS];
@@ -168,10 +171,16 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
   const int l0 = t * GS_MERGE_IPT < nr + nz ? t * GS_MERGE_IPT : nr + nz;
   const int l1 = l0 + GS_MERGE_IPT < nr + nz ? l0 + GS_MERGE_IPT : nr + nz;
   const int i_start = (int)GsMergeSearch32(s_end, nr, nz, l0), j_start = l0 - i_start;
+  /* One walk: rows that start and end in this share are stored at once; the first row's part
+   * (it may have begun in an earlier thread) waits for the scan below. */
   int i = i_start, j = j_start;
-  double v = 0;
+  double v = 0, first = 0;
   for (int l = l0; l < l1; l++) {
     if (i < nr && s_end[i] <= j) {
+      if (i == i_start)
+        first = v;
+      else
+        GsSpMVStore(&a, rows ? rows[i0 + i] : i0 + i, v);
       v = 0;
       i++;
     } else {
@@ -200,21 +209,15 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     }
   if (lane == 31) s_wfull[warp] = v;
   __syncthreads();
-  /* Walk again, starting from what the earlier threads carry into this thread's first row (the
-   * row the previous thread ended in). */
+  /* The first row gets what the earlier threads carry into it (the row the previous thread
+   * ended in), when it ends in this share. */
   const double prev = __shfl_up_sync(0xffffffffu, v, 1);
-  double sum = lane > 0 ? prev : warp > 0 ? s_wfull[warp - 1] : 0.0;
-  i = i_start;
-  j = j_start;
-  for (int l = l0; l < l1; l++) {
-    if (i < nr && s_end[i] <= j) {
-      GsSpMVStore(&a, i0 + i, sum);
-      sum = 0;
-      i++;
-    } else {
-      sum += s_prod[j++];
-    }
-  }
+  if (i > i_start)
+    GsSpMVStore(&a, rows ? rows[i0 + i_start] : i0 + i_start,
+                (lane > 0   ? prev
+                 : warp > 0 ? s_wfull[warp - 1]
+                            : 0.0) +
+                    first);
   /* The row in progress at the tile's end carries on in the next blocks. */
   if (t == GS_SPMV_THREADS - 1) {
     carry_row[blockIdx.x] = i1;
@@ -226,7 +229,8 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
  * the run in block order. */
 static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     gs_spmv_merge_fix_k(GsInt m, GsInt nb, const GsInt *__restrict__ carry_row,
-                        const double *__restrict__ carry_val, double alpha, double *y) {
+                        const double *__restrict__ carry_val, const int *__restrict__ rows,
+                        double alpha, double *y) {
   const GsInt b = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= nb) return;
   const GsInt row = carry_row[b];
@@ -234,14 +238,15 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
   double s = 0;
   for (GsInt k = b; k < nb && carry_row[k] == row; k++)
     s += carry_val[k];
-  y[row] += alpha * s;
+  y[rows ? rows[row] : row] += alpha * s;
 }
 
 /* ---- Host side ---------------------------------------------------------------------------------
  */
 
+/* Blocks of the merge kernel over the merge_m rows and merge_nnz entries it covers. */
 static GsInt k_merge_blocks(const GsMatInfo *A) {
-  return (A->m + A->nnz + GS_MERGE_TILE - 1) / GS_MERGE_TILE;
+  return (A->merge_m + A->merge_nnz + GS_MERGE_TILE - 1) / GS_MERGE_TILE;
 }
 
 static unsigned int spmv_grid(const GsCudaContext *cc, GsInt threads) {
@@ -266,30 +271,35 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   /* The partials hold GS_CUDA_MAX_NV values per vector-kernel block: room for one value from each
    * of the SpMV kernels' blocks (GS_SPMV_BLOCKS_PER_SM <= GS_CUDA_MAX_NV * GS_CUDA_BLOCKS_PER_SM).
    */
-  a.dot = xy != NULL && A->kernel != GS_SPMV_MERGE;
+  a.dot = xy != NULL && (A->kernel == GS_SPMV_CSR || A->kernel == GS_SPMV_SELL);
   a.partials = cc->partials;
   a.counter = cc->counter;
   a.result = cc->results;
-  if (A->kernel == GS_SPMV_SELL) {
+  if (A->kernel == GS_SPMV_SELL || A->kernel == GS_SPMV_HYBRID) {
     int cshift = 0;
     while (((GsInt)1 << cshift) < A->sell_c)
       cshift++;
     if (((GsInt)1 << cshift) != A->sell_c) cshift = -1;
-    gs_spmv_sell_k<<<spmv_grid(cc, A->m), GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->m, A->sell_c, cshift, A->sell_ptr, A->sell_perm, A->sell_col, A->sell_val, a);
-    GsCheckLaunchCuda(ctx, "gs_spmv_sell_k");
-  } else if (A->kernel == GS_SPMV_MERGE) {
+    if (A->sell_m > 0) {
+      gs_spmv_sell_k<<<spmv_grid(cc, A->sell_m), GS_SPMV_THREADS, 0, cc->stream>>>(
+          A->sell_m, A->sell_c, cshift, A->sell_ptr, A->sell_perm, A->sell_col, A->sell_val, a);
+      GsCheckLaunchCuda(ctx, "gs_spmv_sell_k");
+    }
+  }
+  if ((A->kernel == GS_SPMV_MERGE || A->kernel == GS_SPMV_HYBRID) && A->merge_m > 0) {
     const GsInt nb = k_merge_blocks(A);
     GsCheck(nb <= A->merge_blocks && nb <= 0x7fffffff, ctx, GS_ERR_INTERNAL,
             "merge SpMV: %lld blocks, scratch for %lld", (long long)nb, (long long)A->merge_blocks);
     gs_spmv_merge_k<<<(unsigned int)nb, GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->m, A->nnz, A->rowptr, A->col, A->val, A->merge_start, a, A->merge_row, A->merge_val);
+        A->merge_m, A->merge_nnz, A->rowptr, A->col, A->val, A->merge_rows, A->merge_start, a,
+        A->merge_row, A->merge_val);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_k");
     gs_spmv_merge_fix_k<<<(unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS),
-                          GS_SPMV_THREADS, 0, cc->stream>>>(A->m, nb, A->merge_row, A->merge_val,
-                                                            alpha, y);
+                          GS_SPMV_THREADS, 0, cc->stream>>>(A->merge_m, nb, A->merge_row,
+                                                            A->merge_val, A->merge_rows, alpha, y);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_fix_k");
-  } else {
+  }
+  if (A->kernel == GS_SPMV_CSR) {
     int gshift = 0; /* the group is a power of two up to 32 (the front end checks) */
     while ((1 << gshift) < A->group && gshift < 5)
       gshift++;
@@ -309,7 +319,7 @@ static int k_merge_setup(GsContext ctx, const GsMatInfo *A) {
   GsCall(GsCudaBegin(ctx, &cc));
   const GsInt nb = k_merge_blocks(A);
   gs_spmv_merge_setup_k<<<(unsigned int)((nb + GS_SPMV_THREADS) / GS_SPMV_THREADS), GS_SPMV_THREADS,
-                          0, cc->stream>>>(A->m, A->nnz, A->rowptr, nb, A->merge_start);
+                          0, cc->stream>>>(A->merge_m, A->merge_nnz, A->rowptr, nb, A->merge_start);
   GsCheckLaunchCuda(ctx, "gs_spmv_merge_setup_k");
   return 0;
 }
