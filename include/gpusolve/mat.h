@@ -67,8 +67,9 @@ int GsMatMultDot(GsMat A, GsVec x, GsVec y, double *xy);
  * - SELL (SELL-C-sigma): slices of C rows (default 32, a warp), each padded to its longest row and
  *   stored column-major, rows sorted by length within windows of sigma rows (default 1: none);
  * - MERGE: CSR split into equal shares of rows + entries (merge path), for skewed row lengths;
- * - HYBRID: rows of more than 256 entries through the merge kernel (on the CPU a row per
- *   iteration), the others in SELL-32 sorted by length (windows of 4096 rows);
+ * - HYBRID: rows of more than T entries (-mat_spmv_hybrid_t, default 32) through the merge
+ *   kernel (on the CPU a row per iteration), the others in SELL-32 sorted by length (windows of
+ *   4096 rows);
  * - AUTO: chosen from the row lengths and the back end (see docs/performance.md).
  * The options -mat_spmv auto|csr|ell|sell|merge|hybrid, -mat_spmv_sell_c C and -mat_spmv_sell_sigma
  * S choose at the first product when this function was not called. */
@@ -84,7 +85,7 @@ typedef enum {
  * choice, freeing its copies. */
 int GsMatSetSpMVType(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma);
 /* The SpMV kernel in use: "csr" (CPU), "csr/G=4" (GPU, 4 threads per row), "ell",
- * "sell/C=32/sigma=1", "merge", "hybrid/T=256"; "" before it is chosen. The string lives as long as
+ * "sell/C=32/sigma=1", "merge", "hybrid/T=32"; "" before it is chosen. The string lives as long as
  * the matrix. */
 int GsMatGetSpMVKernel(GsMat A, const char **name);
 /* Read-only views of the ELL / SELL form (GS_ERR_WRONG_STATE for other forms): slice height C,

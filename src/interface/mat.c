@@ -490,7 +490,8 @@ static int build_sell(GsMat A, const int *rows, GsInt m, GsInt C, GsInt sigma) {
 
 /* The hybrid form: rows of more than T entries (the long part, kept as CSR for the merge kernel
  * with their row numbers) and the others in SELL-32 sorted by length within windows of 4096
- * rows. */
+ * rows. T is small (default 32, -mat_spmv_hybrid_t): a SELL thread walks its row alone, so a
+ * slice of rows of a few hundred entries keeps its warp long after the others are done. */
 static int build_hybrid(GsMat A, GsInt T) {
   GsContext ctx = A->ctx;
   GsInt ml = 0, nl = 0, ns = 0;
@@ -545,12 +546,13 @@ static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   const int device = ctx->ops->mem == GS_MEM_DEVICE;
   if (type == GS_MAT_SPMV_AUTO) {
     /* Measured on the H200 (docs/performance.md): SELL-32 reads no row offsets and coalesces the
-     * matrix loads, best for short even rows; grouped CSR for long rows; merge for skewed ones. On
-     * the host CSR, or merge when skewed. */
+     * matrix loads, best for short even rows; grouped CSR for long rows; merge for skewed ones
+     * (the hybrid form with T = 256 was 4x slower than merge there; smaller T is not measured
+     * yet). On the host CSR, or merge when skewed. */
     const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
     type = GS_MAT_SPMV_CSR;
     if (skewed(A)) {
-      type = device ? GS_MAT_SPMV_HYBRID : GS_MAT_SPMV_MERGE;
+      type = GS_MAT_SPMV_MERGE;
     } else if (device && mean <= 48 && A->m >= 32) {
       SellKey *keys = malloc((size_t)A->m * sizeof *keys);
       GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld sort keys", (long long)A->m);
@@ -583,7 +585,11 @@ static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   } else if (type == GS_MAT_SPMV_MERGE) {
     A->kernel = GS_SPMV_MERGE;
   } else if (type == GS_MAT_SPMV_HYBRID) {
-    GsCall(build_hybrid(A, 256));
+    GsInt T = 32;
+    GsCall(GsOptionsGetInt(ctx, "-mat_spmv_hybrid_t", &T, NULL));
+    GsCheck(T >= 1, ctx, GS_ERR_OPTION, "-mat_spmv_hybrid_t %lld: must be at least 1",
+            (long long)T);
+    GsCall(build_hybrid(A, T));
     A->kernel = GS_SPMV_HYBRID;
   } else {
     GsCheck(type == GS_MAT_SPMV_CSR, ctx, GS_ERR_ARG_OUTOFRANGE, "unknown SpMV type %d", (int)type);
