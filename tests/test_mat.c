@@ -500,6 +500,63 @@ static void test_kernels(GsContext ctx, HsRng *r) {
     GsMatDestroy(&mats[a]);
 }
 
+/* Degenerate shapes in every form: 0 x 0, 0 x 7 and 7 x 0 (a product with empty vectors leaves y
+ * alone or zero), and a hybrid form whose rows are all long (no SELL part) or all short (no merge
+ * part). */
+static void test_kernels_edges(GsContext ctx, HsRng *r) {
+  static const GsMatSpMVType forms[] = {GS_MAT_SPMV_AUTO, GS_MAT_SPMV_CSR,   GS_MAT_SPMV_ELL,
+                                        GS_MAT_SPMV_SELL, GS_MAT_SPMV_MERGE, GS_MAT_SPMV_HYBRID};
+  static const GsInt shapes[][2] = {{0, 0}, {0, 7}, {7, 0}};
+  for (int sh = 0; sh < 3; sh++) {
+    const GsInt m = shapes[sh][0], n = shapes[sh][1];
+    for (int f = 0; f < 6; f++) {
+      GsMat A = NULL;
+      GsVec x = NULL, y = NULL;
+      if (!CHECK_OK(GsMatCreateFromTriplets(ctx, m, n, 0, NULL, NULL, NULL, &A)) &&
+          !CHECK_OK(GsMatSetSpMVType(A, forms[f], 0, 0)) &&
+          !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+          !CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y)) && !CHECK_OK(GsVecSet(x, 1.0)) &&
+          !CHECK_OK(GsVecSet(y, NAN)) && !CHECK_OK(GsMatMult(A, 1.0, x, 0.0, y))) {
+        double v[7];
+        CHECK_OK(GsVecGetValuesHost(y, v));
+        for (GsInt i = 0; i < m; i++)
+          CHECK(v[i] == 0, "%lld x %lld, form %d: y[%lld] = %g, want 0", (long long)m, (long long)n,
+                f, (long long)i, v[i]);
+        if (m == n) {
+          double d = -1;
+          CHECK_OK(GsMatMultDot(A, x, y, &d));
+          CHECK(d == 0, "0 x 0, form %d: x . Ax = %g", f, d);
+        }
+      }
+      GsVecDestroy(&x);
+      GsVecDestroy(&y);
+      GsMatDestroy(&A);
+    }
+  }
+  /* Hybrid with every row above the threshold, then every row below it. */
+  static const char *const ts[] = {"2", "1000"};
+  for (int k = 0; k < 2; k++) {
+    GsMat A = random_rows(ctx, 40, 30, 5, 8, r);
+    if (!A) continue;
+    CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_hybrid_t", ts[k]));
+    const char *kname = "";
+    if (!CHECK_OK(GsMatSetSpMVType(A, GS_MAT_SPMV_HYBRID, 0, 0))) {
+      const double e = spmv_error(ctx, A, r);
+      CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+      CHECK(e <= 1e-13, "%s: relative error %g", kname, e);
+    }
+    GsMatDestroy(&A);
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_hybrid_t", "0"));
+  GsMat B = random_rows(ctx, 10, 10, -1, 3, r);
+  if (B) {
+    CHECK_ERR(GsMatSetSpMVType(B, GS_MAT_SPMV_HYBRID, 0, 0), GS_ERR_OPTION);
+    CHECK_MSG(ctx, "-mat_spmv_hybrid_t 0");
+  }
+  GsMatDestroy(&B);
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_hybrid_t", "32"));
+}
+
 /* The power-law generator: the same matrix for the same seed, diagonally dominant rows, skewed
  * lengths with about the mean asked for. */
 static void test_power_law(GsContext ctx) {
@@ -895,6 +952,7 @@ int main(int argc, char **argv) {
   test_mult(ctx, &r);
   test_sell(ctx, &r);
   test_kernels(ctx, &r);
+  test_kernels_edges(ctx, &r);
   test_power_law(ctx);
   test_roundtrip(ctx, &r);
   test_formats(ctx);
