@@ -2,6 +2,7 @@
  * (-name value) and go to the library's options database, so -log_view, -options_left and
  * -gs_backend work everywhere. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <gpusolve.h>
 
 #include "bandedbench.h"
+#include "hyperdiffusion/hyperdiffusion.h"
 #include "sparsebench.h"
 #include "vecbench.h"
 
@@ -40,6 +42,7 @@ static void usage(FILE *f) {
       "  banded    batched tri/pentadiagonal solvers: one case or a sweep, beside cuSPARSE\n"
       "  solve     a sparse linear system (Matrix Market or a Laplacian) by CG/BiCGStab/GMRES\n"
       "  spmv      sparse matrix-vector product and CG benchmarks beside the floor and cuSPARSE\n"
+      "  hyperdiffusion  1D periodic hyperdiffusion (Crank-Nicolson): errors, orders, timing\n"
       "  help      this text; 'gpusolve <command> --help' describes one command\n\n"
       "options common to all commands:\n"
       "  -gs_backend R     back end: /cpu, /gpu/cuda, /gpu/cuda:N (default: GPU if present)\n"
@@ -759,6 +762,109 @@ static int cmd_spmv(int argc, char **argv) {
   return rc;
 }
 
+/* ---- gpusolve hyperdiffusion ---------------------------------------------------------------- */
+
+static void hyperdiffusion_help(void) {
+  printf(
+      "usage: gpusolve hyperdiffusion [-n N] [-dt DT] [-T T] [-ensemble E] [-k K] [-L L] [-g G]\n"
+      "                                [-convergence 1]\n"
+      "dC/dt = -g d^4C/dx^4 on a periodic (0, L), Crank-Nicolson with centred differences, from\n"
+      "C(x, 0) = cos(2 pi K x / L) in every member of an ensemble of E runs advanced together\n"
+      "(one batch of periodic pentadiagonal solves per step). Prints the L2 error at T against\n"
+      "the exact solution and against the semi-discrete one, and the time per step. Defaults:\n"
+      "n 256, dt 1e-7, T 1e-4, E 1, K 2, L 1, g 1 (the cuPentBatch seed's problem).\n"
+      "-convergence 1: error tables in space (n = 32..256, dt = 1e-7) and in time (n = 64, dt =\n"
+      "1e-5 / 2^j, against the semi-discrete solution) with the fitted orders.\n");
+}
+
+/* Run one case from the cosine and report its errors; *e / *et get them, *sec the stepping time. */
+static int hd_run(GsContext ctx, const GsHyperdiffusionDesc *d, double T, double k, double *e,
+                  double *et, double *sec) {
+  GsHyperdiffusion h = NULL;
+  CLI_CALL(ctx, GsHyperdiffusionCreate(ctx, d, &h));
+  const GsInt steps = (GsInt)llround(T / d->dt);
+  int ierr = GsHyperdiffusionSetCosine(h, -1, 1.0, k, 0.0);
+  if (!ierr) ierr = GsSynchronize(ctx);
+  const double t0 = GsWallTime();
+  if (!ierr) ierr = GsHyperdiffusionStep(h, steps);
+  if (!ierr) ierr = GsSynchronize(ctx);
+  *sec = GsWallTime() - t0;
+  if (!ierr) ierr = GsHyperdiffusionCosineError(h, 0, 1.0, k, 0.0, e, et);
+  GsHyperdiffusionDestroy(&h);
+  CLI_CALL(ctx, ierr);
+  return 0;
+}
+
+static int cmd_hyperdiffusion(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    hyperdiffusion_help();
+    return 0;
+  }
+  GsContext ctx = NULL;
+  const char *res;
+  GsDeviceInfo dev;
+  int gpu, conv = 0;
+  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  GsHyperdiffusionDesc d = {256, 1, 1.0, 1.0, 1e-7};
+  double T = 1e-4, k = 2;
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-dt", &d.dt, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-L", &d.length, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-g", &d.coeff, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-T", &T, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-k", &k, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-convergence", &conv, NULL));
+  if (!(T >= 0) || !isfinite(k)) {
+    fprintf(stderr, "gpusolve hyperdiffusion: -T %g must be >= 0 and -k finite\n", T);
+    GsDestroy(&ctx);
+    return 2;
+  }
+  printf("hyperdiffusion on %s (%s)\n", res, dev.name);
+  if (conv) {
+    double hx[4], es[4], order = 0;
+    printf("\nspace (dt = %g, T = %g, k = %g):\n%8s %14s %14s\n", d.dt, T, k, "n", "L2 error",
+           "in time alone");
+    for (int j = 0; j < 4; j++) {
+      GsHyperdiffusionDesc dj = d;
+      double et, sec;
+      dj.n = (GsInt)32 << j;
+      dj.ensemble = 1;
+      if (hd_run(ctx, &dj, T, k, &es[j], &et, &sec)) return 1;
+      hx[j] = d.length / (double)dj.n;
+      printf("%8lld %14.4e %14.4e\n", (long long)dj.n, es[j], et);
+    }
+    CLI_CALL(ctx, GsConvergenceOrder(ctx, 4, hx, es, &order));
+    printf("fitted order in space: %.3f\n", order);
+    printf("\ntime (n = 64, T = %g, against the semi-discrete solution):\n%12s %14s\n", T, "dt",
+           "L2 error");
+    for (int j = 0; j < 4; j++) {
+      GsHyperdiffusionDesc dj = d;
+      double e, sec;
+      dj.n = 64;
+      dj.ensemble = 1;
+      dj.dt = T / 10 / (double)(1 << j);
+      if (hd_run(ctx, &dj, T, k, &e, &es[j], &sec)) return 1;
+      hx[j] = dj.dt;
+      printf("%12.4e %14.4e\n", dj.dt, es[j]);
+    }
+    CLI_CALL(ctx, GsConvergenceOrder(ctx, 4, hx, es, &order));
+    printf("fitted order in time: %.3f\n", order);
+  } else {
+    double e, et, sec;
+    if (hd_run(ctx, &d, T, k, &e, &et, &sec)) return 1;
+    const GsInt steps = (GsInt)llround(T / d.dt);
+    printf("n %lld, ensemble %lld, dt %g, %lld steps to T = %g\n", (long long)d.n,
+           (long long)d.ensemble, d.dt, (long long)steps, T);
+    printf("L2 error %.4e against the exact solution, %.4e against the semi-discrete one\n", e, et);
+    printf("%.3f s, %.3f us per step, %.2f ns per step per grid point\n", sec,
+           steps ? 1e6 * sec / (double)steps : 0.0,
+           steps ? 1e9 * sec / (double)steps / (double)(d.n * d.ensemble) : 0.0);
+  }
+  CLI_CALL(ctx, GsDestroy(&ctx));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -774,6 +880,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "banded")) return cmd_banded(sargc, sargv);
   if (!strcmp(cmd, "solve")) return cmd_solve(sargc, sargv);
   if (!strcmp(cmd, "spmv")) return cmd_spmv(sargc, sargv);
+  if (!strcmp(cmd, "hyperdiffusion")) return cmd_hyperdiffusion(sargc, sargv);
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-help") ||
       !strcmp(cmd, "-h")) {
     usage(stdout);

@@ -1,0 +1,70 @@
+/* Hyperdiffusion dC/dt = -g d^4C/dx^4 on a periodic domain (0, L), 1D, Crank-Nicolson in time and
+ * centred differences in space, for an ensemble of independent runs advanced together.
+ *
+ * With sigma = g dt / (2 dx^4) each step solves the periodic pentadiagonal system
+ *   (1 + 6 sigma) C_i - 4 sigma (C_{i-1} + C_{i+1}) + sigma (C_{i-2} + C_{i+2}) = (same with -sigma)^n
+ * (the cuPentBatch seed's validation problem). Every member shares the matrix: one periodic
+ * pentadiagonal batch (contiguous layout, one system per member, factored once) and one banded
+ * product per step for the right-hand side. Built on the public API only (banded, vec).
+ *
+ * The state is a double vector of n * ensemble entries, member e's grid point i at e * n + i
+ * (x_i = i L / n). The scheme conserves the mean of each member, and its Fourier modes decay
+ * exactly as the discrete operator says (GsHyperdiffusionModeFactor), which the tests use to
+ * separate the error in time from the error in space. */
+#ifndef GPUSOLVE_APPS_HYPERDIFFUSION_H
+#define GPUSOLVE_APPS_HYPERDIFFUSION_H
+
+#include <gpusolve.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsHyperdiffusion_s *GsHyperdiffusion;
+
+typedef struct {
+  GsInt n;         /* grid points per member, >= 5 */
+  GsInt ensemble;  /* members, >= 1 */
+  double length;   /* L > 0 */
+  double coeff;    /* g = gamma D > 0 */
+  double dt;       /* time step > 0 */
+} GsHyperdiffusionDesc;
+
+/* Create the solver (factors the shared matrix); the state starts at zero, time 0. Bad sizes or
+ * parameters are GS_ERR_ARG_OUTOFRANGE naming the value. */
+int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffusion *h);
+int GsHyperdiffusionDestroy(GsHyperdiffusion *h);
+/* Copy state c (n * ensemble doubles) in and reset the clock; a NaN or infinite entry is
+ * GS_ERR_NOT_FINITE naming the member and the grid point. */
+int GsHyperdiffusionSetState(GsHyperdiffusion h, GsVec c);
+/* Member `member` (or every member when member < 0) to A cos(2 pi k x / L + phase); resets the
+ * clock. */
+int GsHyperdiffusionSetCosine(GsHyperdiffusion h, GsInt member, double amplitude, double k,
+                              double phase);
+/* Copy the state out (n * ensemble doubles). */
+int GsHyperdiffusionGetState(GsHyperdiffusion h, GsVec c);
+/* Advance `steps` steps. */
+int GsHyperdiffusionStep(GsHyperdiffusion h, GsInt steps);
+/* Simulated time and steps taken since the state was set. Either pointer may be NULL. */
+int GsHyperdiffusionGetTime(GsHyperdiffusion h, double *t, GsInt *steps);
+/* What one step does to the Fourier mode of wave number k (k periods over L): the factor
+ * (1 - sigma s) / (1 + sigma s) with s = 16 sin^4(pi k / n), and the exact one, exp(-g (2 pi k /
+ * L)^4 dt). Either pointer may be NULL. */
+int GsHyperdiffusionModeFactor(GsHyperdiffusion h, double k, double *scheme, double *exact);
+
+/* L2 errors (sqrt(dx sum e_i^2)) of member `member` at the current time against the exact solution
+ * of the cosine A cos(2 pi k x / L + phase) it would have started from, A exp(-g (2 pi k / L)^4 t)
+ * cos(...), and against the exact solution of the semi-discrete system (the spatial scheme
+ * integrated exactly in time), A exp(-g 16 sin^4(pi k / n) t / dx^4) cos(...): the first measures
+ * the whole error, the second the error in time alone. Either pointer may be NULL. */
+int GsHyperdiffusionCosineError(GsHyperdiffusion h, GsInt member, double amplitude, double k,
+                                double phase, double *err_exact, double *err_time);
+/* Least-squares slope of log(err) against log(h) over m >= 2 points: the observed order of
+ * convergence when h is the step (grid spacing or time step). Non-positive errors or steps are
+ * GS_ERR_ARG_OUTOFRANGE (ctx may be NULL). */
+int GsConvergenceOrder(GsContext ctx, int m, const double h[], const double err[], double *order);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

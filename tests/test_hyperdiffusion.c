@@ -1,0 +1,239 @@
+/* 1D hyperdiffusion (apps/hyperdiffusion) on every back end: the fitted orders in space and in time
+ * against exact solutions, each mode decaying exactly as the scheme's factor says, the mean of each
+ * member conserved, an ensemble member equal to the same run alone, and bad parameters.
+ * Usage: test_hyperdiffusion <resource> [-seed S] */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "hyperdiffusion/hyperdiffusion.h"
+
+static const char *resource = "/cpu";
+
+static GsHyperdiffusion make(GsContext ctx, GsInt n, GsInt ensemble, double dt) {
+  GsHyperdiffusionDesc d = {n, ensemble, 1.0, 1.0, dt};
+  GsHyperdiffusion h = NULL;
+  CHECK_OK(GsHyperdiffusionCreate(ctx, &d, &h));
+  return h;
+}
+
+/* The seed's problem: C(x, 0) = cos(4 pi x) (A = 1, phi = 0, n = 2) on (0, 1), T = 1e-4. */
+static void test_orders(GsContext ctx) {
+  const double T = 1e-4;
+  /* Space: dt = 1e-7 makes the error in time (about 1e-7) negligible against the spatial one. */
+  double hx[4], es[4];
+  for (int j = 0; j < 4; j++) {
+    const GsInt n = (GsInt)32 << j;
+    GsHyperdiffusion h = make(ctx, n, 1, 1e-7);
+    double e = NAN, et = NAN;
+    if (h && !CHECK_OK(GsHyperdiffusionSetCosine(h, 0, 1.0, 2.0, 0.0)) &&
+        !CHECK_OK(GsHyperdiffusionStep(h, (GsInt)llround(T / 1e-7))))
+      CHECK_OK(GsHyperdiffusionCosineError(h, 0, 1.0, 2.0, 0.0, &e, &et));
+    hx[j] = 1.0 / (double)n;
+    es[j] = e;
+    printf("space: n = %4lld  L2 error %.3e (in time alone %.1e)\n", (long long)n, e, et);
+    CHECK(et < 1e-2 * e, "n = %lld: the error in time %g is not negligible against %g",
+          (long long)n, et, e);
+    GsHyperdiffusionDestroy(&h);
+  }
+  double order = NAN;
+  if (!CHECK_OK(GsConvergenceOrder(ctx, 4, hx, es, &order)))
+    CHECK(fabs(order - 2.0) <= 0.1, "spatial order %.3f, want 2.0 +- 0.1", order);
+  printf("fitted order in space: %.3f\n", order);
+  /* Time: n = 64, against the semi-discrete solution (no spatial error in it). */
+  double ht[4], et4[4];
+  for (int j = 0; j < 4; j++) {
+    const double dt = 1e-5 / (double)(1 << j);
+    GsHyperdiffusion h = make(ctx, 64, 1, dt);
+    double et = NAN;
+    if (h && !CHECK_OK(GsHyperdiffusionSetCosine(h, 0, 1.0, 2.0, 0.0)) &&
+        !CHECK_OK(GsHyperdiffusionStep(h, (GsInt)llround(T / dt))))
+      CHECK_OK(GsHyperdiffusionCosineError(h, 0, 1.0, 2.0, 0.0, NULL, &et));
+    ht[j] = dt;
+    et4[j] = et;
+    printf("time: dt = %.3e  L2 error against the semi-discrete solution %.3e\n", dt, et);
+    GsHyperdiffusionDestroy(&h);
+  }
+  if (!CHECK_OK(GsConvergenceOrder(ctx, 4, ht, et4, &order)))
+    CHECK(fabs(order - 2.0) <= 0.1, "temporal order %.3f, want 2.0 +- 0.1", order);
+  printf("fitted order in time: %.3f\n", order);
+}
+
+/* Modes k = 1..5 in five members, with phases: after m steps each is its initial cosine times the
+ * scheme's factor to the m-th power (to rounding), i.e. the batch solves the intended systems. */
+static void test_modes(GsContext ctx) {
+  const GsInt n = 40, E = 5, m = 30;
+  GsHyperdiffusion h = make(ctx, n, E, 2e-6);
+  GsVec c = NULL;
+  double *v = hs_malloc((size_t)(n * E) * sizeof *v);
+  if (!h || CHECK_OK(GsVecCreate(ctx, n * E, GS_DOUBLE, &c))) goto done;
+  for (GsInt e = 0; e < E; e++)
+    CHECK_OK(GsHyperdiffusionSetCosine(h, e, 0.5 + (double)e, (double)(e + 1), 0.3 * (double)e));
+  CHECK_OK(GsHyperdiffusionStep(h, m));
+  CHECK_OK(GsHyperdiffusionGetState(h, c));
+  CHECK_OK(GsVecGetValuesHost(c, v));
+  double t = 0;
+  GsInt steps = 0;
+  CHECK_OK(GsHyperdiffusionGetTime(h, &t, &steps));
+  CHECK(steps == m && fabs(t - (double)m * 2e-6) <= 1e-18, "time %g after %lld steps", t,
+        (long long)steps);
+  double prev_r = 1, prev_ex = 1;
+  for (GsInt e = 0; e < E; e++) {
+    double r = NAN, ex = NAN, worst = 0;
+    CHECK_OK(GsHyperdiffusionModeFactor(h, (double)(e + 1), &r, &ex));
+    /* Crank-Nicolson is A-stable: |factor| < 1, and higher modes decay faster (here both the
+     * scheme's factor and the exact one). */
+    CHECK(fabs(r) < 1 && ex < prev_ex && r < prev_r, "mode %lld: factor %.15g, exact %.15g",
+          (long long)(e + 1), r, ex);
+    prev_r = r;
+    prev_ex = ex;
+    const double amp = (0.5 + (double)e) * pow(r, (double)m);
+    for (GsInt i = 0; i < n; i++) {
+      const double want =
+          amp * cos(2 * 3.14159265358979323846 * (double)(e + 1) * (double)i / (double)n + 0.3 * (double)e);
+      const double d = fabs(v[e * n + i] - want);
+      worst = d > worst ? d : worst;
+    }
+    CHECK(worst <= 1e-13 * (0.5 + (double)e), "mode %lld: off its decay by %g", (long long)(e + 1),
+          worst);
+  }
+done:
+  GsVecDestroy(&c);
+  GsHyperdiffusionDestroy(&h);
+  free(v);
+}
+
+/* Random data in 3 members: each member's sum stays to rounding over 1000 steps; member 1 equals
+ * the same run alone (bit for bit on the CPU; to rounding on a GPU, whose algorithm may differ with
+ * the batch size). */
+static void test_mass_and_ensemble(GsContext ctx, HsRng *r) {
+  const GsInt n = 96, E = 3;
+  GsHyperdiffusion h = make(ctx, n, E, 1e-6), h1 = make(ctx, n, 1, 1e-6);
+  GsVec c = NULL, c1 = NULL;
+  double *v0 = hs_malloc((size_t)(n * E) * sizeof *v0), *v = hs_malloc((size_t)(n * E) * sizeof *v);
+  double *w = hs_malloc((size_t)n * sizeof *w);
+  if (!h || !h1 || CHECK_OK(GsVecCreate(ctx, n * E, GS_DOUBLE, &c)) ||
+      CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &c1)))
+    goto done;
+  hs_fill_d(r, n * E, v0, -1, 1);
+  const double dx = 1.0 / (double)n, sigma = 1e-6 / (2 * dx * dx * dx * dx), vmax = 1.0;
+  CHECK_OK(GsVecSetValuesHost(c, v0));
+  CHECK_OK(GsVecSetValuesHost(c1, v0 + n));
+  CHECK_OK(GsHyperdiffusionSetState(h, c));
+  CHECK_OK(GsHyperdiffusionSetState(h1, c1));
+  CHECK_OK(GsHyperdiffusionStep(h, 1000));
+  CHECK_OK(GsHyperdiffusionStep(h1, 1000));
+  CHECK_OK(GsHyperdiffusionGetState(h, c));
+  CHECK_OK(GsHyperdiffusionGetState(h1, c1));
+  CHECK_OK(GsVecGetValuesHost(c, v));
+  CHECK_OK(GsVecGetValuesHost(c1, w));
+  for (GsInt e = 0; e < E; e++) {
+    long double m0 = 0, m1 = 0;
+    for (GsInt i = 0; i < n; i++) {
+      m0 += v0[e * n + i];
+      m1 += v[e * n + i];
+    }
+    /* Every column of both matrices sums to 1, so the sum is kept up to the rounding of the
+     * step's terms, which are sigma times the values (sigma = 42.5 here). */
+    const long double tol = 10.0L * 1000 * (1 + 12 * sigma) * DBL_EPSILON * vmax;
+    CHECK(fabsl(m1 - m0) <= tol, "member %lld: mass %.17Lg -> %.17Lg (change %.2Lg > %.2Lg)",
+          (long long)e, m0, m1, fabsl(m1 - m0), tol);
+  }
+  const int cpu = !strncmp(resource, "/cpu", 4);
+  GsInt diff = 0;
+  double worst = 0;
+  for (GsInt i = 0; i < n; i++) {
+    diff += memcmp(&v[n + i], &w[i], sizeof w[i]) != 0;
+    worst = fmax(worst, fabs(v[n + i] - w[i]));
+  }
+  if (cpu)
+    CHECK(diff == 0, "member 1 differs from the same run alone in %lld points", (long long)diff);
+  else
+    CHECK(worst <= 1e-13, "member 1 differs from the same run alone by %g", worst);
+done:
+  GsVecDestroy(&c);
+  GsVecDestroy(&c1);
+  GsHyperdiffusionDestroy(&h);
+  GsHyperdiffusionDestroy(&h1);
+  free(v0);
+  free(v);
+  free(w);
+}
+
+static void test_errors(GsContext ctx) {
+  GsHyperdiffusion h = NULL;
+  GsHyperdiffusionDesc d = {4, 1, 1.0, 1.0, 1e-6};
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "n = 4");
+  d.n = 16;
+  d.dt = 0;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "dt = 0");
+  d.dt = NAN;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.dt = 1e-6;
+  d.ensemble = 0;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.ensemble = 2;
+  d.length = -1;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.length = 1;
+  d.coeff = 0;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.coeff = 1;
+  CHECK_ERR(GsHyperdiffusionCreate(ctx, NULL, &h), GS_ERR_ARG_NULL);
+  CHECK(h == NULL, "a failed create left a handle");
+  if (CHECK_OK(GsHyperdiffusionCreate(ctx, &d, &h))) return;
+  GsVec c = NULL, f = NULL, s = NULL;
+  if (!CHECK_OK(GsVecCreate(ctx, 32, GS_DOUBLE, &c)) && !CHECK_OK(GsVecSet(c, 0.25))) {
+    double *p = NULL;
+    CHECK_OK(GsVecGetArray(c, GS_MEM_HOST, (void **)&p));
+    p[16 + 3] = NAN; /* member 1, point 3 */
+    CHECK_OK(GsVecRestoreArray(c, (void **)&p));
+    CHECK_ERR(GsHyperdiffusionSetState(h, c), GS_ERR_NOT_FINITE);
+    CHECK_MSG(ctx, "member 1 at grid point 3");
+  }
+  if (!CHECK_OK(GsVecCreate(ctx, 31, GS_DOUBLE, &s))) {
+    CHECK_ERR(GsHyperdiffusionSetState(h, s), GS_ERR_ARG_SIZE);
+    CHECK_ERR(GsHyperdiffusionGetState(h, s), GS_ERR_ARG_SIZE);
+  }
+  if (!CHECK_OK(GsVecCreate(ctx, 32, GS_FLOAT, &f)))
+    CHECK_ERR(GsHyperdiffusionSetState(h, f), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsHyperdiffusionSetState(h, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsHyperdiffusionSetCosine(h, 2, 1, 1, 0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsHyperdiffusionSetCosine(h, 0, INFINITY, 1, 0), GS_ERR_NOT_FINITE);
+  CHECK_ERR(GsHyperdiffusionStep(h, -1), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsHyperdiffusionCosineError(h, 5, 1, 1, 0, NULL, NULL), GS_ERR_ARG_OUTOFRANGE);
+  double o = 0, hh[2] = {1, 1}, ee[2] = {1, 2};
+  CHECK_ERR(GsConvergenceOrder(ctx, 2, hh, ee, &o), GS_ERR_ARG_OUTOFRANGE);
+  hh[1] = 0.5;
+  ee[1] = 0;
+  CHECK_ERR(GsConvergenceOrder(ctx, 2, hh, ee, &o), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsConvergenceOrder(ctx, 1, hh, ee, &o), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsHyperdiffusionStep(NULL, 1), GS_ERR_ARG_NULL);
+  GsVecDestroy(&c);
+  GsVecDestroy(&f);
+  GsVecDestroy(&s);
+  GsHyperdiffusionDestroy(&h);
+  CHECK(h == NULL && GsHyperdiffusionDestroy(&h) == 0, "destroy twice");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_hyperdiffusion", resource, argc, argv);
+  GsContext ctx = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  HsRng r = hs_rng(11);
+  test_orders(ctx);
+  test_modes(ctx);
+  test_mass_and_ensemble(ctx, &r);
+  test_errors(ctx);
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
