@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The application commands on the CPU: `gpusolve hyperdiffusion` prints its errors and timing, the
-# convergence tables give orders near 2 in space and in time, and bad parameters are named errors
-# with exit status 1.
+# convergence tables give orders near 2 in space and in time; `gpusolve ch` writes its diagnostics
+# as CSV (mass constant, free energy falling); bad parameters are named errors with exit status 1.
 # Usage: cli_apps.sh GPUSOLVE WORKDIR
 set -euo pipefail
 cli=$1 work=$2
@@ -33,4 +33,23 @@ grep -q "n = 4 grid points" "$work/out.txt"
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -dt -1)" = 1 ]
 grep -q "dt = -1 must be positive" "$work/out.txt"
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -T -1)" = 2 ]
+# Cahn-Hilliard: CSV diagnostics every 100 steps, mass constant, energy falling.
+out=$("$cli" ch --help)
+grep -q "usage: gpusolve ch" <<<"$out"
+"$cli" ch -gs_backend /cpu -n 128 -ensemble 2 -steps 600 -every 100 -mean 0.2 -csv "$work/ch.csv"
+python3 - "$work/ch.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["step"]) for r in rows] == [0, 100, 200, 300, 400, 500, 600], rows
+mass = [float(r["mass"]) for r in rows]
+energy = [float(r["energy"]) for r in rows]
+assert max(abs(m - mass[0]) for m in mass) <= 1e-12 * abs(mass[0]), mass
+assert all(b <= a * (1 + 1e-14) for a, b in zip(energy, energy[1:])), energy
+assert energy[-1] < energy[0], energy
+PY
+[ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]
+grep -q "order 3; 1 (SBDF1) or 2 (SBDF2)" "$work/out.txt"
+[ "$(status "$cli" ch -gs_backend /cpu -every 0)" = 2 ]
+[ "$(status "$cli" ch -gs_backend /cpu -csv /no/such/dir/ch.csv)" = 1 ]
+grep -q "cannot open" "$work/out.txt"
 echo "cli_apps: ok"

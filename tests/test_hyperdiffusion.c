@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "common/apputil.h"
 #include "hyperdiffusion/hyperdiffusion.h"
 
 static const char *resource = "/cpu";
@@ -93,7 +94,8 @@ static void test_modes(GsContext ctx) {
     const double amp = (0.5 + (double)e) * pow(r, (double)m);
     for (GsInt i = 0; i < n; i++) {
       const double want =
-          amp * cos(2 * 3.14159265358979323846 * (double)(e + 1) * (double)i / (double)n + 0.3 * (double)e);
+          amp * cos(2 * 3.14159265358979323846 * (double)(e + 1) * (double)i / (double)n +
+                    0.3 * (double)e);
       const double d = fabs(v[e * n + i] - want);
       worst = d > worst ? d : worst;
     }

@@ -11,6 +11,8 @@
 #include <gpusolve.h>
 
 #include "bandedbench.h"
+#include "cahnhilliard/cahnhilliard.h"
+#include "common/apputil.h"
 #include "hyperdiffusion/hyperdiffusion.h"
 #include "sparsebench.h"
 #include "vecbench.h"
@@ -43,6 +45,7 @@ static void usage(FILE *f) {
       "  solve     a sparse linear system (Matrix Market or a Laplacian) by CG/BiCGStab/GMRES\n"
       "  spmv      sparse matrix-vector product and CG benchmarks beside the floor and cuSPARSE\n"
       "  hyperdiffusion  1D periodic hyperdiffusion (Crank-Nicolson): errors, orders, timing\n"
+      "  ch        1D periodic Cahn-Hilliard (SBDF1/2): mass, free energy, min/max as CSV\n"
       "  help      this text; 'gpusolve <command> --help' describes one command\n\n"
       "options common to all commands:\n"
       "  -gs_backend R     back end: /cpu, /gpu/cuda, /gpu/cuda:N (default: GPU if present)\n"
@@ -81,6 +84,16 @@ static int cli_open(int argc, char **argv, GsContext *ctx, const char **res, GsD
   CLI_CALL(*ctx, GsGetDeviceInfo(*ctx, dev));
   *gpu = mem == GS_MEM_DEVICE;
   return 0;
+}
+
+/* The start of a subcommand: its help (returns -1: done) or an open context (0; 1 on error). */
+static int cli_begin(int argc, char **argv, void (*help)(void), GsContext *ctx, const char **res,
+                     GsDeviceInfo *dev, int *gpu) {
+  if (wants_help(argc, argv)) {
+    help();
+    return -1;
+  }
+  return cli_open(argc, argv, ctx, res, dev, gpu) ? 1 : 0;
 }
 
 /* DIR/<suite>-<device>.json into json; prints the error and returns 1 if it does not fit. */
@@ -350,15 +363,12 @@ static int banded_add_case(GsBenchBandedCase *list, int *count, int cap,
 }
 
 static int cmd_banded(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    banded_help();
-    return 0;
-  }
   GsContext ctx = NULL;
   const char *res;
   GsDeviceInfo dev;
   int gpu;
-  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  const int begun = cli_begin(argc, argv, banded_help, &ctx, &res, &dev, &gpu);
+  if (begun) return begun < 0 ? 0 : begun;
   GsInt bands = 5, n = 1024, batch = gpu ? 65536 : 4096, repeats = gpu ? 20 : 5;
   GsInt max_unknowns = gpu ? (GsInt)1 << 28 : (GsInt)1 << 22;
   int dt = GS_DOUBLE, layout = GS_BANDED_INTERLEAVED, mode = GS_BENCH_BANDED_SOLVE;
@@ -552,15 +562,12 @@ static void solve_help(void) {
 }
 
 static int cmd_solve(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    solve_help();
-    return 0;
-  }
   GsContext ctx = NULL;
   const char *res;
   GsDeviceInfo dev;
   int gpu;
-  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  const int begun = cli_begin(argc, argv, solve_help, &ctx, &res, &dev, &gpu);
+  if (begun) return begun < 0 ? 0 : begun;
   char apath[1024] = "", bpath[1024] = "", x0path[1024] = "", opath[1024] = "", lap[128] = "";
   int set_a = 0, set_l = 0, set_b = 0, set_x0 = 0, set_o = 0;
   GsInt stencil = 0;
@@ -677,15 +684,12 @@ static int spmv_case(GsContext ctx, GsMat A, const char *name, int repeats, int 
 }
 
 static int cmd_spmv(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    spmv_help();
-    return 0;
-  }
   GsContext ctx = NULL;
   const char *res;
   GsDeviceInfo dev;
   int gpu;
-  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  const int begun = cli_begin(argc, argv, spmv_help, &ctx, &res, &dev, &gpu);
+  if (begun) return begun < 0 ? 0 : begun;
   char apath[1024] = "", lap[128] = "", json[768] = "", json_dir[512] = "";
   int set_a = 0, set_l = 0, set_p = 0, suite = 0, cg = 0, forms = 0;
   GsInt stencil = 0, repeats = gpu ? 20 : 5, npower = 0;
@@ -796,15 +800,12 @@ static int hd_run(GsContext ctx, const GsHyperdiffusionDesc *d, double T, double
 }
 
 static int cmd_hyperdiffusion(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    hyperdiffusion_help();
-    return 0;
-  }
   GsContext ctx = NULL;
   const char *res;
   GsDeviceInfo dev;
   int gpu, conv = 0;
-  if (cli_open(argc, argv, &ctx, &res, &dev, &gpu)) return 1;
+  const int begun = cli_begin(argc, argv, hyperdiffusion_help, &ctx, &res, &dev, &gpu);
+  if (begun) return begun < 0 ? 0 : begun;
   GsHyperdiffusionDesc d = {256, 1, 1.0, 1.0, 1e-7};
   double T = 1e-4, k = 2;
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
@@ -865,6 +866,92 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
   return 0;
 }
 
+/* ---- gpusolve ch ---------------------------------------------------------------------------- */
+
+static void ch_help(void) {
+  printf(
+      "usage: gpusolve ch [-n N] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G] [-L L]\n"
+      "                   [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-every K]\n"
+      "                   [-csv FILE]\n"
+      "1D periodic Cahn-Hilliard dC/dt = D d2/dx2 (C^3 - C - G d2C/dx2), semi-implicit (SBDF1\n"
+      "or SBDF2: nonlinear term explicit, hyperdiffusion implicit, one batch of periodic\n"
+      "pentadiagonal solves per step), from M + A u with u uniform in [-1, 1) (member e seeded\n"
+      "S + e). Every K steps: step, time, and member 0's mass, free energy, min and max, as CSV\n"
+      "(to FILE with -csv). Defaults: n 256, E 1, S 2000, dt 5e-4, D 1, G 0.01, L 2 pi,\n"
+      "order 2, M 0, A 0.05, seed 1, K 200.\n");
+}
+
+static int cmd_ch(int argc, char **argv) {
+  GsContext ctx = NULL;
+  const char *res;
+  GsDeviceInfo dev;
+  int gpu;
+  const int begun = cli_begin(argc, argv, ch_help, &ctx, &res, &dev, &gpu);
+  if (begun) return begun < 0 ? 0 : begun;
+  GsCahnHilliardDesc d = {256, 1, 2 * GS_APP_PI, 1.0, 0.01, 5e-4, 2};
+  GsInt steps = 2000, every = 200, order = 2, seed = 1;
+  double mean = 0, amp = 0.05;
+  char csv[1024] = "";
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-steps", &steps, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-every", &every, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-order", &order, NULL));
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-seed", &seed, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-dt", &d.dt, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-D", &d.D, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-gamma", &d.gamma, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-L", &d.length, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-mean", &mean, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-amplitude", &amp, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-csv", csv, sizeof csv, NULL));
+  if (steps < 0 || every < 1) {
+    fprintf(stderr, "gpusolve ch: -steps must be >= 0 and -every >= 1\n");
+    GsDestroy(&ctx);
+    return 2;
+  }
+  d.order = (int)order;
+  GsCahnHilliard ch = NULL;
+  CLI_CALL(ctx, GsCahnHilliardCreate(ctx, &d, &ch));
+  CLI_CALL(ctx, GsCahnHilliardSetRandom(ch, -1, mean, amp, (uint64_t)seed));
+  FILE *out = stdout;
+  if (csv[0]) {
+    out = fopen(csv, "w");
+    if (!out) {
+      fprintf(stderr, "gpusolve ch: cannot open '%s' for writing\n", csv);
+      GsCahnHilliardDestroy(&ch);
+      GsDestroy(&ctx);
+      return 1;
+    }
+  }
+  fprintf(stderr, "Cahn-Hilliard on %s (%s): n %lld, ensemble %lld, SBDF%d, dt %g, %lld steps\n",
+          res, dev.name, (long long)d.n, (long long)d.ensemble, d.order, d.dt, (long long)steps);
+  fprintf(out, "step,time,mass,energy,min,max\n");
+  int ierr = 0;
+  double busy = 0;
+  for (GsInt s = 0; s <= steps && !ierr; s += every) {
+    double t, m, e, lo, hi;
+    ierr = GsCahnHilliardGetTime(ch, &t, NULL);
+    if (!ierr) ierr = GsCahnHilliardDiagnostics(ch, 0, &m, &e, &lo, &hi);
+    if (!ierr) fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g\n", (long long)s, t, m, e, lo, hi);
+    const GsInt k = s + every <= steps ? every : steps - s;
+    if (k <= 0) break;
+    const double t0 = GsWallTime();
+    if (!ierr) ierr = GsCahnHilliardStep(ch, k);
+    if (!ierr) ierr = GsSynchronize(ctx);
+    busy += GsWallTime() - t0;
+  }
+  if (out != stdout) fclose(out);
+  if (!ierr)
+    fprintf(stderr, "%.3f s stepping, %.2f us per step, %.2f ns per step per grid point\n", busy,
+            steps ? 1e6 * busy / (double)steps : 0.0,
+            steps ? 1e9 * busy / (double)steps / (double)(d.n * d.ensemble) : 0.0);
+  GsCahnHilliardDestroy(&ch);
+  CLI_CALL(ctx, ierr);
+  CLI_CALL(ctx, GsDestroy(&ctx));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -881,6 +968,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "solve")) return cmd_solve(sargc, sargv);
   if (!strcmp(cmd, "spmv")) return cmd_spmv(sargc, sargv);
   if (!strcmp(cmd, "hyperdiffusion")) return cmd_hyperdiffusion(sargc, sargv);
+  if (!strcmp(cmd, "ch")) return cmd_ch(sargc, sargv);
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-help") ||
       !strcmp(cmd, "-h")) {
     usage(stdout);

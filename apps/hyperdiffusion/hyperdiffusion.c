@@ -5,18 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/apputil.h"
 #include "hyperdiffusion.h"
 
-#define GS_PI 3.14159265358979323846
+#define GS_PI GS_APP_PI
 
 struct GsHyperdiffusion_s {
   GsContext ctx;
   GsHyperdiffusionDesc d;
   double sigma;
-  GsBanded A;     /* the batch: shared periodic penta, contiguous, one system per member */
-  GsVec lhs[5];   /* (sigma, -4 sigma, 1 + 6 sigma, -4 sigma, sigma), n entries each */
-  GsVec rhs[5];   /* (-sigma, 4 sigma, 1 - 6 sigma, 4 sigma, -sigma) */
-  GsVec c, f;     /* state and right-hand side, n * ensemble */
+  GsBanded A;   /* the batch: shared periodic penta, contiguous, one system per member */
+  GsVec lhs[5]; /* (sigma, -4 sigma, 1 + 6 sigma, -4 sigma, sigma), n entries each */
+  GsVec rhs[5]; /* (-sigma, 4 sigma, 1 - 6 sigma, 4 sigma, -sigma) */
+  GsVec c, f;   /* state and right-hand side, n * ensemble */
   double t;
   GsInt steps;
 };
@@ -36,15 +37,6 @@ int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   return 0;
 }
 
-/* Diagonal vectors of the constant bands v[0..4] (periodic: the corner entries are the same). */
-static int constant_bands(GsContext ctx, GsInt n, const double v[5], GsVec bands[5]) {
-  for (int k = 0; k < 5; k++) {
-    GsCall(GsVecCreate(ctx, n, GS_DOUBLE, &bands[k]));
-    GsCall(GsVecSet(bands[k], v[k]));
-  }
-  return 0;
-}
-
 static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffusion H) {
   const GsInt n = desc->n;
   const double dx = desc->length / (double)n;
@@ -52,18 +44,9 @@ static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffus
   const double s = H->sigma;
   const double lhs[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
   const double rhs[5] = {-s, 4 * s, 1 - 6 * s, 4 * s, -s};
-  GsCall(constant_bands(ctx, n, lhs, H->lhs));
-  GsCall(constant_bands(ctx, n, rhs, H->rhs));
-  GsBandedDesc bd;
-  memset(&bd, 0, sizeof bd);
-  bd.bands = 5;
-  bd.n = n;
-  bd.batch = desc->ensemble;
-  bd.dt = GS_DOUBLE;
-  bd.layout = GS_BANDED_CONTIGUOUS;
-  bd.shared = 1;
-  bd.periodic = 1;
-  GsCall(GsBandedCreate(ctx, &bd, &H->A));
+  GsCall(GsAppConstantBands(ctx, n, 5, lhs, H->lhs));
+  GsCall(GsAppConstantBands(ctx, n, 5, rhs, H->rhs));
+  GsCall(GsAppPeriodicBatch(ctx, 5, n, desc->ensemble, &H->A));
   GsCall(GsBandedFactor(H->A, H->lhs));
   GsCall(GsVecCreate(ctx, n * desc->ensemble, GS_DOUBLE, &H->c));
   GsCall(GsVecCreate(ctx, n * desc->ensemble, GS_DOUBLE, &H->f));
@@ -75,20 +58,9 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "ctx is NULL");
   GsCheck(desc != NULL && h != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", desc ? "h" : "desc");
   *h = NULL;
-  GsCheck(desc->n >= 5, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: n = %lld grid points; the pentadiagonal stencil needs at least 5",
-          (long long)desc->n);
-  GsCheck(desc->ensemble >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: ensemble of %lld members; at least 1", (long long)desc->ensemble);
-  GsCheck(desc->n <= ((GsInt)1 << 40) / desc->ensemble, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: %lld x %lld grid points is too many", (long long)desc->ensemble,
-          (long long)desc->n);
-  GsCheck(isfinite(desc->length) && desc->length > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: domain length L = %g must be positive", desc->length);
+  GsCall(GsAppCheckGrid(ctx, "hyperdiffusion", desc->n, desc->ensemble, desc->length, desc->dt));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
-  GsCheck(isfinite(desc->dt) && desc->dt > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: time step dt = %g must be positive", desc->dt);
   GsHyperdiffusion H = calloc(1, sizeof *H);
   GsCheck(H != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the hyperdiffusion solver");
   H->ctx = ctx;
@@ -102,38 +74,9 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   return 0;
 }
 
-/* c must be a double vector of h's context with n * ensemble entries. */
-static int check_state_vec(GsHyperdiffusion h, GsVec c) {
-  GsCheck(c != NULL, h->ctx, GS_ERR_ARG_NULL, "the state vector is NULL");
-  GsContext vctx;
-  GsInt len;
-  GsDataType dt;
-  GsCall(GsVecGetContext(c, &vctx));
-  GsCall(GsVecGetSize(c, &len));
-  GsCall(GsVecGetDataType(c, &dt));
-  GsCheck(vctx == h->ctx, h->ctx, GS_ERR_ARG_INCOMP,
-          "the state vector belongs to another context");
-  GsCheck(dt == GS_DOUBLE, h->ctx, GS_ERR_ARG_TYPE, "the state vector must hold doubles");
-  GsCheck(len == h->d.n * h->d.ensemble, h->ctx, GS_ERR_ARG_SIZE,
-          "the state vector has %lld entries; %lld members x %lld points need %lld",
-          (long long)len, (long long)h->d.ensemble, (long long)h->d.n,
-          (long long)(h->d.n * h->d.ensemble));
-  return 0;
-}
-
 int GsHyperdiffusionSetState(GsHyperdiffusion h, GsVec c) {
   GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
-  GsCall(check_state_vec(h, c));
-  const double *p = NULL;
-  GsCall(GsVecGetArrayRead(c, GS_MEM_HOST, (const void **)&p));
-  GsInt bad = -1;
-  for (GsInt i = 0; i < h->d.n * h->d.ensemble && bad < 0; i++)
-    if (!isfinite(p[i])) bad = i;
-  GsCall(GsVecRestoreArrayRead(c, (const void **)&p));
-  GsCheck(bad < 0, h->ctx, GS_ERR_NOT_FINITE,
-          "hyperdiffusion: initial value of member %lld at grid point %lld is not finite",
-          (long long)(bad / h->d.n), (long long)(bad % h->d.n));
-  GsCall(GsVecCopy(c, h->c));
+  GsCall(GsAppSetState(h->ctx, c, h->c, h->d.n, h->d.ensemble, "hyperdiffusion"));
   h->t = 0;
   h->steps = 0;
   return 0;
@@ -161,7 +104,7 @@ int GsHyperdiffusionSetCosine(GsHyperdiffusion h, GsInt member, double amplitude
 
 int GsHyperdiffusionGetState(GsHyperdiffusion h, GsVec c) {
   GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
-  GsCall(check_state_vec(h, c));
+  GsCall(GsAppCheckState(h->ctx, c, h->d.n, h->d.ensemble, "hyperdiffusion"));
   GsCall(GsVecCopy(h->c, c));
   return 0;
 }
@@ -215,24 +158,5 @@ int GsHyperdiffusionCosineError(GsHyperdiffusion h, GsInt member, double amplitu
   GsCall(GsVecRestoreArrayRead(h->c, (const void **)&p));
   if (err_exact) *err_exact = sqrt(dx * se);
   if (err_time) *err_time = sqrt(dx * st);
-  return 0;
-}
-
-int GsConvergenceOrder(GsContext ctx, int m, const double h[], const double err[], double *order) {
-  GsCheck(m >= 2 && h && err && order, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "a convergence order needs at least 2 points (got %d)", m);
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int i = 0; i < m; i++) {
-    GsCheck(h[i] > 0 && err[i] > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
-            "convergence point %d: step %g and error %g must be positive", i, h[i], err[i]);
-    const double x = log(h[i]), y = log(err[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  const double den = m * sxx - sx * sx;
-  GsCheck(den > 0, ctx, GS_ERR_ARG_OUTOFRANGE, "convergence points: the steps are all equal");
-  *order = (m * sxy - sx * sy) / den;
   return 0;
 }

@@ -2,10 +2,10 @@
  * centred differences in space, for an ensemble of independent runs advanced together.
  *
  * With sigma = g dt / (2 dx^4) each step solves the periodic pentadiagonal system
- *   (1 + 6 sigma) C_i - 4 sigma (C_{i-1} + C_{i+1}) + sigma (C_{i-2} + C_{i+2}) = (same with -sigma)^n
- * (the cuPentBatch seed's validation problem). Every member shares the matrix: one periodic
- * pentadiagonal batch (contiguous layout, one system per member, factored once) and one banded
- * product per step for the right-hand side. Built on the public API only (banded, vec).
+ *   (1 + 6 sigma) C_i - 4 sigma (C_{i-1} + C_{i+1}) + sigma (C_{i-2} + C_{i+2}) = (same with
+ * -sigma)^n (the cuPentBatch seed's validation problem). Every member shares the matrix: one
+ * periodic pentadiagonal batch (contiguous layout, one system per member, factored once) and one
+ * banded product per step for the right-hand side. Built on the public API only (banded, vec).
  *
  * The state is a double vector of n * ensemble entries, member e's grid point i at e * n + i
  * (x_i = i L / n). The scheme conserves the mean of each member, and its Fourier modes decay
@@ -23,11 +23,11 @@ extern "C" {
 typedef struct GsHyperdiffusion_s *GsHyperdiffusion;
 
 typedef struct {
-  GsInt n;         /* grid points per member, >= 5 */
-  GsInt ensemble;  /* members, >= 1 */
-  double length;   /* L > 0 */
-  double coeff;    /* g = gamma D > 0 */
-  double dt;       /* time step > 0 */
+  GsInt n;        /* grid points per member, >= 5 */
+  GsInt ensemble; /* members, >= 1 */
+  double length;  /* L > 0 */
+  double coeff;   /* g = gamma D > 0 */
+  double dt;      /* time step > 0 */
 } GsHyperdiffusionDesc;
 
 /* Create the solver (factors the shared matrix); the state starts at zero, time 0. Bad sizes or
@@ -59,11 +59,6 @@ int GsHyperdiffusionModeFactor(GsHyperdiffusion h, double k, double *scheme, dou
  * the whole error, the second the error in time alone. Either pointer may be NULL. */
 int GsHyperdiffusionCosineError(GsHyperdiffusion h, GsInt member, double amplitude, double k,
                                 double phase, double *err_exact, double *err_time);
-/* Least-squares slope of log(err) against log(h) over m >= 2 points: the observed order of
- * convergence when h is the step (grid spacing or time step). Non-positive errors or steps are
- * GS_ERR_ARG_OUTOFRANGE (ctx may be NULL). */
-int GsConvergenceOrder(GsContext ctx, int m, const double h[], const double err[], double *order);
-
 #ifdef __cplusplus
 }
 #endif

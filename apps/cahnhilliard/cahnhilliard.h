@@ -1,0 +1,57 @@
+/* Cahn-Hilliard dC/dt = D d2/dx2 (C^3 - C - gamma d2C/dx2) on a periodic domain (0, L), 1D,
+ * semi-implicit: the nonlinear term explicit, the hyperdiffusion implicit, for an ensemble of
+ * independent runs advanced together.
+ *
+ * Order 1 (SBDF1): (1 + s D4) C^{n+1} = C^n + dt D D2 f(C^n), f(C) = C^3 - C;
+ * order 2 (SBDF2, after one SBDF1 step):
+ *   (3/2 + s D4) C^{n+1} = 2 C^n - C^{n-1} / 2 + dt D D2 (2 f(C^n) - f(C^{n-1})),
+ * with s = D gamma dt, D2 and D4 the centred second and fourth differences (periodic), so each step
+ * is one batch of periodic pentadiagonal solves with a matrix shared by every member (factored
+ * once), plus a periodic tridiagonal product for D2 and vector operations: public API only.
+ * Every row of every operator sums to the same as the identity's part, so the mean of each member
+ * is kept to rounding.
+ *
+ * The state is a double vector of n * ensemble entries, member e's grid point i at e * n + i. */
+#ifndef GPUSOLVE_APPS_CAHNHILLIARD_H
+#define GPUSOLVE_APPS_CAHNHILLIARD_H
+
+#include <gpusolve.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsCahnHilliard_s *GsCahnHilliard;
+
+typedef struct {
+  GsInt n;        /* grid points per member, >= 5 */
+  GsInt ensemble; /* members, >= 1 */
+  double length;  /* L > 0 */
+  double D;       /* mobility > 0 */
+  double gamma;   /* interface parameter > 0 */
+  double dt;      /* time step > 0 */
+  int order;      /* 1 (SBDF1) or 2 (SBDF2) */
+} GsCahnHilliardDesc;
+
+int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHilliard *ch);
+int GsCahnHilliardDestroy(GsCahnHilliard *ch);
+/* State in (n * ensemble doubles; a non-finite entry is GS_ERR_NOT_FINITE naming the member and the
+ * point) or out; setting it restarts the clock (and SBDF2's first step). */
+int GsCahnHilliardSetState(GsCahnHilliard ch, GsVec c);
+int GsCahnHilliardGetState(GsCahnHilliard ch, GsVec c);
+/* Member e (every member when member < 0) to mean + amplitude u, u uniform in [-1, 1) from the
+ * counter-based stream (seed + e, i): the same on every back end, and member e of an ensemble
+ * equals a run alone seeded seed + e. */
+int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double amplitude,
+                            uint64_t seed);
+int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps);
+int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps);
+/* Diagnostics of one member: mass dx sum C_i, free energy dx sum [(C_i^2 - 1)^2 / 4 + gamma
+ * ((C_{i+1} - C_i) / dx)^2 / 2], minimum and maximum. Any pointer may be NULL. */
+int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, double *energy,
+                              double *cmin, double *cmax);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/* Pieces the applications share (gsapps, built on the public API; the tests and the command line
+ * use GsConvergenceOrder too). */
+#ifndef GPUSOLVE_APPS_APPUTIL_H
+#define GPUSOLVE_APPS_APPUTIL_H
+
+#include <gpusolve.h>
+
+#define GS_APP_PI 3.14159265358979323846
+
+/* `bands` vectors of n entries holding the constants v[0..bands-1] (a shared banded matrix). */
+int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVec out[]);
+/* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout. */
+int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
+/* The parameters every 1D periodic application has: n >= 5 points (the pentadiagonal stencil), an
+ * ensemble of >= 1 members, a positive finite length and time step; named errors otherwise. */
+int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, double length,
+                   double dt);
+/* c must be a double vector of ctx with n * ensemble entries; `what` names the solver. */
+int GsAppCheckState(GsContext ctx, GsVec c, GsInt n, GsInt ensemble, const char *what);
+/* Copy c into state after checking it as above and that every entry is finite (the error names
+ * the member and the grid point). */
+int GsAppSetState(GsContext ctx, GsVec c, GsVec state, GsInt n, GsInt ensemble, const char *what);
+
+/* Least-squares slope of log(err) against log(h) over m >= 2 points: the observed order of
+ * convergence when h is the step (grid spacing or time step). Non-positive errors or steps are
+ * GS_ERR_ARG_OUTOFRANGE (ctx may be NULL). */
+int GsConvergenceOrder(GsContext ctx, int m, const double h[], const double err[], double *order);
+
+#endif

@@ -1,0 +1,205 @@
+/* 1D Cahn-Hilliard (apps/cahnhilliard) on every back end: mass kept over 1000 steps, free energy
+ * never increasing, the fitted orders in time of SBDF1 and SBDF2, an ensemble member equal to the
+ * same run alone, and bad parameters.
+ * Usage: test_cahnhilliard <resource> [-seed S] */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cahnhilliard/cahnhilliard.h"
+#include "common/apputil.h"
+#include "harness.h"
+
+static const char *resource = "/cpu";
+
+static GsCahnHilliard make(GsContext ctx, GsInt n, GsInt ensemble, double dt, int order) {
+  GsCahnHilliardDesc d = {n, ensemble, 2 * GS_APP_PI, 1.0, 0.01, dt, order};
+  GsCahnHilliard h = NULL;
+  CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h));
+  return h;
+}
+
+/* Spinodal decomposition from small random data around a mean of 0.1 (n = 128 on (0, 2 pi), gamma
+ * 0.01, dt 5e-4), both schemes: the mass of each member stays to 1e-12 relative over 1000 steps
+ * and the free energy never increases (checked every 10 steps), while it does fall (the run is not
+ * stuck). */
+static void test_mass_energy(GsContext ctx, uint64_t seed) {
+  for (int order = 1; order <= 2; order++) {
+    GsCahnHilliard h = make(ctx, 128, 2, 5e-4, order);
+    if (!h || CHECK_OK(GsCahnHilliardSetRandom(h, -1, 0.1, 0.05, seed))) {
+      GsCahnHilliardDestroy(&h);
+      continue;
+    }
+    double m0[2], e0[2], eprev[2], m, e, lo, hi;
+    for (int k = 0; k < 2; k++) {
+      CHECK_OK(GsCahnHilliardDiagnostics(h, k, &m0[k], &e0[k], NULL, NULL));
+      eprev[k] = e0[k];
+    }
+    GsInt rises = 0;
+    for (int block = 0; block < 100; block++) {
+      if (CHECK_OK(GsCahnHilliardStep(h, 10))) break;
+      for (int k = 0; k < 2; k++) {
+        CHECK_OK(GsCahnHilliardDiagnostics(h, k, &m, &e, &lo, &hi));
+        CHECK(fabs(m - m0[k]) <= 1e-12 * fabs(m0[k]),
+              "SBDF%d member %d, step %d: mass %.17g -> %.17g", order, k, 10 * (block + 1), m0[k],
+              m);
+        rises += e > eprev[k] + 1e-14 * fabs(eprev[k]);
+        eprev[k] = e;
+        CHECK(isfinite(lo) && isfinite(hi) && lo > -1.5 && hi < 1.5, "SBDF%d: C in [%g, %g]",
+              order, lo, hi);
+      }
+    }
+    CHECK(rises == 0, "SBDF%d: the free energy rose %lld times", order, (long long)rises);
+    CHECK(eprev[0] < 0.9 * e0[0] && eprev[1] < 0.9 * e0[1],
+          "SBDF%d: the free energy hardly fell (%g -> %g)", order, e0[0], eprev[0]);
+    printf("SBDF%d: free energy %.6f -> %.6f over t = 0.5, mass kept\n", order, e0[0], eprev[0]);
+    GsCahnHilliardDestroy(&h);
+  }
+}
+
+/* Smooth initial data (n = 64, T = 0.05): errors against a run with 16 times smaller steps fall
+ * with order 1 (SBDF1) and 2 (SBDF2). */
+static void test_orders(GsContext ctx) {
+  const GsInt n = 64;
+  const double T = 0.05, dt0 = 2e-3;
+  double *c0 = hs_malloc((size_t)n * sizeof *c0), *ref = hs_malloc((size_t)n * sizeof *ref),
+         *v = hs_malloc((size_t)n * sizeof *v);
+  for (GsInt i = 0; i < n; i++) {
+    const double x = 2 * GS_APP_PI * (double)i / (double)n;
+    c0[i] = 0.1 + 0.4 * cos(x) + 0.2 * sin(2 * x);
+  }
+  for (int order = 1; order <= 2; order++) {
+    double hs_[4], es[4];
+    for (int j = -1; j < 4; j++) {
+      const double dt = j < 0 ? dt0 / 128 : dt0 / (double)(1 << j);
+      GsCahnHilliard h = make(ctx, n, 1, dt, order);
+      GsVec c = NULL;
+      if (h && !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &c)) &&
+          !CHECK_OK(GsVecSetValuesHost(c, c0)) && !CHECK_OK(GsCahnHilliardSetState(h, c)) &&
+          !CHECK_OK(GsCahnHilliardStep(h, (GsInt)llround(T / dt))) &&
+          !CHECK_OK(GsCahnHilliardGetState(h, c)))
+        CHECK_OK(GsVecGetValuesHost(c, j < 0 ? ref : v));
+      if (j >= 0) {
+        double s = 0;
+        for (GsInt i = 0; i < n; i++)
+          s += (v[i] - ref[i]) * (v[i] - ref[i]);
+        hs_[j] = dt;
+        es[j] = sqrt(2 * GS_APP_PI / (double)n * s);
+        printf("SBDF%d dt = %.3e: error %.3e\n", order, dt, es[j]);
+      }
+      GsVecDestroy(&c);
+      GsCahnHilliardDestroy(&h);
+    }
+    double p = NAN;
+    if (!CHECK_OK(GsConvergenceOrder(ctx, 4, hs_, es, &p)))
+      CHECK(fabs(p - order) <= 0.15, "SBDF%d: fitted order in time %.3f", order, p);
+    printf("SBDF%d: fitted order in time %.3f\n", order, p);
+  }
+  free(c0);
+  free(ref);
+  free(v);
+}
+
+/* Member 2 of an ensemble seeded s equals the run alone seeded s + 2 (bit for bit on the CPU). */
+static void test_ensemble(GsContext ctx, uint64_t seed) {
+  const GsInt n = 80;
+  GsCahnHilliard h = make(ctx, n, 4, 2e-4, 2), h1 = make(ctx, n, 1, 2e-4, 2);
+  GsVec c = NULL, c1 = NULL;
+  double *v = hs_malloc((size_t)(4 * n) * sizeof *v), *w = hs_malloc((size_t)n * sizeof *w);
+  if (!h || !h1 || CHECK_OK(GsVecCreate(ctx, 4 * n, GS_DOUBLE, &c)) ||
+      CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &c1)))
+    goto done;
+  CHECK_OK(GsCahnHilliardSetRandom(h, -1, 0.0, 0.1, seed));
+  CHECK_OK(GsCahnHilliardSetRandom(h1, 0, 0.0, 0.1, seed + 2));
+  CHECK_OK(GsCahnHilliardStep(h, 300));
+  CHECK_OK(GsCahnHilliardStep(h1, 300));
+  CHECK_OK(GsCahnHilliardGetState(h, c));
+  CHECK_OK(GsCahnHilliardGetState(h1, c1));
+  CHECK_OK(GsVecGetValuesHost(c, v));
+  CHECK_OK(GsVecGetValuesHost(c1, w));
+  GsInt diff = 0;
+  double worst = 0;
+  for (GsInt i = 0; i < n; i++) {
+    diff += memcmp(&v[2 * n + i], &w[i], sizeof w[i]) != 0;
+    worst = fmax(worst, fabs(v[2 * n + i] - w[i]));
+  }
+  if (!strncmp(resource, "/cpu", 4))
+    CHECK(diff == 0, "member 2 differs from the same run alone in %lld points", (long long)diff);
+  else
+    CHECK(worst <= 1e-12, "member 2 differs from the same run alone by %g", worst);
+  double t = 0;
+  GsInt steps = 0;
+  CHECK_OK(GsCahnHilliardGetTime(h, &t, &steps));
+  CHECK(steps == 300 && fabs(t - 0.06) < 1e-15, "time %g after %lld steps", t, (long long)steps);
+done:
+  GsVecDestroy(&c);
+  GsVecDestroy(&c1);
+  GsCahnHilliardDestroy(&h);
+  GsCahnHilliardDestroy(&h1);
+  free(v);
+  free(w);
+}
+
+static void test_errors(GsContext ctx) {
+  GsCahnHilliard h = NULL;
+  GsCahnHilliardDesc d = {4, 1, 1.0, 1.0, 0.01, 1e-4, 1};
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "n = 4");
+  d.n = 32;
+  d.dt = -1;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "dt = -1");
+  d.dt = 1e-4;
+  d.order = 3;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "order 3");
+  d.order = 2;
+  d.gamma = 0;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.gamma = 0.01;
+  d.D = INFINITY;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.D = 1;
+  d.ensemble = 0;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  d.ensemble = 2;
+  CHECK(h == NULL, "a failed create left a handle");
+  if (CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h))) return;
+  GsVec c = NULL;
+  if (!CHECK_OK(GsVecCreate(ctx, 64, GS_DOUBLE, &c)) && !CHECK_OK(GsVecSet(c, 0.5))) {
+    double *p = NULL;
+    CHECK_OK(GsVecGetArray(c, GS_MEM_HOST, (void **)&p));
+    p[32 + 7] = INFINITY; /* member 1, point 7 */
+    CHECK_OK(GsVecRestoreArray(c, (void **)&p));
+    CHECK_ERR(GsCahnHilliardSetState(h, c), GS_ERR_NOT_FINITE);
+    CHECK_MSG(ctx, "member 1 at grid point 7");
+  }
+  CHECK_ERR(GsCahnHilliardSetRandom(h, 2, 0, 0.1, 1), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsCahnHilliardSetRandom(h, 0, NAN, 0.1, 1), GS_ERR_NOT_FINITE);
+  CHECK_ERR(GsCahnHilliardDiagnostics(h, 2, NULL, NULL, NULL, NULL), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsCahnHilliardStep(h, -3), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsCahnHilliardGetState(h, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsCahnHilliardStep(NULL, 1), GS_ERR_ARG_NULL);
+  GsVecDestroy(&c);
+  GsCahnHilliardDestroy(&h);
+  CHECK(h == NULL && GsCahnHilliardDestroy(&h) == 0, "destroy twice");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_cahnhilliard", resource, argc, argv);
+  GsContext ctx = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  HsRng r = hs_rng(13);
+  test_mass_energy(ctx, hs_next(&r));
+  test_orders(ctx);
+  test_ensemble(ctx, hs_next(&r));
+  test_errors(ctx);
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
