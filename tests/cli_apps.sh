@@ -47,6 +47,19 @@ assert max(abs(m - mass[0]) for m in mass) <= 1e-12 * abs(mass[0]), mass
 assert all(b <= a * (1 + 1e-14) for a, b in zip(energy, energy[1:])), energy
 assert energy[-1] < energy[0], energy
 PY
+# 2D (ADI): the same checks on a 48 x 32 grid.
+"$cli" ch -gs_backend /cpu -n 48 -ny 32 -steps 200 -every 100 -mean 0.1 -csv "$work/ch2.csv"
+python3 - "$work/ch2.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["step"]) for r in rows] == [0, 100, 200], rows
+mass = [float(r["mass"]) for r in rows]
+energy = [float(r["energy"]) for r in rows]
+assert max(abs(m - mass[0]) for m in mass) <= 1e-12 * abs(mass[0]), mass
+assert energy[2] < energy[0], energy
+PY
+[ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
+grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]
 grep -q "order 3; 1 (SBDF1) or 2 (SBDF2)" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -every 0)" = 2 ]

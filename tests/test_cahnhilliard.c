@@ -1,7 +1,7 @@
-/* 1D Cahn-Hilliard (apps/cahnhilliard) on every back end: mass kept over 1000 steps, free energy
+/* Cahn-Hilliard (apps/cahnhilliard) on every back end, 1D and 2D (ADI): mass kept, free energy
  * never increasing, the fitted orders in time of SBDF1 and SBDF2, an ensemble member equal to the
- * same run alone, and bad parameters.
- * Usage: test_cahnhilliard <resource> [-seed S] */
+ * same run alone, a y-constant 2D field equal to the 1D run, and bad parameters. Usage:
+ * test_cahnhilliard <resource> [-seed S] */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,11 +14,16 @@
 
 static const char *resource = "/cpu";
 
-static GsCahnHilliard make(GsContext ctx, GsInt n, GsInt ensemble, double dt, int order) {
-  GsCahnHilliardDesc d = {n, ensemble, 2 * GS_APP_PI, 1.0, 0.01, dt, order};
+static GsCahnHilliard make2(GsContext ctx, GsInt n, GsInt ny, GsInt ensemble, double dt,
+                            int order) {
+  GsCahnHilliardDesc d = {n, ensemble, 2 * GS_APP_PI, 1.0, 0.01, dt, order, ny};
   GsCahnHilliard h = NULL;
   CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h));
   return h;
+}
+
+static GsCahnHilliard make(GsContext ctx, GsInt n, GsInt ensemble, double dt, int order) {
+  return make2(ctx, n, 1, ensemble, dt, order);
 }
 
 /* Spinodal decomposition from small random data around a mean of 0.1 (n = 128 on (0, 2 pi), gamma
@@ -47,8 +52,8 @@ static void test_mass_energy(GsContext ctx, uint64_t seed) {
               m);
         rises += e > eprev[k] + 1e-14 * fabs(eprev[k]);
         eprev[k] = e;
-        CHECK(isfinite(lo) && isfinite(hi) && lo > -1.5 && hi < 1.5, "SBDF%d: C in [%g, %g]",
-              order, lo, hi);
+        CHECK(isfinite(lo) && isfinite(hi) && lo > -1.5 && hi < 1.5, "SBDF%d: C in [%g, %g]", order,
+              lo, hi);
       }
     }
     CHECK(rises == 0, "SBDF%d: the free energy rose %lld times", order, (long long)rises);
@@ -142,9 +147,108 @@ done:
   free(w);
 }
 
+/* 2D (ADI): a field constant along y is the 1D run, to rounding (the y factor and the cross term
+ * leave it alone), for both schemes; random data keeps its mass and loses free energy at every
+ * check; smooth data gives orders 1 and 2 in time. */
+static void test_2d(GsContext ctx, uint64_t seed) {
+  const GsInt n = 48, ny = 16;
+  double *v = hs_malloc((size_t)(n * ny) * sizeof *v), *w = hs_malloc((size_t)n * sizeof *w);
+  for (int order = 1; order <= 2; order++) {
+    GsCahnHilliard h1 = make(ctx, n, 1, 5e-4, order), h2 = make2(ctx, n, ny, 1, 5e-4, order);
+    GsVec c1 = NULL, c2 = NULL;
+    if (h1 && h2 && !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &c1)) &&
+        !CHECK_OK(GsVecCreate(ctx, n * ny, GS_DOUBLE, &c2)) &&
+        !CHECK_OK(GsCahnHilliardSetRandom(h1, 0, 0.0, 0.1, seed))) {
+      CHECK_OK(GsCahnHilliardGetState(h1, c1));
+      CHECK_OK(GsVecGetValuesHost(c1, w));
+      for (GsInt j = 0; j < ny; j++)
+        memcpy(v + j * n, w, (size_t)n * sizeof *v);
+      CHECK_OK(GsVecSetValuesHost(c2, v));
+      CHECK_OK(GsCahnHilliardSetState(h2, c2));
+      CHECK_OK(GsCahnHilliardStep(h1, 200));
+      CHECK_OK(GsCahnHilliardStep(h2, 200));
+      CHECK_OK(GsCahnHilliardGetState(h1, c1));
+      CHECK_OK(GsCahnHilliardGetState(h2, c2));
+      CHECK_OK(GsVecGetValuesHost(c1, w));
+      CHECK_OK(GsVecGetValuesHost(c2, v));
+      double worst = 0;
+      for (GsInt j = 0; j < ny; j++)
+        for (GsInt i = 0; i < n; i++)
+          worst = fmax(worst, fabs(v[j * n + i] - w[i]));
+      CHECK(worst <= 1e-12, "SBDF%d: a y-constant 2D field is off the 1D run by %g", order, worst);
+    }
+    GsVecDestroy(&c1);
+    GsVecDestroy(&c2);
+    GsCahnHilliardDestroy(&h1);
+    GsCahnHilliardDestroy(&h2);
+    /* Spinodal decomposition in 2D. */
+    GsCahnHilliard h = make2(ctx, 64, 64, 1, 5e-4, order);
+    double m0, e0, m, e, ep;
+    if (!h || CHECK_OK(GsCahnHilliardSetRandom(h, 0, 0.1, 0.05, seed + 7)) ||
+        CHECK_OK(GsCahnHilliardDiagnostics(h, 0, &m0, &e0, NULL, NULL))) {
+      GsCahnHilliardDestroy(&h);
+      continue;
+    }
+    ep = e0;
+    GsInt rises = 0;
+    for (int block = 0; block < 25 && !CHECK_OK(GsCahnHilliardStep(h, 20)); block++) {
+      CHECK_OK(GsCahnHilliardDiagnostics(h, 0, &m, &e, NULL, NULL));
+      CHECK(fabs(m - m0) <= 1e-12 * fabs(m0), "2D SBDF%d: mass %.17g -> %.17g", order, m0, m);
+      rises += e > ep + 1e-14 * fabs(ep);
+      ep = e;
+    }
+    CHECK(rises == 0 && ep < 0.9 * e0, "2D SBDF%d: free energy %g -> %g, rose %lld times", order,
+          e0, ep, (long long)rises);
+    printf("2D SBDF%d: free energy %.6f -> %.6f over 500 steps, mass kept\n", order, e0, ep);
+    GsCahnHilliardDestroy(&h);
+  }
+  /* Orders in time on a smooth 24 x 24 field. */
+  const GsInt m2 = 24;
+  double *c0 = hs_malloc((size_t)(m2 * m2) * sizeof *c0),
+         *ref = hs_malloc((size_t)(m2 * m2) * sizeof *ref),
+         *u = hs_malloc((size_t)(m2 * m2) * sizeof *u);
+  for (GsInt j = 0; j < m2; j++)
+    for (GsInt i = 0; i < m2; i++) {
+      const double x = 2 * GS_APP_PI * (double)i / (double)m2,
+                   y = 2 * GS_APP_PI * (double)j / (double)m2;
+      c0[j * m2 + i] = 0.1 + 0.3 * cos(x) * sin(y) + 0.2 * sin(2 * x + y);
+    }
+  for (int order = 1; order <= 2; order++) {
+    double hh[4], es[4];
+    for (int j = -1; j < 4; j++) {
+      const double dt = j < 0 ? 2e-3 / 128 : 2e-3 / (double)(1 << j);
+      GsCahnHilliard h = make2(ctx, m2, m2, 1, dt, order);
+      GsVec c = NULL;
+      if (h && !CHECK_OK(GsVecCreate(ctx, m2 * m2, GS_DOUBLE, &c)) &&
+          !CHECK_OK(GsVecSetValuesHost(c, c0)) && !CHECK_OK(GsCahnHilliardSetState(h, c)) &&
+          !CHECK_OK(GsCahnHilliardStep(h, (GsInt)llround(0.05 / dt))) &&
+          !CHECK_OK(GsCahnHilliardGetState(h, c)))
+        CHECK_OK(GsVecGetValuesHost(c, j < 0 ? ref : u));
+      if (j >= 0) {
+        double sq = 0;
+        for (GsInt i = 0; i < m2 * m2; i++)
+          sq += (u[i] - ref[i]) * (u[i] - ref[i]);
+        hh[j] = dt;
+        es[j] = sqrt(sq) * 2 * GS_APP_PI / (double)m2;
+      }
+      GsVecDestroy(&c);
+      GsCahnHilliardDestroy(&h);
+    }
+    double p = NAN;
+    if (!CHECK_OK(GsConvergenceOrder(ctx, 4, hh, es, &p)))
+      CHECK(fabs(p - order) <= 0.15, "2D SBDF%d: fitted order in time %.3f", order, p);
+    printf("2D SBDF%d: fitted order in time %.3f (errors %.2e .. %.2e)\n", order, p, es[0], es[3]);
+  }
+  free(c0);
+  free(ref);
+  free(u);
+  free(v);
+  free(w);
+}
+
 static void test_errors(GsContext ctx) {
   GsCahnHilliard h = NULL;
-  GsCahnHilliardDesc d = {4, 1, 1.0, 1.0, 0.01, 1e-4, 1};
+  GsCahnHilliardDesc d = {4, 1, 1.0, 1.0, 0.01, 1e-4, 1, 0};
   CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "n = 4");
   d.n = 32;
@@ -165,6 +269,13 @@ static void test_errors(GsContext ctx) {
   d.ensemble = 0;
   CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
   d.ensemble = 2;
+  d.ny = 3;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "ny = 3");
+  d.ny = 8;
+  CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "a 2D run is one member");
+  d.ny = 0;
   CHECK(h == NULL, "a failed create left a handle");
   if (CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h))) return;
   GsVec c = NULL;
@@ -198,6 +309,7 @@ int main(int argc, char **argv) {
   test_mass_energy(ctx, hs_next(&r));
   test_orders(ctx);
   test_ensemble(ctx, hs_next(&r));
+  test_2d(ctx, hs_next(&r));
   test_errors(ctx);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));

@@ -11,7 +11,18 @@
  * Every row of every operator sums to the same as the identity's part, so the mean of each member
  * is kept to rounding.
  *
- * The state is a double vector of n * ensemble entries, member e's grid point i at e * n + i. */
+ * In 2D (ny > 1) the grid is n x ny points with spacing L / n in both directions, point (i, j) at
+ * j n + i, and the implicit operator is split (ADI):
+ *   (1 + s Dx4)(1 + s Dy4) C^{n+1} = C^n + dt D (Dxx + Dyy) f(C^n) - 2 s Dxx Dyy C^n
+ *                                    + s^2 Dx4 Dy4 C^n
+ * (SBDF2 likewise, with 3/2 (1 + 2s/3 Dx4)(1 + 2s/3 Dy4) and the explicit terms extrapolated), each
+ * factor one batch of periodic pentadiagonal solves along one axis: along x the rows (contiguous
+ * layout), along y the columns in place (interleaved layout), so the field is never transposed.
+ * The last term cancels the factors' product term to O(dt^2) per step, so SBDF2 stays second
+ * order; it and the explicit cross term leave every Fourier mode's factor below 1 in size.
+ *
+ * The state is a double vector of n * ny * ensemble entries, member e's point at e * n * ny + the
+ * point's index (2D: one member). */
 #ifndef GPUSOLVE_APPS_CAHNHILLIARD_H
 #define GPUSOLVE_APPS_CAHNHILLIARD_H
 
@@ -31,12 +42,13 @@ typedef struct {
   double gamma;   /* interface parameter > 0 */
   double dt;      /* time step > 0 */
   int order;      /* 1 (SBDF1) or 2 (SBDF2) */
+  GsInt ny;       /* 0 or 1: 1D; > 1 (and >= 5): 2D grid of n x ny points, ensemble 1 */
 } GsCahnHilliardDesc;
 
 int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHilliard *ch);
 int GsCahnHilliardDestroy(GsCahnHilliard *ch);
-/* State in (n * ensemble doubles; a non-finite entry is GS_ERR_NOT_FINITE naming the member and the
- * point) or out; setting it restarts the clock (and SBDF2's first step). */
+/* State in (n * ny * ensemble doubles; a non-finite entry is GS_ERR_NOT_FINITE naming the member
+ * and the point) or out; setting it restarts the clock (and SBDF2's first step). */
 int GsCahnHilliardSetState(GsCahnHilliard ch, GsVec c);
 int GsCahnHilliardGetState(GsCahnHilliard ch, GsVec c);
 /* Member e (every member when member < 0) to mean + amplitude u, u uniform in [-1, 1) from the
@@ -46,8 +58,9 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
                             uint64_t seed);
 int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps);
 int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps);
-/* Diagnostics of one member: mass dx sum C_i, free energy dx sum [(C_i^2 - 1)^2 / 4 + gamma
- * ((C_{i+1} - C_i) / dx)^2 / 2], minimum and maximum. Any pointer may be NULL. */
+/* Diagnostics of one member: mass dx^d sum C, free energy dx^d sum [(C^2 - 1)^2 / 4 + gamma |D+
+ * C|^2 / 2] (D+ the forward differences along each axis), minimum and maximum. Any pointer may be
+ * NULL. */
 int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, double *energy,
                               double *cmin, double *cmax);
 

@@ -12,17 +12,28 @@ int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVe
   return 0;
 }
 
-int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
+static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBandedLayout layout,
+                          GsBanded *A) {
   GsBandedDesc bd;
   memset(&bd, 0, sizeof bd);
   bd.bands = bands;
   bd.n = n;
-  bd.batch = ensemble;
+  bd.batch = batch;
   bd.dt = GS_DOUBLE;
-  bd.layout = GS_BANDED_CONTIGUOUS;
+  bd.layout = layout;
   bd.shared = 1;
   bd.periodic = 1;
   GsCall(GsBandedCreate(ctx, &bd, A));
+  return 0;
+}
+
+int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, A));
+  return 0;
+}
+
+int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, batch, GS_BANDED_INTERLEAVED, A));
   return 0;
 }
 

@@ -11,6 +11,9 @@
 int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVec out[]);
 /* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout. */
 int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
+/* The same in the interleaved layout: system s's row i at i * batch + s, i.e. the columns of a
+ * row-major n x batch grid (a sweep along its slow axis without transposing). */
+int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A);
 /* The parameters every 1D periodic application has: n >= 5 points (the pentadiagonal stencil), an
  * ensemble of >= 1 members, a positive finite length and time step; named errors otherwise. */
 int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, double length,
