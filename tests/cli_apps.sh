@@ -58,6 +58,16 @@ energy = [float(r["energy"]) for r in rows]
 assert max(abs(m - mass[0]) for m in mass) <= 1e-12 * abs(mass[0]), mass
 assert energy[2] < energy[0], energy
 PY
+# Checkpoint after 200 steps and restart for 100 more: the same last row as 300 steps at once.
+"$cli" ch -gs_backend /cpu -n 64 -ny 16 -steps 300 -every 100 -csv "$work/full.csv"
+"$cli" ch -gs_backend /cpu -n 64 -ny 16 -steps 200 -every 100 -checkpoint "$work/ch.ckpt" \
+  -csv "$work/first.csv"
+"$cli" ch -gs_backend /cpu -n 64 -ny 16 -steps 100 -every 100 -restart "$work/ch.ckpt" \
+  -csv "$work/second.csv"
+[ "$(tail -1 "$work/full.csv")" = "$(tail -1 "$work/second.csv")" ]
+grep -q "^300," "$work/second.csv"
+[ "$(status "$cli" ch -gs_backend /cpu -n 64 -ny 16 -dt 1e-4 -restart "$work/ch.ckpt")" = 1 ]
+grep -q "dt is 0.00050000000000000001 there" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

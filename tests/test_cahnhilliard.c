@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cahnhilliard/cahnhilliard.h"
 #include "common/apputil.h"
@@ -246,6 +247,88 @@ static void test_2d(GsContext ctx, uint64_t seed) {
   free(w);
 }
 
+/* A file name of this run's own (the CPU and GPU runs of the test may go side by side). */
+static const char *tmpfile_name(const char *stem) {
+  static char buf[256];
+  char tag[64];
+  size_t k = 0;
+  for (const char *p = resource; *p && k + 1 < sizeof tag; p++)
+    tag[k++] = (*p == '/' || *p == ':') ? '-' : *p;
+  tag[k] = '\0';
+  snprintf(buf, sizeof buf, "ch%s-%s", tag, stem);
+  return buf;
+}
+
+/* Save after 30 steps, go on 20: a fresh solver that loads the checkpoint and does 20 steps ends
+ * with the same bits (1D ensemble and 2D, SBDF2 whose history is in the file); damaged or foreign
+ * checkpoints are named errors. */
+static void test_checkpoint(GsContext ctx, uint64_t seed) {
+  for (int twod = 0; twod < 2; twod++) {
+    const GsInt n = 40, ny = twod ? 24 : 1, E = twod ? 1 : 3, N = n * ny * E;
+    char path[256];
+    snprintf(path, sizeof path, "%s", tmpfile_name(twod ? "2d.ckpt" : "1d.ckpt"));
+    GsCahnHilliard a = make2(ctx, n, ny, E, 5e-4, 2), b = make2(ctx, n, ny, E, 5e-4, 2);
+    GsVec ca = NULL, cb = NULL;
+    double *va = hs_malloc((size_t)N * sizeof *va), *vb = hs_malloc((size_t)N * sizeof *vb);
+    if (a && b && !CHECK_OK(GsVecCreate(ctx, N, GS_DOUBLE, &ca)) &&
+        !CHECK_OK(GsVecCreate(ctx, N, GS_DOUBLE, &cb)) &&
+        !CHECK_OK(GsCahnHilliardSetRandom(a, -1, 0.1, 0.1, seed)) &&
+        !CHECK_OK(GsCahnHilliardStep(a, 30)) && !CHECK_OK(GsCahnHilliardSaveCheckpoint(a, path)) &&
+        !CHECK_OK(GsCahnHilliardStep(a, 20)) && !CHECK_OK(GsCahnHilliardLoadCheckpoint(b, path))) {
+      GsInt steps = 0;
+      double t = 0;
+      CHECK_OK(GsCahnHilliardGetTime(b, &t, &steps));
+      CHECK(steps == 30 && fabs(t - 30 * 5e-4) < 1e-15, "after loading: %lld steps, t %g",
+            (long long)steps, t);
+      CHECK_OK(GsCahnHilliardStep(b, 20));
+      CHECK_OK(GsCahnHilliardGetState(a, ca));
+      CHECK_OK(GsCahnHilliardGetState(b, cb));
+      CHECK_OK(GsVecGetValuesHost(ca, va));
+      CHECK_OK(GsVecGetValuesHost(cb, vb));
+      CHECK(!memcmp(va, vb, (size_t)N * sizeof *va), "%s: the restart did not continue bit for bit",
+            twod ? "2D" : "1D");
+    }
+    /* Another dt, a flipped byte, a truncated file, a missing file, not a checkpoint. */
+    GsCahnHilliard o = make2(ctx, n, ny, E, 4e-4, 2);
+    if (o) {
+      CHECK_ERR(GsCahnHilliardLoadCheckpoint(o, path), GS_ERR_FILE_FORMAT);
+      CHECK_MSG(ctx, "dt is 0.0005");
+    }
+    GsCahnHilliardDestroy(&o);
+    FILE *f = fopen(path, "r+b");
+    if (f) {
+      fseek(f, -9, SEEK_END);
+      const int ch = fgetc(f);
+      fseek(f, -9, SEEK_END);
+      fputc(ch ^ 0x10, f);
+      fclose(f);
+      CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_FORMAT);
+      CHECK_MSG(ctx, "checksum mismatch");
+    }
+    if (!truncate(path, 100)) {
+      CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_FORMAT);
+      CHECK_MSG(ctx, "truncated");
+    }
+    f = fopen(path, "wb");
+    if (f) {
+      fputs("not a checkpoint, but long enough to hold a header of eighty-eight bytes......", f);
+      fputs("..............", f);
+      fclose(f);
+      CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_FORMAT);
+      CHECK_MSG(ctx, "bad magic");
+    }
+    remove(path);
+    CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_OPEN);
+    CHECK_ERR(GsCahnHilliardSaveCheckpoint(b, "/no/such/dir/x.ckpt"), GS_ERR_FILE_OPEN);
+    GsVecDestroy(&ca);
+    GsVecDestroy(&cb);
+    GsCahnHilliardDestroy(&a);
+    GsCahnHilliardDestroy(&b);
+    free(va);
+    free(vb);
+  }
+}
+
 static void test_errors(GsContext ctx) {
   GsCahnHilliard h = NULL;
   GsCahnHilliardDesc d = {4, 1, 1.0, 1.0, 0.01, 1e-4, 1, 0};
@@ -310,6 +393,7 @@ int main(int argc, char **argv) {
   test_orders(ctx);
   test_ensemble(ctx, hs_next(&r));
   test_2d(ctx, hs_next(&r));
+  test_checkpoint(ctx, hs_next(&r));
   test_errors(ctx);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));

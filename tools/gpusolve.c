@@ -891,7 +891,7 @@ static int cmd_ch(int argc, char **argv) {
   GsCahnHilliardDesc d = {256, 1, 2 * GS_APP_PI, 1.0, 0.01, 5e-4, 2, 1};
   GsInt steps = 2000, every = 200, order = 2, seed = 1;
   double mean = 0, amp = 0.05;
-  char csv[1024] = "";
+  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ny", &d.ny, NULL));
@@ -906,6 +906,8 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-mean", &mean, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-amplitude", &amp, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-csv", csv, sizeof csv, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
   if (steps < 0 || every < 1) {
     fprintf(stderr, "gpusolve ch: -steps must be >= 0 and -every >= 1\n");
     GsDestroy(&ctx);
@@ -914,7 +916,12 @@ static int cmd_ch(int argc, char **argv) {
   d.order = (int)order;
   GsCahnHilliard ch = NULL;
   CLI_CALL(ctx, GsCahnHilliardCreate(ctx, &d, &ch));
-  CLI_CALL(ctx, GsCahnHilliardSetRandom(ch, -1, mean, amp, (uint64_t)seed));
+  if (restart[0])
+    CLI_CALL(ctx, GsCahnHilliardLoadCheckpoint(ch, restart));
+  else
+    CLI_CALL(ctx, GsCahnHilliardSetRandom(ch, -1, mean, amp, (uint64_t)seed));
+  GsInt start = 0;
+  CLI_CALL(ctx, GsCahnHilliardGetTime(ch, NULL, &start));
   FILE *out = stdout;
   if (csv[0]) {
     out = fopen(csv, "w");
@@ -936,7 +943,9 @@ static int cmd_ch(int argc, char **argv) {
     double t, m, e, lo, hi;
     ierr = GsCahnHilliardGetTime(ch, &t, NULL);
     if (!ierr) ierr = GsCahnHilliardDiagnostics(ch, 0, &m, &e, &lo, &hi);
-    if (!ierr) fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g\n", (long long)s, t, m, e, lo, hi);
+    if (!ierr)
+      fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g\n", (long long)(start + s), t, m, e, lo, hi);
+    if (!ierr && ckpt[0]) ierr = GsCahnHilliardSaveCheckpoint(ch, ckpt);
     const GsInt k = s + every <= steps ? every : steps - s;
     if (k <= 0) break;
     const double t0 = GsWallTime();

@@ -2,7 +2,9 @@
  * the public API: f(C) = C^3 - C from vector products, second differences from periodic
  * tridiagonal products along each axis, the implicit part from periodic pentadiagonal batches with
  * one shared matrix per scheme and axis (factored once). */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,5 +272,136 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
   if (energy) *energy = (double)(cell * e);
   if (cmin) *cmin = lo;
   if (cmax) *cmax = hi;
+  return 0;
+}
+
+/* ---- Checkpoints ---------------------------------------------------------------------------- */
+
+#define GS_CH_MAGIC "GSCHCKP1"
+
+/* The header: magic, then the parameters and the clock as 64-bit words. */
+typedef struct {
+  char magic[8];
+  int64_t n, ny, ensemble, order, steps;
+  double length, D, gamma, dt;
+  uint64_t checksum; /* FNV-1a over the three arrays that follow */
+} GsCkptHeader;
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < bytes; i++) {
+    h ^= b[i];
+    h *= 0x100000001B3ull;
+  }
+  return h;
+}
+
+/* The three arrays of a checkpoint: c, cprev and fprev (f(c^{n-1}) for SBDF2), points * ensemble
+ * doubles each, into/out of host buffer buf (3 * N doubles). */
+static int ckpt_arrays(GsCahnHilliard ch, double *buf, int load) {
+  const GsInt N = ch->points * ch->d.ensemble;
+  GsVec v[3] = {ch->c, ch->cprev, ch->fprev};
+  for (int k = 0; k < 3; k++) {
+    if (load)
+      GsCall(GsVecSetValuesHost(v[k], buf + (size_t)k * (size_t)N));
+    else
+      GsCall(GsVecGetValuesHost(v[k], buf + (size_t)k * (size_t)N));
+  }
+  return 0;
+}
+
+int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
+  GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
+  GsCheck(path != NULL, ch->ctx, GS_ERR_ARG_NULL, "path is NULL");
+  const size_t N = (size_t)(ch->points * ch->d.ensemble);
+  double *buf = malloc(3 * N * sizeof *buf);
+  GsCheck(buf != NULL, ch->ctx, GS_ERR_MEMORY, "cannot allocate a checkpoint of %zu values", 3 * N);
+  int ierr = ckpt_arrays(ch, buf, 0);
+  GsCkptHeader hd;
+  memset(&hd, 0, sizeof hd);
+  memcpy(hd.magic, GS_CH_MAGIC, 8);
+  hd.n = ch->d.n;
+  hd.ny = ch->ny;
+  hd.ensemble = ch->d.ensemble;
+  hd.order = ch->d.order;
+  hd.steps = ch->steps;
+  hd.length = ch->d.length;
+  hd.D = ch->d.D;
+  hd.gamma = ch->d.gamma;
+  hd.dt = ch->d.dt;
+  hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf);
+  char tmp[4096];
+  const int len = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = NULL;
+  if (!ierr && (len < 0 || (size_t)len >= sizeof tmp))
+    ierr = GsError(ch->ctx, GS_ERR_ARG_OUTOFRANGE, "checkpoint path too long: %.200s", path);
+  if (!ierr && !(f = fopen(tmp, "wb")))
+    ierr =
+        GsError(ch->ctx, GS_ERR_FILE_OPEN, "cannot open %s for writing: %s", tmp, strerror(errno));
+  if (!ierr && (fwrite(&hd, sizeof hd, 1, f) != 1 || fwrite(buf, sizeof *buf, 3 * N, f) != 3 * N))
+    ierr =
+        GsError(ch->ctx, GS_ERR_FILE_WRITE, "cannot write checkpoint %s: %s", tmp, strerror(errno));
+  if (f && fclose(f) && !ierr)
+    ierr = GsError(ch->ctx, GS_ERR_FILE_WRITE, "cannot close %s: %s", tmp, strerror(errno));
+  if (!ierr && rename(tmp, path))
+    ierr = GsError(ch->ctx, GS_ERR_FILE_WRITE, "cannot rename %s to %s: %s", tmp, path,
+                   strerror(errno));
+  if (ierr && f) remove(tmp);
+  free(buf);
+  GsCall(ierr);
+  return 0;
+}
+
+/* A header field that must match the solver's: a named GS_ERR_FILE_FORMAT otherwise. */
+#define GS_CKPT_SAME(ctx, path, field, fmt, have, want)                                            \
+  GsCheck((have) == (want), ctx, GS_ERR_FILE_FORMAT,                                               \
+          "checkpoint %s: %s is " fmt " there, " fmt " in this solver", path, field, have, want)
+
+static int ckpt_check_header(GsCahnHilliard ch, const char *path, const GsCkptHeader *hd) {
+  GsContext ctx = ch->ctx;
+  GsCheck(!memcmp(hd->magic, GS_CH_MAGIC, 8), ctx, GS_ERR_FILE_FORMAT,
+          "checkpoint %s: not a Cahn-Hilliard checkpoint (bad magic)", path);
+  GS_CKPT_SAME(ctx, path, "n", "%lld", (long long)hd->n, (long long)ch->d.n);
+  GS_CKPT_SAME(ctx, path, "ny", "%lld", (long long)hd->ny, (long long)ch->ny);
+  GS_CKPT_SAME(ctx, path, "the ensemble", "%lld", (long long)hd->ensemble,
+               (long long)ch->d.ensemble);
+  GS_CKPT_SAME(ctx, path, "the order", "%lld", (long long)hd->order, (long long)ch->d.order);
+  GS_CKPT_SAME(ctx, path, "L", "%.17g", hd->length, ch->d.length);
+  GS_CKPT_SAME(ctx, path, "D", "%.17g", hd->D, ch->d.D);
+  GS_CKPT_SAME(ctx, path, "gamma", "%.17g", hd->gamma, ch->d.gamma);
+  GS_CKPT_SAME(ctx, path, "dt", "%.17g", hd->dt, ch->d.dt);
+  GsCheck(hd->steps >= 0, ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: %lld steps", path,
+          (long long)hd->steps);
+  return 0;
+}
+
+int GsCahnHilliardLoadCheckpoint(GsCahnHilliard ch, const char *path) {
+  GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
+  GsCheck(path != NULL, ch->ctx, GS_ERR_ARG_NULL, "path is NULL");
+  FILE *f = fopen(path, "rb");
+  GsCheck(f != NULL, ch->ctx, GS_ERR_FILE_OPEN, "cannot open checkpoint %s: %s", path,
+          strerror(errno));
+  const size_t N = (size_t)(ch->points * ch->d.ensemble);
+  GsCkptHeader hd;
+  double *buf = malloc(3 * N * sizeof *buf);
+  int ierr = buf ? 0 : GsError(ch->ctx, GS_ERR_MEMORY, "cannot allocate %zu values", 3 * N);
+  if (!ierr && fread(&hd, sizeof hd, 1, f) != 1)
+    ierr = GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: shorter than its header", path);
+  if (!ierr) ierr = ckpt_check_header(ch, path, &hd);
+  if (!ierr && fread(buf, sizeof *buf, 3 * N, f) != 3 * N)
+    ierr = GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: truncated (fewer than %zu values)",
+                   path, 3 * N);
+  if (!ierr && fgetc(f) != EOF)
+    ierr =
+        GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: longer than %zu values", path, 3 * N);
+  if (!ierr && fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf) != hd.checksum)
+    ierr =
+        GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: checksum mismatch (corrupted)", path);
+  fclose(f);
+  if (!ierr) ierr = ckpt_arrays(ch, buf, 1);
+  free(buf);
+  GsCall(ierr);
+  ch->steps = (GsInt)hd.steps;
+  ch->t = (double)ch->steps * ch->d.dt;
   return 0;
 }

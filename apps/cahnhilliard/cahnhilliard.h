@@ -64,6 +64,15 @@ int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps);
 int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, double *energy,
                               double *cmin, double *cmax);
 
+/* Checkpoints: everything the next step reads (the state, and for SBDF2 the previous state and
+ * its f), the step count and the parameters, in a binary file with a header and a checksum, written
+ * to path.tmp and renamed over path (a crash never leaves half a file under path). Loading into a
+ * solver of the same parameters continues bit for bit; a missing file is GS_ERR_FILE_OPEN, a bad
+ * header, other parameters, a short file or a wrong checksum GS_ERR_FILE_FORMAT naming the file
+ * and what differs. */
+int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path);
+int GsCahnHilliardLoadCheckpoint(GsCahnHilliard ch, const char *path);
+
 #ifdef __cplusplus
 }
 #endif
