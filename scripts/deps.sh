@@ -20,6 +20,12 @@ if command -v cc >/dev/null 2>&1 && ! printf '#include <stdio.h>\nint main(void)
   missing+=(libc6-dev)
 fi
 
+# libpng's headers, for the applications' PNG snapshots (optional for the library itself).
+if command -v cc >/dev/null 2>&1 && ! printf '#include <png.h>\nint main(void){return 0;}\n' |
+  cc -x c - -o /dev/null >/dev/null 2>&1; then
+  missing+=(libpng-dev)
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

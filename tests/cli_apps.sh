@@ -68,6 +68,17 @@ PY
 grep -q "^300," "$work/second.csv"
 [ "$(status "$cli" ch -gs_backend /cpu -n 64 -ny 16 -dt 1e-4 -restart "$work/ch.ckpt")" = 1 ]
 grep -q "dt is 0.00050000000000000001 there" "$work/out.txt"
+# Snapshots of a 2D run: .vti and .png every 100 steps, listed in ch.pvd.
+"$cli" ch -gs_backend /cpu -n 48 -ny 40 -steps 200 -every 100 -out "$work/snap" >/dev/null
+for s in 000000 000100 000200; do
+  grep -q 'WholeExtent="0 47 0 39 0 0"' "$work/snap/ch_$s.vti"
+  grep -q "file=\"ch_$s.vti\"" "$work/snap/ch.pvd"
+  if [ -f "$work/snap/ch_$s.png" ]; then
+    [ "$(head -c 8 "$work/snap/ch_$s.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+  fi
+done
+[ "$(status "$cli" ch -gs_backend /cpu -n 48 -out "$work/snap1d")" = 1 ]
+grep -q "give -ny > 1" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

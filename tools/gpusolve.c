@@ -2,17 +2,21 @@
  * (-name value) and go to the library's options database, so -log_view, -options_left and
  * -gs_backend work everywhere. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gpusolve.h>
 
 #include "bandedbench.h"
 #include "cahnhilliard/cahnhilliard.h"
 #include "common/apputil.h"
+#include "common/output.h"
 #include "hyperdiffusion/hyperdiffusion.h"
 #include "sparsebench.h"
 #include "vecbench.h"
@@ -231,6 +235,7 @@ static int cmd_bench(int argc, char **argv) {
 
 static int cmd_banded(int argc, char **argv);
 static int cmd_solve(int argc, char **argv);
+static int cmd_ch(int argc, char **argv);
 
 /* Append the -gs_backend choice of argv, if any, to a subcommand's argument list. */
 static void pass_backend(int argc, char **argv, char **out, int *n) {
@@ -248,8 +253,9 @@ static int cmd_demo(int argc, char **argv) {
         "The showcase: lists the back ends, runs the vector benchmark (n = 2^27 on a GPU, 2^22\n"
         "on the CPU), then the batched pentadiagonal solver on 65536 systems of 1024 rows (4096\n"
         "on the CPU) beside cuSPARSE, then CG + Jacobi on a 48^3 Poisson problem and BiCGStab +\n"
-        "Jacobi on sherman5 (when the test matrices are at hand); on the GPU when one is present,\n"
-        "else on the CPU.\n");
+        "Jacobi on sherman5 (when the test matrices are at hand), then a 256 x 256 Cahn-Hilliard\n"
+        "coarsening run with PNG / VTK snapshots in gpusolve-demo/; on the GPU when one is\n"
+        "present, else on the CPU.\n");
     return 0;
   }
   int major, minor, patch;
@@ -291,10 +297,40 @@ static int cmd_demo(int argc, char **argv) {
     kargv[2] = path;
     kargv[4] = (char *)"bicgstab";
     printf("\n");
-    return cmd_solve(kargc, kargv);
+    rc = cmd_solve(kargc, kargv);
+    break;
   }
-  printf("(the test matrix collection was not found beside the tree: skipping sherman5)\n");
-  return 0;
+  if (rc) return rc;
+  if (kargv[1][1] != 'A')
+    printf("(the test matrix collection was not found beside the tree: skipping sherman5)\n");
+  /* Applications: 2D Cahn-Hilliard coarsening, snapshots in gpusolve-demo/ (PNG, VTK). */
+  printf("\n=== 2D Cahn-Hilliard coarsening (snapshots in gpusolve-demo/) ===\n");
+  char *cargv[24] = {(char *)"ch",
+                     (char *)"-n",
+                     (char *)"256",
+                     (char *)"-ny",
+                     (char *)"256",
+                     (char *)"-steps",
+                     (char *)"2000",
+                     (char *)"-every",
+                     (char *)"500",
+                     (char *)"-out",
+                     (char *)"gpusolve-demo",
+                     (char *)"-csv",
+                     (char *)"gpusolve-demo/ch.csv",
+                     NULL};
+  int cargc = 13;
+  pass_backend(argc, argv, cargv, &cargc);
+  if (mkdir("gpusolve-demo", 0777) && errno != EEXIST) {
+    fprintf(stderr, "gpusolve demo: cannot create gpusolve-demo/: %s\n", strerror(errno));
+    return 1;
+  }
+  fflush(stdout); /* the run reports its progress on stderr */
+  rc = cmd_ch(cargc, cargv);
+  if (!rc)
+    printf("free energy and mass every 500 steps: gpusolve-demo/ch.csv; fields: "
+           "gpusolve-demo/ch_*.png, ch.pvd (ParaView)\n");
+  return rc;
 }
 
 /* ---- gpusolve banded ------------------------------------------------------------------------ */
@@ -869,16 +905,90 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
 /* ---- gpusolve ch ---------------------------------------------------------------------------- */
 
 static void ch_help(void) {
-  printf(
-      "usage: gpusolve ch [-n N] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G] [-L L]\n"
-      "                   [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-every K]\n"
-      "                   [-csv FILE]\n"
-      "1D periodic Cahn-Hilliard dC/dt = D d2/dx2 (C^3 - C - G d2C/dx2), semi-implicit (SBDF1\n"
-      "or SBDF2: nonlinear term explicit, hyperdiffusion implicit, one batch of periodic\n"
-      "pentadiagonal solves per step), from M + A u with u uniform in [-1, 1) (member e seeded\n"
-      "S + e). Every K steps: step, time, and member 0's mass, free energy, min and max, as CSV\n"
-      "(to FILE with -csv). Defaults: n 256, E 1, S 2000, dt 5e-4, D 1, G 0.01, L 2 pi,\n"
-      "order 2, M 0, A 0.05, seed 1, K 200.\n");
+  printf("usage: gpusolve ch [-n N] [-ny NY] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G]\n"
+         "                   [-L L] [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-every K]\n"
+         "                   [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
+         "Periodic Cahn-Hilliard dC/dt = D lap (C^3 - C - G lap C), 1D, or 2D with -ny NY > 1 (an\n"
+         "N x NY grid, ADI: periodic pentadiagonal solves along rows and, in place, columns),\n"
+         "semi-implicit SBDF1 or SBDF2 (nonlinear term explicit, hyperdiffusion implicit), from\n"
+         "M + A u with u uniform in [-1, 1) (member e seeded S + e). Every K steps: step, time\n"
+         "and member 0's mass, free energy, min and max as CSV (to FILE with -csv); with\n"
+         "-checkpoint a checkpoint (written atomically) that -restart continues from bit for bit;\n"
+         "with -out (2D) DIR/ch_<step>.vti (ParaView series DIR/ch.pvd) and DIR/ch_<step>.png\n"
+         "(colour bar -1 .. 1). Progress on stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4,\n"
+         "D 1, G 0.01, L 2 pi, order 2, M 0, A 0.05, seed 1, K 200.\n");
+}
+
+/* Snapshots of a 2D run: DIR/ch_<step>.vti and .png, and DIR/ch.pvd listing the .vti files. */
+typedef struct {
+  char dir[768];
+  GsInt n, ny;
+  double h;
+  int count, cap;
+  double *t;
+  char **file;
+  double *field;
+  GsVec c;
+} ChOutput;
+
+static int ch_output_open(GsContext ctx, ChOutput *o, const char *dir,
+                          const GsCahnHilliardDesc *d) {
+  if (d->ny <= 1 || d->ensemble != 1) {
+    fprintf(stderr, "gpusolve ch: -out writes 2D fields: give -ny > 1 (and one member)\n");
+    return GS_ERR_ARG_INCOMP;
+  }
+  if (mkdir(dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "gpusolve ch: cannot create '%s': %s\n", dir, strerror(errno));
+    return GS_ERR_FILE_OPEN;
+  }
+  snprintf(o->dir, sizeof o->dir, "%s", dir);
+  o->n = d->n;
+  o->ny = d->ny;
+  o->h = d->length / (double)d->n;
+  o->field = malloc((size_t)(d->n * d->ny) * sizeof *o->field);
+  if (!o->field) return GS_ERR_MEMORY;
+  CLI_CALL(ctx, GsVecCreate(ctx, d->n * d->ny, GS_DOUBLE, &o->c));
+  return 0;
+}
+
+static int ch_output_write(GsContext ctx, ChOutput *o, GsCahnHilliard ch, GsInt step, double t) {
+  char vti[1024], png[1024], pvd[1024], name[64];
+  snprintf(name, sizeof name, "ch_%06lld.vti", (long long)step);
+  snprintf(vti, sizeof vti, "%.767s/%s", o->dir, name);
+  snprintf(png, sizeof png, "%.767s/ch_%06lld.png", o->dir, (long long)step);
+  snprintf(pvd, sizeof pvd, "%.767s/ch.pvd", o->dir);
+  CLI_CALL(ctx, GsCahnHilliardGetState(ch, o->c));
+  CLI_CALL(ctx, GsVecGetValuesHost(o->c, o->field));
+  CLI_CALL(ctx, GsAppWriteVTI(ctx, vti, o->n, o->ny, o->h, "C", o->field));
+  const int pr = GsAppWritePNG(ctx, png, o->n, o->ny, o->field, -1.0, 1.0);
+  if (pr == GS_ERR_UNSUPPORTED && o->count == 0)
+    fprintf(stderr, "gpusolve ch: %s\n", GsGetErrorMessage(ctx));
+  else if (pr)
+    CLI_CALL(ctx, pr);
+  if (o->count == o->cap) {
+    const int cap = o->cap ? 2 * o->cap : 16;
+    double *t2 = realloc(o->t, (size_t)cap * sizeof *t2);
+    if (t2) o->t = t2;
+    char **f2 = realloc(o->file, (size_t)cap * sizeof *f2);
+    if (f2) o->file = f2;
+    if (!t2 || !f2) return GS_ERR_MEMORY;
+    o->cap = cap;
+  }
+  o->t[o->count] = t;
+  o->file[o->count] = malloc(strlen(name) + 1);
+  if (!o->file[o->count]) return GS_ERR_MEMORY;
+  strcpy(o->file[o->count++], name);
+  CLI_CALL(ctx, GsAppWritePVD(ctx, pvd, o->count, o->t, (const char *const *)o->file));
+  return 0;
+}
+
+static void ch_output_close(ChOutput *o) {
+  for (int k = 0; k < o->count; k++)
+    free(o->file[k]);
+  free(o->file);
+  free(o->t);
+  free(o->field);
+  GsVecDestroy(&o->c);
 }
 
 static int cmd_ch(int argc, char **argv) {
@@ -891,7 +1001,7 @@ static int cmd_ch(int argc, char **argv) {
   GsCahnHilliardDesc d = {256, 1, 2 * GS_APP_PI, 1.0, 0.01, 5e-4, 2, 1};
   GsInt steps = 2000, every = 200, order = 2, seed = 1;
   double mean = 0, amp = 0.05;
-  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "";
+  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ny", &d.ny, NULL));
@@ -908,6 +1018,7 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-csv", csv, sizeof csv, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-out", outdir, sizeof outdir, NULL));
   if (steps < 0 || every < 1) {
     fprintf(stderr, "gpusolve ch: -steps must be >= 0 and -every >= 1\n");
     GsDestroy(&ctx);
@@ -937,8 +1048,10 @@ static int cmd_ch(int argc, char **argv) {
           res, dev.name, (long long)d.n, (long long)(d.ny > 1 ? d.ny : 1), (long long)d.ensemble,
           d.order, d.dt, (long long)steps);
   fprintf(out, "step,time,mass,energy,min,max\n");
-  int ierr = 0;
+  ChOutput o = {0};
+  int ierr = outdir[0] ? ch_output_open(ctx, &o, outdir, &d) : 0;
   double busy = 0;
+  const int tty = isatty(fileno(stderr));
   for (GsInt s = 0; s <= steps && !ierr; s += every) {
     double t, m, e, lo, hi;
     ierr = GsCahnHilliardGetTime(ch, &t, NULL);
@@ -946,6 +1059,13 @@ static int cmd_ch(int argc, char **argv) {
     if (!ierr)
       fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g\n", (long long)(start + s), t, m, e, lo, hi);
     if (!ierr && ckpt[0]) ierr = GsCahnHilliardSaveCheckpoint(ch, ckpt);
+    if (!ierr && outdir[0]) ierr = ch_output_write(ctx, &o, ch, start + s, t);
+    if (!ierr && s > 0) {
+      const double rate = busy > 0 ? (double)s / busy : 0;
+      fprintf(stderr, "%sstep %lld/%lld  t %.6g  %.1f steps/s  ETA %.1f s%s", tty ? "\r" : "",
+              (long long)s, (long long)steps, t, rate, rate > 0 ? (double)(steps - s) / rate : 0.0,
+              tty ? "   " : "\n");
+    }
     const GsInt k = s + every <= steps ? every : steps - s;
     if (k <= 0) break;
     const double t0 = GsWallTime();
@@ -953,6 +1073,8 @@ static int cmd_ch(int argc, char **argv) {
     if (!ierr) ierr = GsSynchronize(ctx);
     busy += GsWallTime() - t0;
   }
+  if (tty && steps > 0) fprintf(stderr, "\n");
+  ch_output_close(&o);
   if (out != stdout) fclose(out);
   if (!ierr)
     fprintf(stderr, "%.3f s stepping, %.2f us per step, %.2f ns per step per grid point\n", busy,
