@@ -374,6 +374,16 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsCahnHilliardSetRandom(h, 0, NAN, 0.1, 1), GS_ERR_NOT_FINITE);
   CHECK_ERR(GsCahnHilliardDiagnostics(h, 2, NULL, NULL, NULL, NULL), GS_ERR_ARG_OUTOFRANGE);
   CHECK_ERR(GsCahnHilliardStep(h, -3), GS_ERR_ARG_OUTOFRANGE);
+  /* Past the stability limit: a named error giving the step and dt, not NaNs. */
+  GsCahnHilliard u = make2(ctx, 64, 64, 1, 0.05, 2);
+  if (u && !CHECK_OK(GsCahnHilliardSetRandom(u, 0, 0.0, 0.5, 3))) {
+    int ierr = 0;
+    for (int k = 0; k < 200 && !ierr; k++)
+      ierr = GsCahnHilliardStep(u, 10);
+    CHECK(ierr == GS_ERR_NOT_FINITE, "dt 0.05 in 2D SBDF2: %s", GsErrorName(ierr));
+    CHECK_MSG(ctx, "stability limit");
+  }
+  GsCahnHilliardDestroy(&u);
   CHECK_ERR(GsCahnHilliardGetState(h, NULL), GS_ERR_ARG_NULL);
   CHECK_ERR(GsCahnHilliardStep(NULL, 1), GS_ERR_ARG_NULL);
   GsVecDestroy(&c);

@@ -56,6 +56,10 @@ int GsCahnHilliardGetState(GsCahnHilliard ch, GsVec c);
  * equals a run alone seeded seed + e. */
 int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double amplitude,
                             uint64_t seed);
+/* Advance `steps` steps. The explicit nonlinear term makes the schemes conditionally stable; a
+ * step whose field becomes non-finite is GS_ERR_NOT_FINITE naming the step and dt (measured limit:
+ * 2D SBDF2 on 128^2 points of (0, 2 pi)^2 with gamma 0.01 runs at dt 5e-4 and not at 1e-3; 2D
+ * SBDF1 and 1D both schemes run at 1e-2). */
 int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps);
 int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps);
 /* Diagnostics of one member: mass dx^d sum C, free energy dx^d sum [(C^2 - 1)^2 / 4 + gamma |D+

@@ -47,8 +47,9 @@ int GsAppWriteVTI(GsContext ctx, const char *path, GsInt nx, GsInt ny, double h,
   GsCall(open_tmp(ctx, path, tmp, sizeof tmp, &f));
   fprintf(f, "<?xml version=\"1.0\"?>\n");
   fprintf(f, "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n");
-  fprintf(f, "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 0\" Origin=\"0 0 0\" "
-             "Spacing=\"%.17g %.17g 1\">\n",
+  fprintf(f,
+          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 0\" Origin=\"0 0 0\" "
+          "Spacing=\"%.17g %.17g 1\">\n",
           (long long)(nx - 1), (long long)(ny - 1), h, h);
   fprintf(f, "    <Piece Extent=\"0 %lld 0 %lld 0 0\">\n", (long long)(nx - 1),
           (long long)(ny - 1));
@@ -60,7 +61,8 @@ int GsAppWriteVTI(GsContext ctx, const char *path, GsInt nx, GsInt ny, double h,
       fprintf(f, " %.17g", field[j * nx + i]);
     fprintf(f, "\n");
   }
-  fprintf(f, "        </DataArray>\n      </PointData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
+  fprintf(f,
+          "        </DataArray>\n      </PointData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
   GsCall(close_rename(ctx, f, tmp, path, 1));
   return 0;
 }
@@ -83,8 +85,11 @@ int GsAppWritePVD(GsContext ctx, const char *path, int n, const double t[],
 void GsAppColorMap(double t, unsigned char rgb[3]) {
   /* Dark blue - blue - white - orange - dark red: a diverging map whose ends stay apart for the
    * two phases of a Cahn-Hilliard field. Linear between control points. */
-  static const double cp[5][3] = {
-      {0.02, 0.09, 0.35}, {0.20, 0.45, 0.85}, {0.97, 0.97, 0.97}, {0.93, 0.50, 0.18}, {0.45, 0.04, 0.05}};
+  static const double cp[5][3] = {{0.02, 0.09, 0.35},
+                                  {0.20, 0.45, 0.85},
+                                  {0.97, 0.97, 0.97},
+                                  {0.93, 0.50, 0.18},
+                                  {0.45, 0.04, 0.05}};
   if (t != t) {
     rgb[0] = rgb[1] = rgb[2] = 128;
     return;
