@@ -79,6 +79,25 @@ for s in 000000 000100 000200; do
 done
 [ "$(status "$cli" ch -gs_backend /cpu -n 48 -out "$work/snap1d")" = 1 ]
 grep -q "give -ny > 1" "$work/out.txt"
+# Initial data from a Matrix Market vector (a cosine of 3 waves: domain size 2 pi / 3 at step 0).
+python3 - "$work/init.mtx" <<'PY'
+import math, sys
+n = 96
+with open(sys.argv[1], "w") as f:
+    f.write("%%MatrixMarket matrix array real general\n")
+    f.write(str(n) + " 1\n")
+    for i in range(n):
+        f.write("%.17g\n" % (0.3 * math.cos(2 * math.pi * 3 * i / n)))
+PY
+"$cli" ch -gs_backend /cpu -n 96 -steps 100 -every 100 -init "$work/init.mtx" -csv "$work/init.csv"
+python3 - "$work/init.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert abs(float(rows[0]["domain_size"]) - 2 * math.pi / 3) < 1e-5, rows[0]
+assert abs(float(rows[0]["max"]) - 0.3) < 1e-15, rows[0]
+PY
+[ "$(status "$cli" ch -gs_backend /cpu -n 64 -init "$work/init.mtx")" = 1 ]
+grep -q "96 entries" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

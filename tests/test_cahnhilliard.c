@@ -329,6 +329,86 @@ static void test_checkpoint(GsContext ctx, uint64_t seed) {
   }
 }
 
+/* Domain size from the structure factor: single modes give 2 pi / |k| exactly (radix-2 and direct
+ * transforms, 1D and 2D), a uniform field 0, and a coarsening run a growing size. */
+static void test_domain_size(GsContext ctx, uint64_t seed) {
+  static const struct {
+    GsInt n, ny;
+    double kx, ky;
+  } cases[] = {{64, 1, 4, 0}, {48, 1, 6, 0}, {32, 32, 3, 4}, {24, 40, 2, 5}};
+  for (int c = 0; c < 4; c++) {
+    const GsInt n = cases[c].n, ny = cases[c].ny;
+    GsCahnHilliard h = make2(ctx, n, ny, 1, 1e-4, 1);
+    GsVec v = NULL;
+    double *f = hs_malloc((size_t)(n * ny) * sizeof *f), size = -1;
+    /* y spacing is that of x: the y extent is 2 pi ny / n, so ky waves fit when n = ny or ky
+     * counts whole waves over it. */
+    const double Ly = 2 * GS_APP_PI * (double)ny / (double)n;
+    for (GsInt j = 0; j < ny; j++)
+      for (GsInt i = 0; i < n; i++) {
+        const double x = 2 * GS_APP_PI * (double)i / (double)n, y = Ly * (double)j / (double)ny;
+        f[j * n + i] = 0.2 + cos(cases[c].kx * x) * cos(2 * GS_APP_PI * cases[c].ky * y / Ly);
+      }
+    if (h && !CHECK_OK(GsVecCreate(ctx, n * ny, GS_DOUBLE, &v)) &&
+        !CHECK_OK(GsVecSetValuesHost(v, f)) && !CHECK_OK(GsCahnHilliardSetState(h, v)) &&
+        !CHECK_OK(GsCahnHilliardDomainSize(h, 0, &size))) {
+      const double kyw = 2 * GS_APP_PI * cases[c].ky / Ly; /* in units of 2 pi / L with L = 2 pi */
+      const double want =
+          2 * GS_APP_PI / sqrt(cases[c].kx * cases[c].kx + (ny > 1 ? kyw * kyw : 0));
+      CHECK(fabs(size - want) <= 1e-9 * want, "case %d: domain size %.15g, want %.15g", c, size,
+            want);
+    }
+    if (v && !CHECK_OK(GsVecSet(v, 0.3)) && !CHECK_OK(GsCahnHilliardSetState(h, v)) &&
+        !CHECK_OK(GsCahnHilliardDomainSize(h, 0, &size)))
+      CHECK(size == 0, "uniform field: domain size %g", size);
+    GsVecDestroy(&v);
+    GsCahnHilliardDestroy(&h);
+    free(f);
+  }
+  GsCahnHilliard h = make2(ctx, 64, 64, 1, 5e-4, 2);
+  double s0 = 0, s1 = 0;
+  if (h && !CHECK_OK(GsCahnHilliardSetRandom(h, 0, 0.0, 0.05, seed)) &&
+      !CHECK_OK(GsCahnHilliardStep(h, 500)) && !CHECK_OK(GsCahnHilliardDomainSize(h, 0, &s0)) &&
+      !CHECK_OK(GsCahnHilliardStep(h, 1500)) && !CHECK_OK(GsCahnHilliardDomainSize(h, 0, &s1)))
+    CHECK(s1 > 1.1 * s0 && s0 > 0, "coarsening: domain size %g at t = 0.25, %g at t = 1", s0, s1);
+  printf("coarsening: domain size %.4f at t = 0.25, %.4f at t = 1\n", s0, s1);
+  CHECK_ERR(GsCahnHilliardDomainSize(h, 1, &s0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsCahnHilliardDomainSize(h, 0, NULL), GS_ERR_ARG_NULL);
+  GsCahnHilliardDestroy(&h);
+}
+
+/* On a GPU: the same 2D run on the CPU back end gives the same field to rounding after 300 steps
+ * (the dynamics amplify differences; the bound allows for it). */
+static void test_cpu_agreement(GsContext ctx, uint64_t seed) {
+  if (!strncmp(resource, "/cpu", 4)) return;
+  GsContext cpu = NULL;
+  if (CHECK_OK(GsInit("/cpu", &cpu))) return;
+  const GsInt n = 64;
+  GsCahnHilliard g = make2(ctx, n, n, 1, 5e-4, 2), c = make2(cpu, n, n, 1, 5e-4, 2);
+  GsVec vg = NULL, vc = NULL;
+  double *a = hs_malloc((size_t)(n * n) * sizeof *a), *b = hs_malloc((size_t)(n * n) * sizeof *b);
+  if (g && c && !CHECK_OK(GsVecCreate(ctx, n * n, GS_DOUBLE, &vg)) &&
+      !CHECK_OK(GsVecCreate(cpu, n * n, GS_DOUBLE, &vc)) &&
+      !CHECK_OK(GsCahnHilliardSetRandom(g, 0, 0.0, 0.1, seed)) &&
+      !CHECK_OK(GsCahnHilliardSetRandom(c, 0, 0.0, 0.1, seed)) &&
+      !CHECK_OK(GsCahnHilliardStep(g, 300)) && !CHECK_OK(GsCahnHilliardStep(c, 300)) &&
+      !CHECK_OK(GsCahnHilliardGetState(g, vg)) && !CHECK_OK(GsCahnHilliardGetState(c, vc)) &&
+      !CHECK_OK(GsVecGetValuesHost(vg, a)) && !CHECK_OK(GsVecGetValuesHost(vc, b))) {
+    double worst = 0;
+    for (GsInt i = 0; i < n * n; i++)
+      worst = fmax(worst, fabs(a[i] - b[i]));
+    CHECK(worst <= 1e-9, "GPU and CPU fields differ by %g after 300 steps", worst);
+    printf("GPU and CPU fields after 300 steps: largest difference %.2e\n", worst);
+  }
+  GsVecDestroy(&vg);
+  GsVecDestroy(&vc);
+  GsCahnHilliardDestroy(&g);
+  GsCahnHilliardDestroy(&c);
+  free(a);
+  free(b);
+  GsDestroy(&cpu);
+}
+
 static void test_errors(GsContext ctx) {
   GsCahnHilliard h = NULL;
   GsCahnHilliardDesc d = {4, 1, 1.0, 1.0, 0.01, 1e-4, 1, 0};
@@ -404,6 +484,8 @@ int main(int argc, char **argv) {
   test_ensemble(ctx, hs_next(&r));
   test_2d(ctx, hs_next(&r));
   test_checkpoint(ctx, hs_next(&r));
+  test_domain_size(ctx, hs_next(&r));
+  test_cpu_agreement(ctx, hs_next(&r));
   test_errors(ctx);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));

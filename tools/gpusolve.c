@@ -905,18 +905,20 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
 /* ---- gpusolve ch ---------------------------------------------------------------------------- */
 
 static void ch_help(void) {
-  printf("usage: gpusolve ch [-n N] [-ny NY] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G]\n"
-         "                   [-L L] [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-every K]\n"
-         "                   [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
-         "Periodic Cahn-Hilliard dC/dt = D lap (C^3 - C - G lap C), 1D, or 2D with -ny NY > 1 (an\n"
-         "N x NY grid, ADI: periodic pentadiagonal solves along rows and, in place, columns),\n"
-         "semi-implicit SBDF1 or SBDF2 (nonlinear term explicit, hyperdiffusion implicit), from\n"
-         "M + A u with u uniform in [-1, 1) (member e seeded S + e). Every K steps: step, time\n"
-         "and member 0's mass, free energy, min and max as CSV (to FILE with -csv); with\n"
-         "-checkpoint a checkpoint (written atomically) that -restart continues from bit for bit;\n"
-         "with -out (2D) DIR/ch_<step>.vti (ParaView series DIR/ch.pvd) and DIR/ch_<step>.png\n"
-         "(colour bar -1 .. 1). Progress on stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4,\n"
-         "D 1, G 0.01, L 2 pi, order 2, M 0, A 0.05, seed 1, K 200.\n");
+  printf(
+      "usage: gpusolve ch [-n N] [-ny NY] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G]\n"
+      "                   [-L L] [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-init FILE]\n"
+      "                   [-every K] [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
+      "Periodic Cahn-Hilliard dC/dt = D lap (C^3 - C - G lap C), 1D, or 2D with -ny NY > 1 (an\n"
+      "N x NY grid, ADI: periodic pentadiagonal solves along rows and, in place, columns),\n"
+      "semi-implicit SBDF1 or SBDF2 (nonlinear term explicit, hyperdiffusion implicit), from\n"
+      "M + A u with u uniform in [-1, 1) (member e seeded S + e), or from a Matrix Market vector\n"
+      "(-init). Every K steps: step, time and member 0's mass, free energy, min, max and domain\n"
+      "size (from the structure factor) as CSV (to FILE with -csv); with -checkpoint a\n"
+      "checkpoint (written atomically) that -restart continues from bit for bit; with -out (2D)\n"
+      "DIR/ch_<step>.vti (ParaView series DIR/ch.pvd) and DIR/ch_<step>.png (colour bar\n"
+      "-1 .. 1). Progress on stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4, D 1, G 0.01,\n"
+      "L 2 pi, order 2, M 0, A 0.05, seed 1, K 200.\n");
 }
 
 /* Snapshots of a 2D run: DIR/ch_<step>.vti and .png, and DIR/ch.pvd listing the .vti files. */
@@ -1001,7 +1003,7 @@ static int cmd_ch(int argc, char **argv) {
   GsCahnHilliardDesc d = {256, 1, 2 * GS_APP_PI, 1.0, 0.01, 5e-4, 2, 1};
   GsInt steps = 2000, every = 200, order = 2, seed = 1;
   double mean = 0, amp = 0.05;
-  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "";
+  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "", init[1024] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ny", &d.ny, NULL));
@@ -1019,6 +1021,7 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-out", outdir, sizeof outdir, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-init", init, sizeof init, NULL));
   if (steps < 0 || every < 1) {
     fprintf(stderr, "gpusolve ch: -steps must be >= 0 and -every >= 1\n");
     GsDestroy(&ctx);
@@ -1027,9 +1030,15 @@ static int cmd_ch(int argc, char **argv) {
   d.order = (int)order;
   GsCahnHilliard ch = NULL;
   CLI_CALL(ctx, GsCahnHilliardCreate(ctx, &d, &ch));
-  if (restart[0])
+  if (restart[0]) {
     CLI_CALL(ctx, GsCahnHilliardLoadCheckpoint(ch, restart));
-  else
+  } else if (init[0]) {
+    GsVec c0 = NULL;
+    CLI_CALL(ctx, GsVecLoadMatrixMarket(ctx, init, &c0));
+    const int ierr0 = GsCahnHilliardSetState(ch, c0);
+    GsVecDestroy(&c0);
+    CLI_CALL(ctx, ierr0);
+  } else
     CLI_CALL(ctx, GsCahnHilliardSetRandom(ch, -1, mean, amp, (uint64_t)seed));
   GsInt start = 0;
   CLI_CALL(ctx, GsCahnHilliardGetTime(ch, NULL, &start));
@@ -1047,17 +1056,19 @@ static int cmd_ch(int argc, char **argv) {
           "Cahn-Hilliard on %s (%s): n %lld x %lld, ensemble %lld, SBDF%d, dt %g, %lld steps\n",
           res, dev.name, (long long)d.n, (long long)(d.ny > 1 ? d.ny : 1), (long long)d.ensemble,
           d.order, d.dt, (long long)steps);
-  fprintf(out, "step,time,mass,energy,min,max\n");
+  fprintf(out, "step,time,mass,energy,min,max,domain_size\n");
   ChOutput o = {0};
   int ierr = outdir[0] ? ch_output_open(ctx, &o, outdir, &d) : 0;
   double busy = 0;
   const int tty = isatty(fileno(stderr));
   for (GsInt s = 0; s <= steps && !ierr; s += every) {
-    double t, m, e, lo, hi;
+    double t, m, e, lo, hi, size = 0;
     ierr = GsCahnHilliardGetTime(ch, &t, NULL);
     if (!ierr) ierr = GsCahnHilliardDiagnostics(ch, 0, &m, &e, &lo, &hi);
+    if (!ierr) ierr = GsCahnHilliardDomainSize(ch, 0, &size);
     if (!ierr)
-      fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g\n", (long long)(start + s), t, m, e, lo, hi);
+      fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g,%.6g\n", (long long)(start + s), t, m, e, lo,
+              hi, size);
     if (!ierr && ckpt[0]) ierr = GsCahnHilliardSaveCheckpoint(ch, ckpt);
     if (!ierr && outdir[0]) ierr = ch_output_write(ctx, &o, ch, start + s, t);
     if (!ierr && s > 0) {

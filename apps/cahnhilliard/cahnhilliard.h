@@ -68,6 +68,11 @@ int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps);
 int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, double *energy,
                               double *cmin, double *cmax);
 
+/* Characteristic domain size of one member: 2 pi / <k>, <k> the mean wave number weighted by the
+ * structure factor S(k) = |FFT(C - mean)|^2 over the nonzero wave vectors (radially, |k|, in 2D).
+ * It grows as the phases coarsen. A uniform field has no domains: *size = 0. */
+int GsCahnHilliardDomainSize(GsCahnHilliard ch, GsInt member, double *size);
+
 /* Checkpoints: everything the next step reads (the state, and for SBDF2 the previous state and
  * its f), the step count and the parameters, in a binary file with a header and a checksum, written
  * to path.tmp and renamed over path (a crash never leaves half a file under path). Loading into a
