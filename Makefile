@@ -45,6 +45,7 @@ bench: build
 	$(BUILD)/tools/gpusolve bench -json_dir benchmarks/results
 	$(BUILD)/tools/gpusolve banded -sweep 1 -json_dir benchmarks/results
 	$(BUILD)/tools/gpusolve spmv -suite 1 -json_dir benchmarks/results
+	$(BUILD)/tools/gpusolve ch -bench 1 -json_dir benchmarks/results
 	python3 scripts/perf_table.py
 
 install: build

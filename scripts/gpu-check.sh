@@ -6,7 +6,8 @@
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
 #   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded (GPU banded
-#                  sweep), banded-cpu (CPU banded sweeps), sparse (SpMV/CG benchmarks), demo
+#                  sweep), banded-cpu (CPU banded sweeps), sparse (SpMV/CG benchmarks), apps
+#                  (Cahn-Hilliard steps), demo
 #   GS_SPMV_ARGS   extra options for `gpusolve spmv -suite 1` (e.g. -forms 1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +62,11 @@ skip sparse || step "bench sparse cupy" bench.log python3 benchmarks/peer_cupy_c
 # The CPU back end on the sparse issue's CG case (7-point 256^3), time per iteration.
 skip sparse || step "bench sparse cpu" bench.log "$BUILD/tools/gpusolve" spmv -gs_backend /cpu \
   -laplacian 256,256,256 -cg 1 -repeats 3 -json "$OUT/sparse-cpu.json"
+# Applications: a Cahn-Hilliard step (2D at 1024^2 .. 4096^2, 1D ensemble 65536 x 1024) on the GPU,
+# and the CPU back end's smaller cases on the same machine.
+skip apps || step "bench apps" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -json_dir "$OUT"
+skip apps || step "bench apps cpu" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -gs_backend /cpu \
+  -json "$OUT/apps-cpu.json"
 # The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
 skip banded-cpu || step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
   -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"

@@ -98,6 +98,14 @@ assert abs(float(rows[0]["max"]) - 0.3) < 1e-15, rows[0]
 PY
 [ "$(status "$cli" ch -gs_backend /cpu -n 64 -init "$work/init.mtx")" = 1 ]
 grep -q "96 entries" "$work/out.txt"
+# -bench: three cases (CPU sizes), JSON records with the floor.
+"$cli" ch -gs_backend /cpu -bench 1 -bench_steps 2 -json "$work/apps.json"
+python3 - "$work/apps.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["suite"] == "apps" and len(r["records"]) == 3, r
+assert all(x["op"] == "ch_step" and x["median_s"] > 0 and x["bytes"] > 0 for x in r["records"])
+PY
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

@@ -993,6 +993,68 @@ static void ch_output_close(ChOutput *o) {
   GsVecDestroy(&o->c);
 }
 
+/* gpusolve ch -bench 1: time per step of the issue's cases (2D SBDF2 at 1024^2, 2048^2, 4096^2
+ * and a 1D ensemble of 65536 x 1024 on a GPU; smaller on the CPU) against a floor of 80 bytes
+ * per point per 2D step and 16 per 1D step (read and write the state once) over the copy
+ * bandwidth measured in the same run; JSON suite "apps". */
+static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int gpu, GsInt steps,
+                    const char *json) {
+  static const GsInt gpu_cases[][3] = {
+      {1024, 1024, 1}, {2048, 2048, 1}, {4096, 4096, 1}, {1024, 1, 65536}};
+  static const GsInt cpu_cases[][3] = {{256, 256, 1}, {512, 512, 1}, {1024, 1, 4096}};
+  const GsInt(*cases)[3] = gpu ? gpu_cases : cpu_cases;
+  const int ncases = gpu ? 4 : 3;
+  GsBenchReport rep = {0};
+  double copy = 0;
+  CLI_CALL(ctx, GsMeasureCopyBandwidth(ctx, (size_t)1 << 28, 5, &copy));
+  int ierr = 0;
+  for (int c = 0; c < ncases && !ierr; c++) {
+    GsCahnHilliardDesc d = {cases[c][0], cases[c][2], 2 * GS_APP_PI, 1.0, 0.01,
+                            5e-4,        2,           cases[c][1]};
+    const int twod = d.ny > 1;
+    const double points = (double)d.n * (double)d.ny * (double)d.ensemble;
+    GsCahnHilliard ch = NULL;
+    ierr = GsCahnHilliardCreate(ctx, &d, &ch);
+    if (!ierr) ierr = GsCahnHilliardSetRandom(ch, -1, 0.0, 0.05, 1);
+    if (!ierr) ierr = GsCahnHilliardStep(ch, 5); /* warm-up, and SBDF2's first step */
+    if (!ierr) ierr = GsSynchronize(ctx);
+    const double t0 = GsWallTime();
+    if (!ierr) ierr = GsCahnHilliardStep(ch, steps);
+    if (!ierr) ierr = GsSynchronize(ctx);
+    const double per = (GsWallTime() - t0) / (double)steps;
+    GsCahnHilliardDestroy(&ch);
+    if (ierr) break;
+    GsBenchRecord r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.op, sizeof r.op, "ch_step");
+    snprintf(r.dtype, sizeof r.dtype, "double");
+    snprintf(r.impl, sizeof r.impl, "gpusolve");
+    snprintf(r.resource, sizeof r.resource, "%.31s", res);
+    snprintf(r.config, sizeof r.config, "%s SBDF2 %lld x %lld x %lld ns/point/step=%.3f",
+             twod ? "2D" : "1D ensemble", (long long)d.n, (long long)d.ny, (long long)d.ensemble,
+             1e9 * per / points);
+    r.n = (long long)points;
+    r.batch = (long long)d.ensemble;
+    r.repeats = (int)steps;
+    r.bytes = (twod ? 80.0 : 16.0) * points;
+    r.median_s = r.min_s = per;
+    r.gbps = r.bytes / per / 1e9;
+    r.floor_gbps = copy;
+    r.fraction = copy > 0 ? r.gbps / copy : 0;
+    r.residual = -1;
+    printf("%-48s %10.3f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n",
+           r.config, 1e3 * per, 1e9 * per / points, 100 * r.fraction, twod ? 80.0 : 16.0);
+    if (GsBenchReportAdd(&rep, &r)) ierr = GS_ERR_MEMORY;
+  }
+  if (!ierr && json[0] &&
+      GsBenchWriteJSON(ctx, &rep, json, "apps", dev, res, copy, "\"apps\": {\"app\": \"ch\"}"))
+    ierr = GS_ERR_FILE_WRITE;
+  if (!ierr && json[0]) printf("results written to %s\n", json);
+  GsBenchReportFree(&rep);
+  CLI_CALL(ctx, ierr);
+  return 0;
+}
+
 static int cmd_ch(int argc, char **argv) {
   GsContext ctx = NULL;
   const char *res;
@@ -1022,6 +1084,22 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-out", outdir, sizeof outdir, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-init", init, sizeof init, NULL));
+  int bench = 0;
+  char json[768] = "", json_dir[512] = "";
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-bench", &bench, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-json", json, sizeof json, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-json_dir", json_dir, sizeof json_dir, NULL));
+  if (bench) {
+    GsInt bsteps = gpu ? 50 : 10;
+    CLI_CALL(ctx, GsOptionsGetInt(ctx, "-bench_steps", &bsteps, NULL));
+    if (json_dir[0] && !json[0] && json_in_dir(json, sizeof json, json_dir, "apps", gpu, &dev)) {
+      GsDestroy(&ctx);
+      return 2;
+    }
+    if (bsteps < 1 || ch_bench(ctx, res, &dev, gpu, bsteps, json)) return 1;
+    CLI_CALL(ctx, GsDestroy(&ctx));
+    return 0;
+  }
   if (steps < 0 || every < 1) {
     fprintf(stderr, "gpusolve ch: -steps must be >= 0 and -every >= 1\n");
     GsDestroy(&ctx);
