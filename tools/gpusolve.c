@@ -1009,8 +1009,14 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
   CLI_CALL(ctx, GsMeasureCopyBandwidth(ctx, (size_t)1 << 28, 5, &copy));
   int ierr = 0;
   for (int c = 0; c < ncases && !ierr; c++) {
-    GsCahnHilliardDesc d = {cases[c][0], cases[c][2], 2 * GS_APP_PI, 1.0, 0.01,
-                            5e-4,        2,           cases[c][1]};
+    GsCahnHilliardDesc d = {.n = cases[c][0],
+                            .ensemble = cases[c][2],
+                            .length = 2 * GS_APP_PI,
+                            .D = 1.0,
+                            .gamma = 0.01,
+                            .dt = 5e-4,
+                            .order = 2,
+                            .ny = cases[c][1]};
     const int twod = d.ny > 1;
     const double points = (double)d.n * (double)d.ny * (double)d.ensemble;
     GsCahnHilliard ch = NULL;
@@ -1062,7 +1068,14 @@ static int cmd_ch(int argc, char **argv) {
   int gpu;
   const int begun = cli_begin(argc, argv, ch_help, &ctx, &res, &dev, &gpu);
   if (begun) return begun < 0 ? 0 : begun;
-  GsCahnHilliardDesc d = {256, 1, 2 * GS_APP_PI, 1.0, 0.01, 5e-4, 2, 1};
+  GsCahnHilliardDesc d = {.n = 256,
+                          .ensemble = 1,
+                          .length = 2 * GS_APP_PI,
+                          .D = 1.0,
+                          .gamma = 0.01,
+                          .dt = 5e-4,
+                          .order = 2,
+                          .ny = 1};
   GsInt steps = 2000, every = 200, order = 2, seed = 1;
   double mean = 0, amp = 0.05;
   char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "", init[1024] = "";

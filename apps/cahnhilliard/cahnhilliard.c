@@ -21,6 +21,10 @@ struct GsCahnHilliard_s {
   GsBanded Lx, Ly; /* periodic second differences along x and y, (1, -2, 1) / dx^2 */
   GsVec lx[3], ly[3];
   GsVec c, cprev, f, fprev, g, w, rhs; /* points * ensemble each */
+  double *gam, *Dm;                    /* per-member gamma and D (ensemble entries) */
+  int hetero;          /* members differ: per-member matrices, dtD scaling per point */
+  GsVec dtD;           /* hetero: dt D_e at every point of member e */
+  uint64_t param_hash; /* of gam and Dm when hetero (checkpoints); 0 otherwise */
   double t;
   GsInt steps;
 };
@@ -41,9 +45,11 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(&h->lx[k]);
     GsVecDestroy(&h->ly[k]);
   }
-  GsVec *v[] = {&h->c, &h->cprev, &h->f, &h->fprev, &h->g, &h->w, &h->rhs};
+  GsVec *v[] = {&h->c, &h->cprev, &h->f, &h->fprev, &h->g, &h->w, &h->rhs, &h->dtD};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsVecDestroy(v[k]);
+  free(h->gam);
+  free(h->Dm);
   free(h);
   *ch = NULL;
   return 0;
@@ -51,10 +57,38 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
 
 /* The factors of one scheme, the constant bands coef: along x (rows: contiguous, one system per
  * row and member) and, in 2D, along y (columns in place: interleaved), factored. */
-static int factors(GsCahnHilliard h, const double coef[5], GsVec dx[5], GsVec dy[5], GsBanded *Ax,
-                   GsBanded *Ay) {
-  GsCall(GsAppConstantBands(h->ctx, h->d.n, 5, coef, dx));
-  GsCall(GsAppPeriodicBatch(h->ctx, 5, h->d.n, h->ny * h->d.ensemble, Ax));
+/* Diagonals of the per-member matrices: member e's rows hold the bands coef(e) (contiguous layout,
+ * system e at e * n), so = the SBDF scale (1 or 2/3) times s_e = D_e gamma_e dt / dx^4. */
+static int member_bands(GsCahnHilliard h, double scale, GsVec out[5]) {
+  const GsInt n = h->d.n, E = h->d.ensemble;
+  const double dx = h->d.length / (double)n;
+  for (int k = 0; k < 5; k++) {
+    GsCall(GsVecCreate(h->ctx, n * E, GS_DOUBLE, &out[k]));
+    double *p = NULL;
+    GsCall(GsVecGetArrayWrite(out[k], GS_MEM_HOST, (void **)&p));
+    for (GsInt e = 0; e < E; e++) {
+      const double a = scale * h->Dm[e] * h->gam[e] * h->d.dt / (dx * dx * dx * dx);
+      const double v = k == 2 ? 1 + 6 * a : (k == 1 || k == 3) ? -4 * a : a;
+      for (GsInt i = 0; i < n; i++)
+        p[e * n + i] = v;
+    }
+    GsCall(GsVecRestoreArrayWrite(out[k], (void **)&p));
+  }
+  return 0;
+}
+
+/* The factors of one scheme (scale 1: SBDF1; 2/3: SBDF2), constant bands coef: along x (rows:
+ * contiguous, one system per row and member; per-member matrices when the members differ) and, in
+ * 2D, along y (columns in place: interleaved), factored. */
+static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec dx[5], GsVec dy[5],
+                   GsBanded *Ax, GsBanded *Ay) {
+  if (h->hetero) {
+    GsCall(member_bands(h, scale, dx));
+    GsCall(GsAppPeriodicMemberBatch(h->ctx, 5, h->d.n, h->d.ensemble, Ax));
+  } else {
+    GsCall(GsAppConstantBands(h->ctx, h->d.n, 5, coef, dx));
+    GsCall(GsAppPeriodicBatch(h->ctx, 5, h->d.n, h->ny * h->d.ensemble, Ax));
+  }
   GsCall(GsBandedFactor(*Ax, dx));
   if (h->ny > 1) {
     GsCall(GsAppConstantBands(h->ctx, h->ny, 5, coef, dy));
@@ -72,8 +106,8 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   const double a1[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
   const double a2[5] = {a, -4 * a, 1 + 6 * a, -4 * a, a};
   const double l[3] = {q, -2 * q, q};
-  GsCall(factors(h, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
-  if (d->order == 2) GsCall(factors(h, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
+  GsCall(factors(h, 1.0, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
+  if (d->order == 2) GsCall(factors(h, 2.0 / 3.0, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
   GsCall(GsAppConstantBands(ctx, n, 3, l, h->lx));
   GsCall(GsAppPeriodicBatch(ctx, 3, n, h->ny * d->ensemble, &h->Lx));
   if (h->ny > 1) {
@@ -84,6 +118,52 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsCall(GsVecCreate(ctx, N, GS_DOUBLE, v[k]));
   GsCall(GsVecSet(h->c, 0.0));
+  if (h->hetero) {
+    GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &h->dtD));
+    double *p = NULL;
+    GsCall(GsVecGetArrayWrite(h->dtD, GS_MEM_HOST, (void **)&p));
+    for (GsInt e = 0; e < d->ensemble; e++)
+      for (GsInt i = 0; i < n; i++)
+        p[e * n + i] = d->dt * h->Dm[e];
+    GsCall(GsVecRestoreArrayWrite(h->dtD, (void **)&p));
+  }
+  return 0;
+}
+
+/* Per-member parameters: copied from the descriptor (or the scalars), checked; hetero when any
+ * member differs from member 0. */
+static int member_params(GsContext ctx, GsCahnHilliard h) {
+  const GsCahnHilliardDesc *d = &h->d;
+  const GsInt E = d->ensemble;
+  h->gam = malloc((size_t)E * sizeof *h->gam);
+  h->Dm = malloc((size_t)E * sizeof *h->Dm);
+  GsCheck(h->gam && h->Dm, ctx, GS_ERR_MEMORY, "cannot allocate per-member parameters");
+  for (GsInt e = 0; e < E; e++) {
+    h->gam[e] = d->gamma_member ? d->gamma_member[e] : d->gamma;
+    h->Dm[e] = d->D_member ? d->D_member[e] : d->D;
+    GsCheck(isfinite(h->gam[e]) && h->gam[e] > 0 && isfinite(h->Dm[e]) && h->Dm[e] > 0, ctx,
+            GS_ERR_ARG_OUTOFRANGE,
+            "Cahn-Hilliard: member %lld has gamma = %g and D = %g; both must be positive",
+            (long long)e, h->gam[e], h->Dm[e]);
+    h->hetero |= h->gam[e] != h->gam[0] || h->Dm[e] != h->Dm[0];
+  }
+  GsCheck(!h->hetero || h->ny == 1, ctx, GS_ERR_ARG_INCOMP,
+          "Cahn-Hilliard: per-member parameters are for 1D ensembles");
+  /* The scalars stand for member 0 (energy, checkpoints of homogeneous runs). */
+  h->d.gamma = h->gam[0];
+  h->d.D = h->Dm[0];
+  h->d.gamma_member = h->d.D_member = NULL;
+  h->s = h->Dm[0] * h->gam[0] * d->dt;
+  if (h->hetero) {
+    uint64_t x = 0xCBF29CE484222325ull;
+    const unsigned char *b[2] = {(const unsigned char *)h->gam, (const unsigned char *)h->Dm};
+    for (int k = 0; k < 2; k++)
+      for (size_t i = 0; i < (size_t)E * sizeof(double); i++) {
+        x ^= b[k][i];
+        x *= 0x100000001B3ull;
+      }
+    h->param_hash = x;
+  }
   return 0;
 }
 
@@ -92,10 +172,10 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
   GsCheck(desc != NULL && ch != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", desc ? "ch" : "desc");
   *ch = NULL;
   GsCall(GsAppCheckGrid(ctx, "Cahn-Hilliard", desc->n, desc->ensemble, desc->length, desc->dt));
-  GsCheck(isfinite(desc->D) && desc->D > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
+  GsCheck(desc->D_member || (isfinite(desc->D) && desc->D > 0), ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: mobility D = %g must be positive", desc->D);
-  GsCheck(isfinite(desc->gamma) && desc->gamma > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "Cahn-Hilliard: gamma = %g must be positive", desc->gamma);
+  GsCheck(desc->gamma_member || (isfinite(desc->gamma) && desc->gamma > 0), ctx,
+          GS_ERR_ARG_OUTOFRANGE, "Cahn-Hilliard: gamma = %g must be positive", desc->gamma);
   GsCheck(desc->order == 1 || desc->order == 2, ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: order %d; 1 (SBDF1) or 2 (SBDF2)", desc->order);
   const GsInt ny = desc->ny > 1 ? desc->ny : 1;
@@ -111,8 +191,8 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
   h->d = *desc;
   h->ny = ny;
   h->points = desc->n * ny;
-  h->s = desc->D * desc->gamma * desc->dt;
-  const int ierr = create(ctx, h);
+  int ierr = member_params(ctx, h);
+  if (!ierr) ierr = create(ctx, h);
   if (ierr) {
     GsCahnHilliardDestroy(&h);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -198,7 +278,12 @@ static int step(GsCahnHilliard h) {
     cx = h->cprev;
   }
   GsCall(GsBandedMult(h->Lx, h->lx, fx, h->g));
-  GsCall(GsVecAXPY(h->rhs, dtD, h->g));
+  if (h->hetero) {
+    GsCall(GsVecPointwiseMult(h->g, h->dtD, h->g)); /* dt D_e per member */
+    GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
+  } else {
+    GsCall(GsVecAXPY(h->rhs, dtD, h->g));
+  }
   if (twod) {
     GsCall(GsBandedMult(h->Ly, h->ly, fx, h->g));
     GsCall(GsVecAXPY(h->rhs, dtD, h->g));
@@ -271,7 +356,7 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
       const double gx = (c[j * n + (i + 1) % n] - v) / dx;
       const double gy = ny > 1 ? (c[((j + 1) % ny) * n + i] - v) / dx : 0.0;
       m += v;
-      e += 0.25 * w * w + 0.5 * ch->d.gamma * (gx * gx + gy * gy);
+      e += 0.25 * w * w + 0.5 * ch->gam[member] * (gx * gx + gy * gy);
       lo = v < lo ? v : lo;
       hi = v > hi ? v : hi;
     }
@@ -285,14 +370,15 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
 
 /* ---- Checkpoints ---------------------------------------------------------------------------- */
 
-#define GS_CH_MAGIC "GSCHCKP1"
+#define GS_CH_MAGIC "GSCHCKP2"
 
 /* The header: magic, then the parameters and the clock as 64-bit words. */
 typedef struct {
   char magic[8];
   int64_t n, ny, ensemble, order, steps;
   double length, D, gamma, dt;
-  uint64_t checksum; /* FNV-1a over the three arrays that follow */
+  uint64_t param_hash; /* of the per-member gamma and D (0: the same for every member) */
+  uint64_t checksum;   /* FNV-1a over the three arrays that follow */
 } GsCkptHeader;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
@@ -337,6 +423,7 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   hd.D = ch->d.D;
   hd.gamma = ch->d.gamma;
   hd.dt = ch->d.dt;
+  hd.param_hash = ch->param_hash;
   hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf);
   char tmp[4096];
   const int len = snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -378,6 +465,8 @@ static int ckpt_check_header(GsCahnHilliard ch, const char *path, const GsCkptHe
   GS_CKPT_SAME(ctx, path, "D", "%.17g", hd->D, ch->d.D);
   GS_CKPT_SAME(ctx, path, "gamma", "%.17g", hd->gamma, ch->d.gamma);
   GS_CKPT_SAME(ctx, path, "dt", "%.17g", hd->dt, ch->d.dt);
+  GsCheck(hd->param_hash == ch->param_hash, ctx, GS_ERR_FILE_FORMAT,
+          "checkpoint %s: the members' gamma and D differ from this solver's", path);
   GsCheck(hd->steps >= 0, ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: %lld steps", path,
           (long long)hd->steps);
   return 0;

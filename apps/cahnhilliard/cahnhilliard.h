@@ -43,6 +43,10 @@ typedef struct {
   double dt;      /* time step > 0 */
   int order;      /* 1 (SBDF1) or 2 (SBDF2) */
   GsInt ny;       /* 0 or 1: 1D; > 1 (and >= 5): 2D grid of n x ny points, ensemble 1 */
+  /* Optional (1D): per-member parameters, ensemble entries each, copied at create; NULL means
+   * `gamma` / `D` for every member. An ensemble of different parameters gets one matrix per
+   * member instead of a shared one. */
+  const double *gamma_member, *D_member;
 } GsCahnHilliardDesc;
 
 int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHilliard *ch);

@@ -13,7 +13,7 @@ int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVe
 }
 
 static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBandedLayout layout,
-                          GsBanded *A) {
+                          int shared, GsBanded *A) {
   GsBandedDesc bd;
   memset(&bd, 0, sizeof bd);
   bd.bands = bands;
@@ -21,19 +21,24 @@ static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBand
   bd.batch = batch;
   bd.dt = GS_DOUBLE;
   bd.layout = layout;
-  bd.shared = 1;
+  bd.shared = shared;
   bd.periodic = 1;
   GsCall(GsBandedCreate(ctx, &bd, A));
   return 0;
 }
 
 int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
-  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, A));
+  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 1, A));
+  return 0;
+}
+
+int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 0, A));
   return 0;
 }
 
 int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A) {
-  GsCall(periodic_batch(ctx, bands, n, batch, GS_BANDED_INTERLEAVED, A));
+  GsCall(periodic_batch(ctx, bands, n, batch, GS_BANDED_INTERLEAVED, 1, A));
   return 0;
 }
 

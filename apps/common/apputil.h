@@ -11,6 +11,9 @@
 int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVec out[]);
 /* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout. */
 int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
+/* A batch of `ensemble` periodic systems of n rows, one matrix each (diagonals of n * ensemble
+ * entries, system e's at e * n), contiguous layout. */
+int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
 /* The same in the interleaved layout: system s's row i at i * batch + s, i.e. the columns of a
  * row-major n x batch grid (a sweep along its slow axis without transposing). */
 int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A);
