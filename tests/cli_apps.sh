@@ -7,6 +7,16 @@ set -euo pipefail
 cli=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 status() { set +e; "$@" >"$work/out.txt" 2>&1; echo $?; set -e; }
+# The fitted orders printed by -convergence 1 are both 2 +- 0.1.
+check_orders() {
+  python3 - "$1" <<'PY'
+import re, sys
+out = sys.argv[1]
+space = float(re.search(r"fitted order in space: ([0-9.]+)", out).group(1))
+time = float(re.search(r"fitted order in time: ([0-9.]+)", out).group(1))
+assert abs(space - 2) <= 0.1 and abs(time - 2) <= 0.1, (space, time)
+PY
+}
 
 out=$("$cli" hyperdiffusion --help)
 grep -q "usage: gpusolve hyperdiffusion" <<<"$out"
@@ -20,14 +30,12 @@ grep -Eq "L2 error [0-9.]+e-0[0-9] against the exact solution" <<<"$out"
 
 out=$("$cli" hyperdiffusion -gs_backend /cpu -convergence 1)
 echo "$out"
-python3 - <<PY
-import re
-out = """$out"""
-space = float(re.search(r"fitted order in space: ([0-9.]+)", out).group(1))
-time = float(re.search(r"fitted order in time: ([0-9.]+)", out).group(1))
-assert abs(space - 2) <= 0.1 and abs(time - 2) <= 0.1, (space, time)
-PY
+check_orders "$out"
 
+out=$("$cli" hyperdiffusion -gs_backend /cpu -dim 2 -convergence 1)
+echo "$out"
+check_orders "$out"
+[ "$(status "$cli" hyperdiffusion -gs_backend /cpu -dim 3)" = 2 ]
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -n 4)" = 1 ]
 grep -q "n = 4 grid points" "$work/out.txt"
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -dt -1)" = 1 ]

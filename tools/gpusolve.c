@@ -805,16 +805,16 @@ static int cmd_spmv(int argc, char **argv) {
 /* ---- gpusolve hyperdiffusion ---------------------------------------------------------------- */
 
 static void hyperdiffusion_help(void) {
-  printf(
-      "usage: gpusolve hyperdiffusion [-n N] [-dt DT] [-T T] [-ensemble E] [-k K] [-L L] [-g G]\n"
-      "                                [-convergence 1]\n"
-      "dC/dt = -g d^4C/dx^4 on a periodic (0, L), Crank-Nicolson with centred differences, from\n"
-      "C(x, 0) = cos(2 pi K x / L) in every member of an ensemble of E runs advanced together\n"
-      "(one batch of periodic pentadiagonal solves per step). Prints the L2 error at T against\n"
-      "the exact solution and against the semi-discrete one, and the time per step. Defaults:\n"
-      "n 256, dt 1e-7, T 1e-4, E 1, K 2, L 1, g 1 (the cuPentBatch seed's problem).\n"
-      "-convergence 1: error tables in space (n = 32..256, dt = 1e-7) and in time (n = 64, dt =\n"
-      "1e-5 / 2^j, against the semi-discrete solution) with the fitted orders.\n");
+  printf("usage: gpusolve hyperdiffusion [-n N] [-dim 1|2] [-dt DT] [-T T] [-ensemble E] [-k K]\n"
+         "                                [-L L] [-g G] [-convergence 1]\n"
+         "dC/dt = -g d^4C/dx^4 on a periodic (0, L) (with -dim 2: -g lap^2 C on (0, L)^2, N x N,\n"
+         "ADI with a predictor-corrector mixed term), Crank-Nicolson with centred differences,\n"
+         "from C = cos(2 pi K x / L) (2D: times cos(2 pi K y / L)) in every member of an ensemble\n"
+         "of E runs advanced together (1D). Prints the L2 error at T against the exact solution\n"
+         "and against the semi-discrete one, and the time per step. Defaults: n 256, dt 1e-7,\n"
+         "T 1e-4, E 1, K 2, L 1, g 1 (the cuPentBatch seed's problem).\n"
+         "-convergence 1: error tables in space (n = 32..256, dt = DT) and in time (n = 64,\n"
+         "dt = T / 10 / 2^j, against the semi-discrete solution) with the fitted orders.\n");
 }
 
 /* Run one case from the cosine and report its errors; *e / *et get them, *sec the stepping time. */
@@ -823,13 +823,17 @@ static int hd_run(GsContext ctx, const GsHyperdiffusionDesc *d, double T, double
   GsHyperdiffusion h = NULL;
   CLI_CALL(ctx, GsHyperdiffusionCreate(ctx, d, &h));
   const GsInt steps = (GsInt)llround(T / d->dt);
-  int ierr = GsHyperdiffusionSetCosine(h, -1, 1.0, k, 0.0);
+  const int twod = d->ny > 1;
+  int ierr = twod ? GsHyperdiffusionSetCosine2D(h, 1.0, k, k)
+                  : GsHyperdiffusionSetCosine(h, -1, 1.0, k, 0.0);
   if (!ierr) ierr = GsSynchronize(ctx);
   const double t0 = GsWallTime();
   if (!ierr) ierr = GsHyperdiffusionStep(h, steps);
   if (!ierr) ierr = GsSynchronize(ctx);
   *sec = GsWallTime() - t0;
-  if (!ierr) ierr = GsHyperdiffusionCosineError(h, 0, 1.0, k, 0.0, e, et);
+  if (!ierr)
+    ierr = twod ? GsHyperdiffusionCosineError2D(h, 1.0, k, k, e, et)
+                : GsHyperdiffusionCosineError(h, 0, 1.0, k, 0.0, e, et);
   GsHyperdiffusionDestroy(&h);
   CLI_CALL(ctx, ierr);
   return 0;
@@ -842,10 +846,18 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
   int gpu, conv = 0;
   const int begun = cli_begin(argc, argv, hyperdiffusion_help, &ctx, &res, &dev, &gpu);
   if (begun) return begun < 0 ? 0 : begun;
-  GsHyperdiffusionDesc d = {256, 1, 1.0, 1.0, 1e-7};
+  GsHyperdiffusionDesc d = {.n = 256, .ensemble = 1, .length = 1.0, .coeff = 1.0, .dt = 1e-7};
   double T = 1e-4, k = 2;
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
+  GsInt dim = 1;
+  CLI_CALL(ctx, GsOptionsGetInt(ctx, "-dim", &dim, NULL));
+  const int twod = dim == 2;
+  if (dim != 1 && dim != 2) {
+    fprintf(stderr, "gpusolve hyperdiffusion: -dim %lld: 1 or 2\n", (long long)dim);
+    GsDestroy(&ctx);
+    return 2;
+  }
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-dt", &d.dt, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-L", &d.length, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-g", &d.coeff, NULL));
@@ -867,6 +879,7 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
       double et, sec;
       dj.n = (GsInt)32 << j;
       dj.ensemble = 1;
+      dj.ny = twod ? dj.n : 0;
       if (hd_run(ctx, &dj, T, k, &es[j], &et, &sec)) return 1;
       hx[j] = d.length / (double)dj.n;
       printf("%8lld %14.4e %14.4e\n", (long long)dj.n, es[j], et);
@@ -880,6 +893,7 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
       double e, sec;
       dj.n = 64;
       dj.ensemble = 1;
+      dj.ny = twod ? dj.n : 0;
       dj.dt = T / 10 / (double)(1 << j);
       if (hd_run(ctx, &dj, T, k, &e, &es[j], &sec)) return 1;
       hx[j] = dj.dt;
@@ -889,14 +903,15 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
     printf("fitted order in time: %.3f\n", order);
   } else {
     double e, et, sec;
+    if (twod) d.ny = d.n;
     if (hd_run(ctx, &d, T, k, &e, &et, &sec)) return 1;
     const GsInt steps = (GsInt)llround(T / d.dt);
-    printf("n %lld, ensemble %lld, dt %g, %lld steps to T = %g\n", (long long)d.n,
-           (long long)d.ensemble, d.dt, (long long)steps, T);
+    printf("n %lld%s, ensemble %lld, dt %g, %lld steps to T = %g\n", (long long)d.n,
+           twod ? " x n (2D)" : "", (long long)d.ensemble, d.dt, (long long)steps, T);
     printf("L2 error %.4e against the exact solution, %.4e against the semi-discrete one\n", e, et);
     printf("%.3f s, %.3f us per step, %.2f ns per step per grid point\n", sec,
            steps ? 1e6 * sec / (double)steps : 0.0,
-           steps ? 1e9 * sec / (double)steps / (double)(d.n * d.ensemble) : 0.0);
+           steps ? 1e9 * sec / (double)steps / (double)(d.n * (twod ? d.n : d.ensemble)) : 0.0);
   }
   CLI_CALL(ctx, GsDestroy(&ctx));
   return 0;

@@ -1,6 +1,7 @@
-/* 1D periodic hyperdiffusion, Crank-Nicolson, on the batched banded solvers (see
- * hyperdiffusion.h). A step is two passes over the state: F = B C (the explicit half, a banded
- * product) and C = A^-1 F (the shared periodic factors, solved in place of F's copy). */
+/* Periodic hyperdiffusion, Crank-Nicolson, on the batched banded solvers (see hyperdiffusion.h).
+ * A 1D step is two passes over the state: F = B C (the explicit half, a banded product) and C =
+ * A^-1 F (the shared periodic factors); a 2D step the same along both axes, twice (predictor and
+ * corrector of the mixed term). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,15 @@
 struct GsHyperdiffusion_s {
   GsContext ctx;
   GsHyperdiffusionDesc d;
+  GsInt ny, points; /* rows (1 in 1D); points per member */
   double sigma;
-  GsBanded A;   /* the batch: shared periodic penta, contiguous, one system per member */
-  GsVec lhs[5]; /* (sigma, -4 sigma, 1 + 6 sigma, -4 sigma, sigma), n entries each */
-  GsVec rhs[5]; /* (-sigma, 4 sigma, 1 - 6 sigma, 4 sigma, -sigma) */
-  GsVec c, f;   /* state and right-hand side, n * ensemble */
+  GsBanded A, Ay;  /* shared periodic penta: along x (contiguous, one system per row and member)
+                    * and, in 2D, along y (interleaved: the columns in place) */
+  GsBanded Lx, Ly; /* 2D: second differences (1, -2, 1) / dx^2 along x and y */
+  GsVec lhs[5], rhs[5], lhsy[5], rhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, ...), (-sigma, ...) */
+  GsVec lx[3], ly[3];
+  GsVec c, f, r0, mc, p, w; /* state, right-hand side; 2D: the explicit half, Dxx Dyy c, the
+                             * predictor and work */
   double t;
   GsInt steps;
 };
@@ -25,31 +30,54 @@ struct GsHyperdiffusion_s {
 int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   if (!h || !*h) return 0;
   GsHyperdiffusion H = *h;
-  GsBandedDestroy(&H->A);
+  GsBanded *b[] = {&H->A, &H->Ay, &H->Lx, &H->Ly};
+  for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
+    GsBandedDestroy(b[k]);
   for (int k = 0; k < 5; k++) {
     GsVecDestroy(&H->lhs[k]);
     GsVecDestroy(&H->rhs[k]);
+    GsVecDestroy(&H->lhsy[k]);
+    GsVecDestroy(&H->rhsy[k]);
   }
-  GsVecDestroy(&H->c);
-  GsVecDestroy(&H->f);
+  for (int k = 0; k < 3; k++) {
+    GsVecDestroy(&H->lx[k]);
+    GsVecDestroy(&H->ly[k]);
+  }
+  GsVec *v[] = {&H->c, &H->f, &H->r0, &H->mc, &H->p, &H->w};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+    GsVecDestroy(v[k]);
   free(H);
   *h = NULL;
   return 0;
 }
 
 static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffusion H) {
-  const GsInt n = desc->n;
-  const double dx = desc->length / (double)n;
+  const GsInt n = desc->n, N = H->points * desc->ensemble;
+  const double dx = desc->length / (double)n, q = 1 / (dx * dx);
   H->sigma = desc->coeff * desc->dt / (2 * dx * dx * dx * dx);
   const double s = H->sigma;
   const double lhs[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
   const double rhs[5] = {-s, 4 * s, 1 - 6 * s, 4 * s, -s};
+  const double l[3] = {q, -2 * q, q};
   GsCall(GsAppConstantBands(ctx, n, 5, lhs, H->lhs));
   GsCall(GsAppConstantBands(ctx, n, 5, rhs, H->rhs));
-  GsCall(GsAppPeriodicBatch(ctx, 5, n, desc->ensemble, &H->A));
+  GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, &H->A));
   GsCall(GsBandedFactor(H->A, H->lhs));
-  GsCall(GsVecCreate(ctx, n * desc->ensemble, GS_DOUBLE, &H->c));
-  GsCall(GsVecCreate(ctx, n * desc->ensemble, GS_DOUBLE, &H->f));
+  if (H->ny > 1) {
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, H->lhsy));
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, H->rhsy));
+    GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, &H->Ay));
+    GsCall(GsBandedFactor(H->Ay, H->lhsy));
+    GsCall(GsAppConstantBands(ctx, n, 3, l, H->lx));
+    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, H->ly));
+    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, &H->Lx));
+    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, &H->Ly));
+    GsVec *v[] = {&H->r0, &H->mc, &H->p, &H->w};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+      GsCall(GsVecCreate(ctx, N, GS_DOUBLE, v[k]));
+  }
+  GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &H->c));
+  GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &H->f));
   GsCall(GsVecSet(H->c, 0.0));
   return 0;
 }
@@ -61,10 +89,19 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   GsCall(GsAppCheckGrid(ctx, "hyperdiffusion", desc->n, desc->ensemble, desc->length, desc->dt));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
+  const GsInt ny = desc->ny > 1 ? desc->ny : 1;
+  GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
+          "hyperdiffusion: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
+  GsCheck(ny == 1 || desc->ensemble == 1, ctx, GS_ERR_ARG_INCOMP,
+          "hyperdiffusion: a 2D run is one member (ensemble %lld)", (long long)desc->ensemble);
+  GsCheck(ny <= ((GsInt)1 << 40) / desc->n, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "hyperdiffusion: %lld x %lld grid points is too many", (long long)desc->n, (long long)ny);
   GsHyperdiffusion H = calloc(1, sizeof *H);
   GsCheck(H != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the hyperdiffusion solver");
   H->ctx = ctx;
   H->d = *desc;
+  H->ny = ny;
+  H->points = desc->n * ny;
   const int ierr = create(ctx, desc, H);
   if (ierr) {
     GsHyperdiffusionDestroy(&H);
@@ -76,7 +113,7 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
 
 int GsHyperdiffusionSetState(GsHyperdiffusion h, GsVec c) {
   GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
-  GsCall(GsAppSetState(h->ctx, c, h->c, h->d.n, h->d.ensemble, "hyperdiffusion"));
+  GsCall(GsAppSetState(h->ctx, c, h->c, h->points, h->d.ensemble, "hyperdiffusion"));
   h->t = 0;
   h->steps = 0;
   return 0;
@@ -89,6 +126,8 @@ int GsHyperdiffusionSetCosine(GsHyperdiffusion h, GsInt member, double amplitude
           "member %lld of an ensemble of %lld", (long long)member, (long long)h->d.ensemble);
   GsCheck(isfinite(amplitude) && isfinite(k) && isfinite(phase), h->ctx, GS_ERR_NOT_FINITE,
           "cosine initial data: amplitude %g, wave number %g, phase %g", amplitude, k, phase);
+  GsCheck(h->ny == 1, h->ctx, GS_ERR_WRONG_STATE,
+          "GsHyperdiffusionSetCosine is 1D; use GsHyperdiffusionSetCosine2D");
   const GsInt n = h->d.n, e0 = member < 0 ? 0 : member,
               e1 = member < 0 ? h->d.ensemble : member + 1;
   double *p = NULL;
@@ -104,8 +143,34 @@ int GsHyperdiffusionSetCosine(GsHyperdiffusion h, GsInt member, double amplitude
 
 int GsHyperdiffusionGetState(GsHyperdiffusion h, GsVec c) {
   GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
-  GsCall(GsAppCheckState(h->ctx, c, h->d.n, h->d.ensemble, "hyperdiffusion"));
+  GsCall(GsAppCheckState(h->ctx, c, h->points, h->d.ensemble, "hyperdiffusion"));
   GsCall(GsVecCopy(h->c, c));
+  return 0;
+}
+
+/* x = ((1 + s Dx4)(1 + s Dy4))^-1 f: along the rows, then the columns in place (f is overwritten).
+ */
+static int adi_solve(GsHyperdiffusion h, GsVec f, GsVec x) {
+  GsCall(GsBandedSolve(h->A, f, f));
+  GsCall(GsBandedSolve(h->Ay, f, x));
+  return 0;
+}
+
+/* 2D (see hyperdiffusion.h): r0 = (1 - s Dx4)(1 - s Dy4) c, mc = Dxx Dyy c; the predictor p from
+ * r0 - 4 s mc, then c from r0 - 2 s (mc + Dxx Dyy p), with 2 s = g dt. */
+static int step2d(GsHyperdiffusion h) {
+  const double gdt = h->d.coeff * h->d.dt;
+  GsCall(GsBandedMult(h->A, h->rhs, h->c, h->w));
+  GsCall(GsBandedMult(h->Ay, h->rhsy, h->w, h->r0));
+  GsCall(GsBandedMult(h->Ly, h->ly, h->c, h->w));
+  GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->mc));
+  GsCall(GsVecWAXPY(h->f, -2 * gdt, h->mc, h->r0));
+  GsCall(adi_solve(h, h->f, h->p));
+  GsCall(GsBandedMult(h->Ly, h->ly, h->p, h->w));
+  GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->f)); /* Dxx Dyy p */
+  GsCall(GsVecAXPY(h->f, 1.0, h->mc));
+  GsCall(GsVecAXPBY(h->f, 1.0, -gdt, h->r0)); /* r0 - g dt (mc + Dxx Dyy p) */
+  GsCall(adi_solve(h, h->f, h->c));
   return 0;
 }
 
@@ -113,8 +178,12 @@ int GsHyperdiffusionStep(GsHyperdiffusion h, GsInt steps) {
   GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
   GsCheck(steps >= 0, h->ctx, GS_ERR_ARG_OUTOFRANGE, "%lld steps", (long long)steps);
   for (GsInt s = 0; s < steps; s++) {
-    GsCall(GsBandedMult(h->A, h->rhs, h->c, h->f));
-    GsCall(GsBandedSolve(h->A, h->f, h->c));
+    if (h->ny > 1) {
+      GsCall(step2d(h));
+    } else {
+      GsCall(GsBandedMult(h->A, h->rhs, h->c, h->f));
+      GsCall(GsBandedSolve(h->A, h->f, h->c));
+    }
     h->steps++;
     h->t = (double)h->steps * h->d.dt;
   }
@@ -158,5 +227,50 @@ int GsHyperdiffusionCosineError(GsHyperdiffusion h, GsInt member, double amplitu
   GsCall(GsVecRestoreArrayRead(h->c, (const void **)&p));
   if (err_exact) *err_exact = sqrt(dx * se);
   if (err_time) *err_time = sqrt(dx * st);
+  return 0;
+}
+
+int GsHyperdiffusionSetCosine2D(GsHyperdiffusion h, double amplitude, double kx, double ky) {
+  GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
+  GsCheck(h->ny > 1, h->ctx, GS_ERR_WRONG_STATE, "GsHyperdiffusionSetCosine2D needs a 2D run");
+  GsCheck(isfinite(amplitude) && isfinite(kx) && isfinite(ky), h->ctx, GS_ERR_NOT_FINITE,
+          "cosine initial data: amplitude %g, wave numbers %g, %g", amplitude, kx, ky);
+  const GsInt n = h->d.n;
+  double *p = NULL;
+  GsCall(GsVecGetArrayWrite(h->c, GS_MEM_HOST, (void **)&p));
+  for (GsInt j = 0; j < h->ny; j++)
+    for (GsInt i = 0; i < n; i++)
+      p[j * n + i] = amplitude * cos(2 * GS_PI * kx * (double)i / (double)n) *
+                     cos(2 * GS_PI * ky * (double)j / (double)n);
+  GsCall(GsVecRestoreArrayWrite(h->c, (void **)&p));
+  h->t = 0;
+  h->steps = 0;
+  return 0;
+}
+
+int GsHyperdiffusionCosineError2D(GsHyperdiffusion h, double amplitude, double kx, double ky,
+                                  double *err_exact, double *err_time) {
+  GsCheck(h != NULL, NULL, GS_ERR_ARG_NULL, "h is NULL");
+  GsCheck(h->ny > 1, h->ctx, GS_ERR_WRONG_STATE, "GsHyperdiffusionCosineError2D needs a 2D run");
+  const GsInt n = h->d.n;
+  const double dx = h->d.length / (double)n, g = h->d.coeff;
+  const double ex = 2 * GS_PI * kx / h->d.length, ey = 2 * GS_PI * ky / h->d.length;
+  const double sx = 2 * sin(GS_PI * kx / (double)n) / dx, sy = 2 * sin(GS_PI * ky / (double)n) / dx;
+  const double le = ex * ex + ey * ey, ls = sx * sx + sy * sy;
+  const double de = amplitude * exp(-g * le * le * h->t), ds = amplitude * exp(-g * ls * ls * h->t);
+  const double *p = NULL;
+  GsCall(GsVecGetArrayRead(h->c, GS_MEM_HOST, (const void **)&p));
+  double se = 0, st = 0;
+  for (GsInt j = 0; j < h->ny; j++)
+    for (GsInt i = 0; i < n; i++) {
+      const double c = cos(2 * GS_PI * kx * (double)i / (double)n) *
+                       cos(2 * GS_PI * ky * (double)j / (double)n),
+                   v = p[j * n + i];
+      se += (v - de * c) * (v - de * c);
+      st += (v - ds * c) * (v - ds * c);
+    }
+  GsCall(GsVecRestoreArrayRead(h->c, (const void **)&p));
+  if (err_exact) *err_exact = sqrt(dx * dx * se);
+  if (err_time) *err_time = sqrt(dx * dx * st);
   return 0;
 }
