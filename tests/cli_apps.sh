@@ -48,6 +48,8 @@ grep -q "usage: gpusolve ch" <<<"$out"
 python3 - "$work/ch.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["member"]) for r in rows] == [0, 1] * 7, rows
+rows = [r for r in rows if r["member"] == "1"]
 assert [int(r["step"]) for r in rows] == [0, 100, 200, 300, 400, 500, 600], rows
 mass = [float(r["mass"]) for r in rows]
 energy = [float(r["energy"]) for r in rows]
@@ -114,6 +116,23 @@ r = json.load(open(sys.argv[1]))
 assert r["suite"] == "apps" and len(r["records"]) == 3, r
 assert all(x["op"] == "ch_step" and x["median_s"] > 0 and x["bytes"] > 0 for x in r["records"])
 PY
+# An ensemble over gamma: the members' energies differ, each keeps its mass.
+"$cli" ch -gs_backend /cpu -n 64 -ensemble 3 -gamma_range 0.005,0.02 -steps 100 -every 100 \
+  -mean 0.1 -csv "$work/range.csv"
+python3 - "$work/range.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+first = {r["member"]: r for r in rows if r["step"] == "0"}
+last = {r["member"]: r for r in rows if r["step"] == "100"}
+assert len(first) == 3 and len(last) == 3, rows
+for m in first:
+    assert abs(float(last[m]["mass"]) - float(first[m]["mass"])) <= 1e-12 * abs(float(first[m]["mass"]))
+assert len({last[m]["energy"] for m in last}) == 3, last
+PY
+[ "$(status "$cli" ch -gs_backend /cpu -ensemble 2 -gamma_range 0.01)" = 2 ]
+grep -q "give two numbers" "$work/out.txt"
+[ "$(status "$cli" ch -gs_backend /cpu -ensemble 2 -gamma_range -1,0.01)" = 1 ]
+grep -q "member 0 has gamma = -1" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

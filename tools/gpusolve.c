@@ -1076,6 +1076,22 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
   return 0;
 }
 
+/* "A,B" into E values spaced linearly from A to B (A alone for one member); 1 (after a message) if
+ * the text is not two numbers. */
+static int ch_range(const char *text, const char *opt, GsInt E, double **out) {
+  double a, b;
+  char tail;
+  if (sscanf(text, "%lf,%lf%c", &a, &b, &tail) != 2) {
+    fprintf(stderr, "gpusolve ch: %s '%s': give two numbers A,B\n", opt, text);
+    return 1;
+  }
+  *out = malloc((size_t)E * sizeof **out);
+  if (!*out) return 1;
+  for (GsInt e = 0; e < E; e++)
+    (*out)[e] = E > 1 ? a + (b - a) * (double)e / (double)(E - 1) : a;
+  return 0;
+}
+
 static int cmd_ch(int argc, char **argv) {
   GsContext ctx = NULL;
   const char *res;
@@ -1112,6 +1128,9 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-out", outdir, sizeof outdir, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-init", init, sizeof init, NULL));
+  char grange[128] = "", drange[128] = "";
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-gamma_range", grange, sizeof grange, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-D_range", drange, sizeof drange, NULL));
   int bench = 0;
   char json[768] = "", json_dir[512] = "";
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-bench", &bench, NULL));
@@ -1134,8 +1153,21 @@ static int cmd_ch(int argc, char **argv) {
     return 2;
   }
   d.order = (int)order;
+  /* -gamma_range A,B / -D_range A,B: member e gets A + (B - A) e / (E - 1). */
+  double *gm = NULL, *dm = NULL;
+  if ((grange[0] && ch_range(grange, "-gamma_range", d.ensemble, &gm)) ||
+      (drange[0] && ch_range(drange, "-D_range", d.ensemble, &dm))) {
+    free(gm);
+    GsDestroy(&ctx);
+    return 2;
+  }
+  d.gamma_member = gm;
+  d.D_member = dm;
   GsCahnHilliard ch = NULL;
-  CLI_CALL(ctx, GsCahnHilliardCreate(ctx, &d, &ch));
+  const int cerr = GsCahnHilliardCreate(ctx, &d, &ch);
+  free(gm);
+  free(dm);
+  CLI_CALL(ctx, cerr);
   if (restart[0]) {
     CLI_CALL(ctx, GsCahnHilliardLoadCheckpoint(ch, restart));
   } else if (init[0]) {
@@ -1162,19 +1194,22 @@ static int cmd_ch(int argc, char **argv) {
           "Cahn-Hilliard on %s (%s): n %lld x %lld, ensemble %lld, SBDF%d, dt %g, %lld steps\n",
           res, dev.name, (long long)d.n, (long long)(d.ny > 1 ? d.ny : 1), (long long)d.ensemble,
           d.order, d.dt, (long long)steps);
-  fprintf(out, "step,time,mass,energy,min,max,domain_size\n");
+  fprintf(out, "step,time,member,mass,energy,min,max,domain_size\n");
   ChOutput o = {0};
   int ierr = outdir[0] ? ch_output_open(ctx, &o, outdir, &d) : 0;
   double busy = 0;
   const int tty = isatty(fileno(stderr));
   for (GsInt s = 0; s <= steps && !ierr; s += every) {
-    double t, m, e, lo, hi, size = 0;
+    double t = 0;
     ierr = GsCahnHilliardGetTime(ch, &t, NULL);
-    if (!ierr) ierr = GsCahnHilliardDiagnostics(ch, 0, &m, &e, &lo, &hi);
-    if (!ierr) ierr = GsCahnHilliardDomainSize(ch, 0, &size);
-    if (!ierr)
-      fprintf(out, "%lld,%.6g,%.17g,%.17g,%.17g,%.17g,%.6g\n", (long long)(start + s), t, m, e, lo,
-              hi, size);
+    for (GsInt mb = 0; mb < d.ensemble && !ierr; mb++) {
+      double m, e, lo, hi, size = 0;
+      ierr = GsCahnHilliardDiagnostics(ch, mb, &m, &e, &lo, &hi);
+      if (!ierr) ierr = GsCahnHilliardDomainSize(ch, mb, &size);
+      if (!ierr)
+        fprintf(out, "%lld,%.6g,%lld,%.17g,%.17g,%.17g,%.17g,%.6g\n", (long long)(start + s), t,
+                (long long)mb, m, e, lo, hi, size);
+    }
     if (!ierr && ckpt[0]) ierr = GsCahnHilliardSaveCheckpoint(ch, ckpt);
     if (!ierr && outdir[0]) ierr = ch_output_write(ctx, &o, ch, start + s, t);
     if (!ierr && s > 0) {
