@@ -1123,6 +1123,7 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-L", &d.length, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-mean", &mean, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-amplitude", &amp, NULL));
+  CLI_CALL(ctx, GsOptionsGetReal(ctx, "-stabilize", &d.stabilize, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-csv", csv, sizeof csv, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));

@@ -68,7 +68,8 @@ static int member_bands(GsCahnHilliard h, double scale, GsVec out[5]) {
     GsCall(GsVecGetArrayWrite(out[k], GS_MEM_HOST, (void **)&p));
     for (GsInt e = 0; e < E; e++) {
       const double a = scale * h->Dm[e] * h->gam[e] * h->d.dt / (dx * dx * dx * dx);
-      const double v = k == 2 ? 1 + 6 * a : (k == 1 || k == 3) ? -4 * a : a;
+      const double b = scale * h->d.stabilize * h->d.dt * h->Dm[e] / (dx * dx);
+      const double v = k == 2 ? 1 + 6 * a + 2 * b : (k == 1 || k == 3) ? -4 * a - b : a;
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = v;
     }
@@ -103,8 +104,10 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   const GsInt n = d->n, N = h->points * d->ensemble;
   const double dx = d->length / (double)n, s = h->s / (dx * dx * dx * dx), a = 2 * s / 3;
   const double q = 1 / (dx * dx);
-  const double a1[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
-  const double a2[5] = {a, -4 * a, 1 + 6 * a, -4 * a, a};
+  /* With the stabilization, b = S dt D / dx^2 (times 2/3 for SBDF2) adds -b (1, -2, 1). */
+  const double b1 = d->stabilize * d->dt * d->D / (dx * dx), b2 = 2 * b1 / 3;
+  const double a1[5] = {s, -4 * s - b1, 1 + 6 * s + 2 * b1, -4 * s - b1, s};
+  const double a2[5] = {a, -4 * a - b2, 1 + 6 * a + 2 * b2, -4 * a - b2, a};
   const double l[3] = {q, -2 * q, q};
   GsCall(factors(h, 1.0, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
   if (d->order == 2) GsCall(factors(h, 2.0 / 3.0, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
@@ -178,6 +181,8 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
           GS_ERR_ARG_OUTOFRANGE, "Cahn-Hilliard: gamma = %g must be positive", desc->gamma);
   GsCheck(desc->order == 1 || desc->order == 2, ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: order %d; 1 (SBDF1) or 2 (SBDF2)", desc->order);
+  GsCheck(isfinite(desc->stabilize) && desc->stabilize >= 0, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "Cahn-Hilliard: stabilization S = %g must be >= 0", desc->stabilize);
   const GsInt ny = desc->ny > 1 ? desc->ny : 1;
   GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
@@ -261,12 +266,15 @@ static int nonlinear(GsVec c, GsVec f) {
  * The last term cancels the product of the two factors, a^2 Dx4 Dy4 c', up to a^2 Dx4 Dy4 (c' -
  * c*), so the splitting keeps each scheme's order (without it SBDF2 would fall to first order);
  * like the explicit cross term it leaves every Fourier mode's factor below 1 in size. Dx4 = Dxx^2.
+ * With the stabilization S, f becomes f - S c, each factor gains - b Dxx (b = S dt D, times 2/3
+ * for SBDF2), and the last term becomes (a Dx4 - b Dxx)(a Dy4 - b Dyy) c*.
  * Then the x factor and, in 2D, the y factor. */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
   const double dtD = h->d.dt * h->d.D, a = first ? h->s : 2 * h->s / 3;
   GsVec fx = h->f, cx = h->c;
   GsCall(nonlinear(h->c, h->f));
+  if (h->d.stabilize != 0) GsCall(GsVecAXPY(h->f, -h->d.stabilize, h->c)); /* f - S c */
   if (first) {
     GsCall(GsVecCopy(h->c, h->rhs));
   } else {
@@ -293,10 +301,14 @@ static int step(GsCahnHilliard h) {
   }
   if (!first) GsCall(GsVecScale(h->rhs, 2.0 / 3.0));
   if (twod) {
-    GsCall(GsBandedMult(h->Ly, h->ly, h->w, h->g)); /* Dyy^2 c* */
+    /* (a Dxx^2 - b Dxx)(a Dyy^2 - b Dyy) c*, with w = Dyy c* from above */
+    const double b = (first ? 1.0 : 2.0 / 3.0) * h->d.stabilize * dtD;
+    GsCall(GsBandedMult(h->Ly, h->ly, h->w, h->g));
+    GsCall(GsVecAXPBY(h->g, -b, a, h->w)); /* u = (a Dyy^2 - b Dyy) c* */
     GsCall(GsBandedMult(h->Lx, h->lx, h->g, h->w));
-    GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->g)); /* Dxx^2 Dyy^2 c* */
-    GsCall(GsVecAXPY(h->rhs, a * a, h->g));
+    GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->g));
+    GsCall(GsVecAXPBY(h->g, -b, a, h->w)); /* (a Dxx^2 - b Dxx) u */
+    GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
   }
   GsCall(GsVecCopy(h->c, h->cprev));
   GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
@@ -324,7 +336,8 @@ int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps) {
      * holds at dt 5e-4 and blows up at 1e-3); say so rather than only that a solve saw a NaN. */
     GsCheck(ierr != GS_ERR_NOT_FINITE, ch->ctx, GS_ERR_NOT_FINITE,
             "Cahn-Hilliard: the field became non-finite in step %lld: dt = %g is above the "
-            "stability limit of the explicit nonlinear term here; use a smaller dt (or order 1)",
+            "stability limit of the explicit nonlinear term here; use a smaller dt, order 1, or "
+            "the stabilization (S = 2)",
             (long long)(ch->steps + 1), ch->d.dt);
     GsCall(ierr);
   }
@@ -370,13 +383,13 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
 
 /* ---- Checkpoints ---------------------------------------------------------------------------- */
 
-#define GS_CH_MAGIC "GSCHCKP2"
+#define GS_CH_MAGIC "GSCHCKP3"
 
 /* The header: magic, then the parameters and the clock as 64-bit words. */
 typedef struct {
   char magic[8];
   int64_t n, ny, ensemble, order, steps;
-  double length, D, gamma, dt;
+  double length, D, gamma, dt, stabilize;
   uint64_t param_hash; /* of the per-member gamma and D (0: the same for every member) */
   uint64_t checksum;   /* FNV-1a over the three arrays that follow */
 } GsCkptHeader;
@@ -423,6 +436,7 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   hd.D = ch->d.D;
   hd.gamma = ch->d.gamma;
   hd.dt = ch->d.dt;
+  hd.stabilize = ch->d.stabilize;
   hd.param_hash = ch->param_hash;
   hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf);
   char tmp[4096];
@@ -465,6 +479,7 @@ static int ckpt_check_header(GsCahnHilliard ch, const char *path, const GsCkptHe
   GS_CKPT_SAME(ctx, path, "D", "%.17g", hd->D, ch->d.D);
   GS_CKPT_SAME(ctx, path, "gamma", "%.17g", hd->gamma, ch->d.gamma);
   GS_CKPT_SAME(ctx, path, "dt", "%.17g", hd->dt, ch->d.dt);
+  GS_CKPT_SAME(ctx, path, "the stabilization", "%.17g", hd->stabilize, ch->d.stabilize);
   GsCheck(hd->param_hash == ch->param_hash, ctx, GS_ERR_FILE_FORMAT,
           "checkpoint %s: the members' gamma and D differ from this solver's", path);
   GsCheck(hd->steps >= 0, ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: %lld steps", path,
