@@ -108,12 +108,13 @@ assert abs(float(rows[0]["max"]) - 0.3) < 1e-15, rows[0]
 PY
 [ "$(status "$cli" ch -gs_backend /cpu -n 64 -init "$work/init.mtx")" = 1 ]
 grep -q "96 entries" "$work/out.txt"
-# -bench: three cases (CPU sizes), JSON records with the floor.
+# -bench: four cases (CPU sizes, the last in float), JSON records with the floor.
 "$cli" ch -gs_backend /cpu -bench 1 -bench_steps 2 -json "$work/apps.json"
 python3 - "$work/apps.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["suite"] == "apps" and len(r["records"]) == 3, r
+assert r["suite"] == "apps" and len(r["records"]) == 4, r
+assert [x["dtype"] for x in r["records"]] == ["double"] * 3 + ["float"], r
 assert all(x["op"] == "ch_step" and x["median_s"] > 0 and x["bytes"] > 0 for x in r["records"])
 PY
 # An ensemble over gamma: the members' energies differ, each keeps its mass.
@@ -133,6 +134,14 @@ PY
 grep -q "give two numbers" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -ensemble 2 -gamma_range -1,0.01)" = 1 ]
 grep -q "member 0 has gamma = -1" "$work/out.txt"
+# Single precision: mass kept to float rounding over 200 steps.
+"$cli" ch -gs_backend /cpu -n 64 -ny 32 -steps 200 -every 100 -mean 0.2 -float 1 -csv "$work/f.csv"
+python3 - "$work/f.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+mass = [float(r["mass"]) for r in rows]
+assert len(rows) == 3 and max(abs(m - mass[0]) for m in mass) <= 1e-4 * abs(mass[0]), mass
+PY
 [ "$(status "$cli" ch -gs_backend /cpu -ny 8 -ensemble 2)" = 1 ]
 grep -q "a 2D run is one member" "$work/out.txt"
 [ "$(status "$cli" ch -gs_backend /cpu -order 3)" = 1 ]

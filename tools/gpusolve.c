@@ -922,18 +922,25 @@ static int cmd_hyperdiffusion(int argc, char **argv) {
 static void ch_help(void) {
   printf(
       "usage: gpusolve ch [-n N] [-ny NY] [-ensemble E] [-steps S] [-dt DT] [-D D] [-gamma G]\n"
-      "                   [-L L] [-order 1|2] [-mean M] [-amplitude A] [-seed S] [-init FILE]\n"
-      "                   [-every K] [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
+      "                   [-L L] [-order 1|2] [-stabilize S] [-float 1] [-mean M] [-amplitude A]\n"
+      "                   [-seed S] [-init FILE] [-gamma_range A,B] [-D_range A,B] [-every K]\n"
+      "                   [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
+      "       gpusolve ch -bench 1 [-bench_steps S] [-json FILE | -json_dir DIR]\n"
       "Periodic Cahn-Hilliard dC/dt = D lap (C^3 - C - G lap C), 1D, or 2D with -ny NY > 1 (an\n"
       "N x NY grid, ADI: periodic pentadiagonal solves along rows and, in place, columns),\n"
-      "semi-implicit SBDF1 or SBDF2 (nonlinear term explicit, hyperdiffusion implicit), from\n"
+      "semi-implicit SBDF1 or SBDF2 (nonlinear term explicit, hyperdiffusion implicit; -stabilize\n"
+      "S makes S D lap C implicit, for larger dt; -float 1 computes in single precision), from\n"
       "M + A u with u uniform in [-1, 1) (member e seeded S + e), or from a Matrix Market vector\n"
-      "(-init). Every K steps: step, time and member 0's mass, free energy, min, max and domain\n"
-      "size (from the structure factor) as CSV (to FILE with -csv); with -checkpoint a\n"
-      "checkpoint (written atomically) that -restart continues from bit for bit; with -out (2D)\n"
-      "DIR/ch_<step>.vti (ParaView series DIR/ch.pvd) and DIR/ch_<step>.png (colour bar\n"
-      "-1 .. 1). Progress on stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4, D 1, G 0.01,\n"
-      "L 2 pi, order 2, M 0, A 0.05, seed 1, K 200.\n");
+      "(-init); -gamma_range / -D_range spread G / D linearly over the members. Every K steps:\n"
+      "step, time and each member's mass, free energy, min, max and domain size (from the\n"
+      "structure factor) as CSV (to FILE with -csv); with -checkpoint a checkpoint (written\n"
+      "atomically) that -restart continues from bit for bit; with -out (2D) DIR/ch_<step>.vti\n"
+      "(ParaView series DIR/ch.pvd) and DIR/ch_<step>.png (colour bar -1 .. 1). Progress on\n"
+      "stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4, D 1, G 0.01, L 2 pi, order 2, no\n"
+      "stabilization, double, M 0, A 0.05, seed 1, K 200.\n"
+      "-bench 1: time per step of 2D SBDF2 at 1024^2, 2048^2, 4096^2 (and 4096^2 in float) and of\n"
+      "a 1D ensemble of 65536 x 1024 (smaller on the CPU) against 10 (2D) or 2 (1D) words per\n"
+      "point over the copy bandwidth measured in the same run; JSON suite apps.\n");
 }
 
 /* Snapshots of a 2D run: DIR/ch_<step>.vti and .png, and DIR/ch.pvd listing the .vti files. */
@@ -1008,17 +1015,22 @@ static void ch_output_close(ChOutput *o) {
   GsVecDestroy(&o->c);
 }
 
-/* gpusolve ch -bench 1: time per step of the issue's cases (2D SBDF2 at 1024^2, 2048^2, 4096^2
- * and a 1D ensemble of 65536 x 1024 on a GPU; smaller on the CPU) against a floor of 80 bytes
- * per point per 2D step and 16 per 1D step (read and write the state once) over the copy
- * bandwidth measured in the same run; JSON suite "apps". */
+/* gpusolve ch -bench 1: time per step of the issue's cases (2D SBDF2 at 1024^2, 2048^2, 4096^2,
+ * the last also in float, and a 1D ensemble of 65536 x 1024 on a GPU; smaller on the CPU) against
+ * a floor of 10 words per point per 2D step (80 bytes in double) and 2 per 1D step (read and
+ * write the state once) over the copy bandwidth measured in the same run; JSON suite "apps". */
 static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int gpu, GsInt steps,
                     const char *json) {
-  static const GsInt gpu_cases[][3] = {
-      {1024, 1024, 1}, {2048, 2048, 1}, {4096, 4096, 1}, {1024, 1, 65536}};
-  static const GsInt cpu_cases[][3] = {{256, 256, 1}, {512, 512, 1}, {1024, 1, 4096}};
-  const GsInt(*cases)[3] = gpu ? gpu_cases : cpu_cases;
-  const int ncases = gpu ? 4 : 3;
+  /* n, ny, ensemble, float */
+  static const GsInt gpu_cases[][4] = {{1024, 1024, 1, 0},
+                                       {2048, 2048, 1, 0},
+                                       {4096, 4096, 1, 0},
+                                       {1024, 1, 65536, 0},
+                                       {4096, 4096, 1, 1}};
+  static const GsInt cpu_cases[][4] = {
+      {256, 256, 1, 0}, {512, 512, 1, 0}, {1024, 1, 4096, 0}, {512, 512, 1, 1}};
+  const GsInt(*cases)[4] = gpu ? gpu_cases : cpu_cases;
+  const int ncases = gpu ? 5 : 4;
   GsBenchReport rep = {0};
   double copy = 0;
   CLI_CALL(ctx, GsMeasureCopyBandwidth(ctx, (size_t)1 << 28, 5, &copy));
@@ -1032,7 +1044,9 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
                             .dt = 5e-4,
                             .order = 2,
                             .ny = cases[c][1]};
+    d.precision = cases[c][3] ? GS_FLOAT : GS_DOUBLE;
     const int twod = d.ny > 1;
+    const double word = cases[c][3] ? 4.0 : 8.0, perpoint = (twod ? 10.0 : 2.0) * word;
     const double points = (double)d.n * (double)d.ny * (double)d.ensemble;
     GsCahnHilliard ch = NULL;
     ierr = GsCahnHilliardCreate(ctx, &d, &ch);
@@ -1048,23 +1062,23 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
     GsBenchRecord r;
     memset(&r, 0, sizeof r);
     snprintf(r.op, sizeof r.op, "ch_step");
-    snprintf(r.dtype, sizeof r.dtype, "double");
+    snprintf(r.dtype, sizeof r.dtype, "%s", cases[c][3] ? "float" : "double");
     snprintf(r.impl, sizeof r.impl, "gpusolve");
     snprintf(r.resource, sizeof r.resource, "%.31s", res);
-    snprintf(r.config, sizeof r.config, "%s SBDF2 %lld x %lld x %lld ns/point/step=%.3f",
-             twod ? "2D" : "1D ensemble", (long long)d.n, (long long)d.ny, (long long)d.ensemble,
-             1e9 * per / points);
+    snprintf(r.config, sizeof r.config, "%s SBDF2 %s %lld x %lld x %lld ns/point/step=%.3f",
+             twod ? "2D" : "1D ensemble", r.dtype, (long long)d.n, (long long)d.ny,
+             (long long)d.ensemble, 1e9 * per / points);
     r.n = (long long)points;
     r.batch = (long long)d.ensemble;
     r.repeats = (int)steps;
-    r.bytes = (twod ? 80.0 : 16.0) * points;
+    r.bytes = perpoint * points;
     r.median_s = r.min_s = per;
     r.gbps = r.bytes / per / 1e9;
     r.floor_gbps = copy;
     r.fraction = copy > 0 ? r.gbps / copy : 0;
     r.residual = -1;
     printf("%-48s %10.3f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n",
-           r.config, 1e3 * per, 1e9 * per / points, 100 * r.fraction, twod ? 80.0 : 16.0);
+           r.config, 1e3 * per, 1e9 * per / points, 100 * r.fraction, perpoint);
     if (GsBenchReportAdd(&rep, &r)) ierr = GS_ERR_MEMORY;
   }
   if (!ierr && json[0] &&
@@ -1124,6 +1138,9 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-mean", &mean, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-amplitude", &amp, NULL));
   CLI_CALL(ctx, GsOptionsGetReal(ctx, "-stabilize", &d.stabilize, NULL));
+  int single = 0;
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-float", &single, NULL));
+  d.precision = single ? GS_FLOAT : GS_DOUBLE;
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-csv", csv, sizeof csv, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));

@@ -25,6 +25,8 @@ struct GsCahnHilliard_s {
   int hetero;          /* members differ: per-member matrices, dtD scaling per point */
   GsVec dtD;           /* hetero: dt D_e at every point of member e */
   uint64_t param_hash; /* of gam and Dm when hetero (checkpoints); 0 otherwise */
+  double *host;        /* the state as doubles on the host, for diagnostics (valid when host_ok) */
+  int host_ok;
   double t;
   GsInt steps;
 };
@@ -50,22 +52,22 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(v[k]);
   free(h->gam);
   free(h->Dm);
+  free(h->host);
   free(h);
   *ch = NULL;
   return 0;
 }
 
-/* The factors of one scheme, the constant bands coef: along x (rows: contiguous, one system per
- * row and member) and, in 2D, along y (columns in place: interleaved), factored. */
-/* Diagonals of the per-member matrices: member e's rows hold the bands coef(e) (contiguous layout,
- * system e at e * n), so = the SBDF scale (1 or 2/3) times s_e = D_e gamma_e dt / dx^4. */
+/* Diagonals of the per-member matrices: member e's rows hold its bands (contiguous layout, system
+ * e at e * n): a = scale s_e / dx^4 (s_e = D_e gamma_e dt) and the stabilization's b = scale S dt
+ * D_e / dx^2, in the solver's precision. */
 static int member_bands(GsCahnHilliard h, double scale, GsVec out[5]) {
   const GsInt n = h->d.n, E = h->d.ensemble;
   const double dx = h->d.length / (double)n;
-  for (int k = 0; k < 5; k++) {
-    GsCall(GsVecCreate(h->ctx, n * E, GS_DOUBLE, &out[k]));
-    double *p = NULL;
-    GsCall(GsVecGetArrayWrite(out[k], GS_MEM_HOST, (void **)&p));
+  double *p = malloc((size_t)(n * E) * sizeof *p);
+  GsCheck(p != NULL, h->ctx, GS_ERR_MEMORY, "cannot allocate the per-member bands");
+  int ierr = 0;
+  for (int k = 0; k < 5 && !ierr; k++) {
     for (GsInt e = 0; e < E; e++) {
       const double a = scale * h->Dm[e] * h->gam[e] * h->d.dt / (dx * dx * dx * dx);
       const double b = scale * h->d.stabilize * h->d.dt * h->Dm[e] / (dx * dx);
@@ -73,8 +75,10 @@ static int member_bands(GsCahnHilliard h, double scale, GsVec out[5]) {
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = v;
     }
-    GsCall(GsVecRestoreArrayWrite(out[k], (void **)&p));
+    ierr = GsAppVecFromHost(h->ctx, n * E, p, h->d.precision, &out[k]);
   }
+  free(p);
+  GsCall(ierr);
   return 0;
 }
 
@@ -85,15 +89,15 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
                    GsBanded *Ax, GsBanded *Ay) {
   if (h->hetero) {
     GsCall(member_bands(h, scale, dx));
-    GsCall(GsAppPeriodicMemberBatch(h->ctx, 5, h->d.n, h->d.ensemble, Ax));
+    GsCall(GsAppPeriodicMemberBatch(h->ctx, 5, h->d.n, h->d.ensemble, h->d.precision, Ax));
   } else {
-    GsCall(GsAppConstantBands(h->ctx, h->d.n, 5, coef, dx));
-    GsCall(GsAppPeriodicBatch(h->ctx, 5, h->d.n, h->ny * h->d.ensemble, Ax));
+    GsCall(GsAppConstantBands(h->ctx, h->d.n, 5, coef, h->d.precision, dx));
+    GsCall(GsAppPeriodicBatch(h->ctx, 5, h->d.n, h->ny * h->d.ensemble, h->d.precision, Ax));
   }
   GsCall(GsBandedFactor(*Ax, dx));
   if (h->ny > 1) {
-    GsCall(GsAppConstantBands(h->ctx, h->ny, 5, coef, dy));
-    GsCall(GsAppPeriodicColumns(h->ctx, 5, h->ny, h->d.n, Ay));
+    GsCall(GsAppConstantBands(h->ctx, h->ny, 5, coef, h->d.precision, dy));
+    GsCall(GsAppPeriodicColumns(h->ctx, 5, h->ny, h->d.n, h->d.precision, Ay));
     GsCall(GsBandedFactor(*Ay, dy));
   }
   return 0;
@@ -111,24 +115,28 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   const double l[3] = {q, -2 * q, q};
   GsCall(factors(h, 1.0, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
   if (d->order == 2) GsCall(factors(h, 2.0 / 3.0, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
-  GsCall(GsAppConstantBands(ctx, n, 3, l, h->lx));
-  GsCall(GsAppPeriodicBatch(ctx, 3, n, h->ny * d->ensemble, &h->Lx));
+  const GsDataType pt = d->precision;
+  GsCall(GsAppConstantBands(ctx, n, 3, l, pt, h->lx));
+  GsCall(GsAppPeriodicBatch(ctx, 3, n, h->ny * d->ensemble, pt, &h->Lx));
   if (h->ny > 1) {
-    GsCall(GsAppConstantBands(ctx, h->ny, 3, l, h->ly));
-    GsCall(GsAppPeriodicColumns(ctx, 3, h->ny, n, &h->Ly));
+    GsCall(GsAppConstantBands(ctx, h->ny, 3, l, pt, h->ly));
+    GsCall(GsAppPeriodicColumns(ctx, 3, h->ny, n, pt, &h->Ly));
   }
   GsVec *v[] = {&h->c, &h->cprev, &h->f, &h->fprev, &h->g, &h->w, &h->rhs};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-    GsCall(GsVecCreate(ctx, N, GS_DOUBLE, v[k]));
+    GsCall(GsVecCreate(ctx, N, pt, v[k]));
   GsCall(GsVecSet(h->c, 0.0));
+  h->host = malloc((size_t)N * sizeof *h->host);
+  GsCheck(h->host != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)N);
   if (h->hetero) {
-    GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &h->dtD));
-    double *p = NULL;
-    GsCall(GsVecGetArrayWrite(h->dtD, GS_MEM_HOST, (void **)&p));
+    double *p = malloc((size_t)N * sizeof *p);
+    GsCheck(p != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)N);
     for (GsInt e = 0; e < d->ensemble; e++)
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = d->dt * h->Dm[e];
-    GsCall(GsVecRestoreArrayWrite(h->dtD, (void **)&p));
+    const int ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtD);
+    free(p);
+    GsCall(ierr);
   }
   return 0;
 }
@@ -183,6 +191,8 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
           "Cahn-Hilliard: order %d; 1 (SBDF1) or 2 (SBDF2)", desc->order);
   GsCheck(isfinite(desc->stabilize) && desc->stabilize >= 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: stabilization S = %g must be >= 0", desc->stabilize);
+  GsCheck(desc->precision == GS_DOUBLE || desc->precision == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
+          "Cahn-Hilliard: precision %d; GS_DOUBLE or GS_FLOAT", (int)desc->precision);
   const GsInt ny = desc->ny > 1 ? desc->ny : 1;
   GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
@@ -209,6 +219,7 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
 int GsCahnHilliardSetState(GsCahnHilliard ch, GsVec c) {
   GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
   GsCall(GsAppSetState(ch->ctx, c, ch->c, ch->points, ch->d.ensemble, "Cahn-Hilliard"));
+  ch->host_ok = 0;
   ch->t = 0;
   ch->steps = 0;
   return 0;
@@ -239,12 +250,16 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
           "random initial data: mean %g, amplitude %g", mean, amplitude);
   const GsInt n = ch->points, e0 = member < 0 ? 0 : member,
               e1 = member < 0 ? ch->d.ensemble : member + 1;
-  double *p = NULL;
-  GsCall(GsVecGetArray(ch->c, GS_MEM_HOST, (void **)&p));
-  for (GsInt e = e0; e < e1; e++)
+  double *p = malloc((size_t)(n * ch->d.ensemble) * sizeof *p);
+  GsCheck(p != NULL, ch->ctx, GS_ERR_MEMORY, "cannot allocate the initial data");
+  int ierr = GsAppGetHost(ch->c, p);
+  for (GsInt e = e0; !ierr && e < e1; e++)
     for (GsInt i = 0; i < n; i++)
       p[e * n + i] = mean + amplitude * uniform11(seed + (uint64_t)e, (uint64_t)i);
-  GsCall(GsVecRestoreArray(ch->c, (void **)&p));
+  if (!ierr) ierr = GsAppSetHost(ch->c, p);
+  free(p);
+  ch->host_ok = 0;
+  GsCall(ierr);
   ch->t = 0;
   ch->steps = 0;
   return 0;
@@ -324,6 +339,7 @@ static int step(GsCahnHilliard h) {
   h->f = t;
   h->steps++;
   h->t = (double)h->steps * h->d.dt;
+  h->host_ok = 0;
   return 0;
 }
 
@@ -351,6 +367,14 @@ int GsCahnHilliardGetTime(GsCahnHilliard ch, double *t, GsInt *steps) {
   return 0;
 }
 
+/* The state as doubles on the host (copied once per state). */
+static int host_state(GsCahnHilliard ch, const double **p) {
+  if (!ch->host_ok) GsCall(GsAppGetHost(ch->c, ch->host));
+  ch->host_ok = 1;
+  *p = ch->host;
+  return 0;
+}
+
 int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, double *energy,
                               double *cmin, double *cmax) {
   GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
@@ -359,7 +383,7 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
   const GsInt n = ch->d.n, ny = ch->ny;
   const double dx = ch->d.length / (double)n, cell = ny > 1 ? dx * dx : dx;
   const double *p = NULL;
-  GsCall(GsVecGetArrayRead(ch->c, GS_MEM_HOST, (const void **)&p));
+  GsCall(host_state(ch, &p));
   const double *c = p + member * ch->points;
   long double m = 0, e = 0;
   double lo = c[0], hi = c[0];
@@ -373,7 +397,6 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
       lo = v < lo ? v : lo;
       hi = v > hi ? v : hi;
     }
-  GsCall(GsVecRestoreArrayRead(ch->c, (const void **)&p));
   if (mass) *mass = (double)(cell * m);
   if (energy) *energy = (double)(cell * e);
   if (cmin) *cmin = lo;
@@ -410,9 +433,9 @@ static int ckpt_arrays(GsCahnHilliard ch, double *buf, int load) {
   GsVec v[3] = {ch->c, ch->cprev, ch->fprev};
   for (int k = 0; k < 3; k++) {
     if (load)
-      GsCall(GsVecSetValuesHost(v[k], buf + (size_t)k * (size_t)N));
+      GsCall(GsAppSetHost(v[k], buf + (size_t)k * (size_t)N));
     else
-      GsCall(GsVecGetValuesHost(v[k], buf + (size_t)k * (size_t)N));
+      GsCall(GsAppGetHost(v[k], buf + (size_t)k * (size_t)N));
   }
   return 0;
 }
@@ -512,6 +535,7 @@ int GsCahnHilliardLoadCheckpoint(GsCahnHilliard ch, const char *path) {
   fclose(f);
   if (!ierr) ierr = ckpt_arrays(ch, buf, 1);
   free(buf);
+  ch->host_ok = 0;
   GsCall(ierr);
   ch->steps = (GsInt)hd.steps;
   ch->t = (double)ch->steps * ch->d.dt;
@@ -580,7 +604,7 @@ int GsCahnHilliardDomainSize(GsCahnHilliard ch, GsInt member, double *size) {
   const double *p = NULL;
   int uniform = 0;
   int ierr = re && im && wr && wi ? 0 : GsError(ch->ctx, GS_ERR_MEMORY, "structure factor");
-  if (!ierr) ierr = GsVecGetArrayRead(ch->c, GS_MEM_HOST, (const void **)&p);
+  if (!ierr) ierr = host_state(ch, &p);
   if (!ierr) {
     double mean = 0;
     for (GsInt i = 0; i < P; i++)
@@ -591,9 +615,8 @@ int GsCahnHilliardDomainSize(GsCahnHilliard ch, GsInt member, double *size) {
       re[i] = p[member * P + i] - mean;
       dev = fmax(dev, fabs(re[i]));
     }
-    ierr = GsVecRestoreArrayRead(ch->c, (const void **)&p);
     /* A field uniform to rounding has no domains (its transform would be rounding noise). */
-    uniform = dev <= 1e-12 * fmax(fabs(mean), 1.0);
+    uniform = dev <= (ch->d.precision == GS_FLOAT ? 1e-6 : 1e-12) * fmax(fabs(mean), 1.0);
   }
   *size = 0;
   if (!ierr && !uniform) {

@@ -22,8 +22,8 @@
  * The last term cancels the factors' product term to O(dt^2) per step, so SBDF2 stays second
  * order; it and the explicit cross term leave every Fourier mode's factor below 1 in size.
  *
- * The state is a double vector of n * ny * ensemble entries, member e's point at e * n * ny + the
- * point's index (2D: one member). */
+ * The state is a vector (of the solver's precision) of n * ny * ensemble entries, member e's point
+ * at e * n * ny + the point's index (2D: one member). */
 #ifndef GPUSOLVE_APPS_CAHNHILLIARD_H
 #define GPUSOLVE_APPS_CAHNHILLIARD_H
 
@@ -52,12 +52,16 @@ typedef struct {
    * implicit, which lifts the explicit term's time-step limit (S = 2 covers |C| <= 1: f' <= 2);
    * consistent, with a larger error constant. */
   double stabilize;
+  /* GS_DOUBLE (the default, 0) or GS_FLOAT: the type of the state, the matrices and every pass
+   * (half the bytes; mass then kept to float rounding). */
+  GsDataType precision;
 } GsCahnHilliardDesc;
 
 int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHilliard *ch);
 int GsCahnHilliardDestroy(GsCahnHilliard *ch);
-/* State in (n * ny * ensemble doubles; a non-finite entry is GS_ERR_NOT_FINITE naming the member
- * and the point) or out; setting it restarts the clock (and SBDF2's first step). */
+/* State in (n * ny * ensemble entries, double or float, converted to the solver's precision; a
+ * non-finite entry is GS_ERR_NOT_FINITE naming the member and the point) or out; setting it
+ * restarts the clock (and SBDF2's first step). */
 int GsCahnHilliardSetState(GsCahnHilliard ch, GsVec c);
 int GsCahnHilliardGetState(GsCahnHilliard ch, GsVec c);
 /* Member e (every member when member < 0) to mean + amplitude u, u uniform in [-1, 1) from the

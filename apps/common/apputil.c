@@ -1,25 +1,27 @@
 /* Pieces the applications share (see apputil.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apputil.h"
 
-int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVec out[]) {
+int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsDataType dt,
+                       GsVec out[]) {
   for (int k = 0; k < bands; k++) {
-    GsCall(GsVecCreate(ctx, n, GS_DOUBLE, &out[k]));
+    GsCall(GsVecCreate(ctx, n, dt, &out[k]));
     GsCall(GsVecSet(out[k], v[k]));
   }
   return 0;
 }
 
 static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBandedLayout layout,
-                          int shared, GsBanded *A) {
+                          int shared, GsDataType dt, GsBanded *A) {
   GsBandedDesc bd;
   memset(&bd, 0, sizeof bd);
   bd.bands = bands;
   bd.n = n;
   bd.batch = batch;
-  bd.dt = GS_DOUBLE;
+  bd.dt = dt;
   bd.layout = layout;
   bd.shared = shared;
   bd.periodic = 1;
@@ -27,18 +29,21 @@ static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBand
   return 0;
 }
 
-int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
-  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 1, A));
+int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsDataType dt,
+                       GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 1, dt, A));
   return 0;
 }
 
-int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A) {
-  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 0, A));
+int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsDataType dt,
+                             GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, ensemble, GS_BANDED_CONTIGUOUS, 0, dt, A));
   return 0;
 }
 
-int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A) {
-  GsCall(periodic_batch(ctx, bands, n, batch, GS_BANDED_INTERLEAVED, 1, A));
+int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsDataType dt,
+                         GsBanded *A) {
+  GsCall(periodic_batch(ctx, bands, n, batch, GS_BANDED_INTERLEAVED, 1, dt, A));
   return 0;
 }
 
@@ -68,7 +73,8 @@ int GsAppCheckState(GsContext ctx, GsVec c, GsInt n, GsInt ensemble, const char 
   GsCall(GsVecGetDataType(c, &dt));
   GsCheck(vctx == ctx, ctx, GS_ERR_ARG_INCOMP, "%s: the state vector belongs to another context",
           what);
-  GsCheck(dt == GS_DOUBLE, ctx, GS_ERR_ARG_TYPE, "%s: the state vector must hold doubles", what);
+  GsCheck(dt == GS_DOUBLE || dt == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
+          "%s: the state vector holds neither doubles nor floats", what);
   GsCheck(len == n * ensemble, ctx, GS_ERR_ARG_SIZE,
           "%s: the state vector has %lld entries; %lld members x %lld points need %lld", what,
           (long long)len, (long long)ensemble, (long long)n, (long long)(n * ensemble));
@@ -77,12 +83,16 @@ int GsAppCheckState(GsContext ctx, GsVec c, GsInt n, GsInt ensemble, const char 
 
 int GsAppSetState(GsContext ctx, GsVec c, GsVec state, GsInt n, GsInt ensemble, const char *what) {
   GsCall(GsAppCheckState(ctx, c, n, ensemble, what));
-  const double *p = NULL;
-  GsCall(GsVecGetArrayRead(c, GS_MEM_HOST, (const void **)&p));
+  const GsInt total = n * ensemble;
+  double *p = malloc((size_t)(total > 0 ? total : 1) * sizeof *p);
+  GsCheck(p != NULL, ctx, GS_ERR_MEMORY, "%s: cannot allocate %lld values", what,
+          (long long)(n * ensemble));
+  const int ierr = GsAppGetHost(c, p);
   GsInt bad = -1;
-  for (GsInt i = 0; i < n * ensemble && bad < 0; i++)
+  for (GsInt i = 0; !ierr && i < n * ensemble && bad < 0; i++)
     if (!isfinite(p[i])) bad = i;
-  GsCall(GsVecRestoreArrayRead(c, (const void **)&p));
+  free(p);
+  GsCall(ierr);
   GsCheck(bad < 0, ctx, GS_ERR_NOT_FINITE,
           "%s: initial value of member %lld at grid point %lld is not finite", what,
           (long long)(bad / n), (long long)(bad % n));
@@ -106,5 +116,45 @@ int GsConvergenceOrder(GsContext ctx, int m, const double h[], const double err[
   const double den = m * sxx - sx * sx;
   GsCheck(den > 0, ctx, GS_ERR_ARG_OUTOFRANGE, "convergence points: the steps are all equal");
   *order = (m * sxy - sx * sy) / den;
+  return 0;
+}
+
+int GsAppGetHost(GsVec v, double *vals) {
+  GsInt n;
+  GsDataType dt;
+  GsCall(GsVecGetSize(v, &n));
+  GsCall(GsVecGetDataType(v, &dt));
+  if (dt == GS_DOUBLE) {
+    GsCall(GsVecGetValuesHost(v, vals));
+    return 0;
+  }
+  const float *p = NULL;
+  GsCall(GsVecGetArrayRead(v, GS_MEM_HOST, (const void **)&p));
+  for (GsInt i = 0; i < n; i++)
+    vals[i] = p[i];
+  GsCall(GsVecRestoreArrayRead(v, (const void **)&p));
+  return 0;
+}
+
+int GsAppSetHost(GsVec v, const double *vals) {
+  GsInt n;
+  GsDataType dt;
+  GsCall(GsVecGetSize(v, &n));
+  GsCall(GsVecGetDataType(v, &dt));
+  if (dt == GS_DOUBLE) {
+    GsCall(GsVecSetValuesHost(v, vals));
+    return 0;
+  }
+  float *p = NULL;
+  GsCall(GsVecGetArrayWrite(v, GS_MEM_HOST, (void **)&p));
+  for (GsInt i = 0; i < n; i++)
+    p[i] = (float)vals[i];
+  GsCall(GsVecRestoreArrayWrite(v, (void **)&p));
+  return 0;
+}
+
+int GsAppVecFromHost(GsContext ctx, GsInt n, const double *vals, GsDataType dt, GsVec *out) {
+  GsCall(GsVecCreate(ctx, n, dt, out));
+  GsCall(GsAppSetHost(*out, vals));
   return 0;
 }

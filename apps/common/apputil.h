@@ -7,21 +7,33 @@
 
 #define GS_APP_PI 3.14159265358979323846
 
-/* `bands` vectors of n entries holding the constants v[0..bands-1] (a shared banded matrix). */
-int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsVec out[]);
-/* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout. */
-int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
+/* `bands` vectors of n entries of type dt holding the constants v[0..bands-1] (a shared banded
+ * matrix). */
+int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsDataType dt,
+                       GsVec out[]);
+/* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout, type
+ * dt. */
+int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsDataType dt,
+                       GsBanded *A);
 /* A batch of `ensemble` periodic systems of n rows, one matrix each (diagonals of n * ensemble
  * entries, system e's at e * n), contiguous layout. */
-int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsBanded *A);
+int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsDataType dt,
+                             GsBanded *A);
 /* The same in the interleaved layout: system s's row i at i * batch + s, i.e. the columns of a
  * row-major n x batch grid (a sweep along its slow axis without transposing). */
-int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsBanded *A);
+int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsDataType dt,
+                         GsBanded *A);
+/* All entries of v (double or float) as doubles on the host, and back. */
+int GsAppGetHost(GsVec v, double *vals);
+int GsAppSetHost(GsVec v, const double *vals);
+/* A new vector of n entries of type dt holding vals. */
+int GsAppVecFromHost(GsContext ctx, GsInt n, const double *vals, GsDataType dt, GsVec *out);
 /* The parameters every 1D periodic application has: n >= 5 points (the pentadiagonal stencil), an
  * ensemble of >= 1 members, a positive finite length and time step; named errors otherwise. */
 int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, double length,
                    double dt);
-/* c must be a double vector of ctx with n * ensemble entries; `what` names the solver. */
+/* c must be a vector of ctx (double or float) with n * ensemble entries; `what` names the solver.
+ */
 int GsAppCheckState(GsContext ctx, GsVec c, GsInt n, GsInt ensemble, const char *what);
 /* Copy c into state after checking it as above and that every entry is finite (the error names
  * the member and the grid point). */

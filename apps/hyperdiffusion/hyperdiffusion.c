@@ -59,19 +59,19 @@ static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffus
   const double lhs[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
   const double rhs[5] = {-s, 4 * s, 1 - 6 * s, 4 * s, -s};
   const double l[3] = {q, -2 * q, q};
-  GsCall(GsAppConstantBands(ctx, n, 5, lhs, H->lhs));
-  GsCall(GsAppConstantBands(ctx, n, 5, rhs, H->rhs));
-  GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, &H->A));
+  GsCall(GsAppConstantBands(ctx, n, 5, lhs, GS_DOUBLE, H->lhs));
+  GsCall(GsAppConstantBands(ctx, n, 5, rhs, GS_DOUBLE, H->rhs));
+  GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, GS_DOUBLE, &H->A));
   GsCall(GsBandedFactor(H->A, H->lhs));
   if (H->ny > 1) {
-    GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, H->rhsy));
-    GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, &H->Ay));
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, GS_DOUBLE, H->lhsy));
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, GS_DOUBLE, H->rhsy));
+    GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, GS_DOUBLE, &H->Ay));
     GsCall(GsBandedFactor(H->Ay, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, n, 3, l, H->lx));
-    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, H->ly));
-    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, &H->Lx));
-    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, &H->Ly));
+    GsCall(GsAppConstantBands(ctx, n, 3, l, GS_DOUBLE, H->lx));
+    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, GS_DOUBLE, H->ly));
+    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, GS_DOUBLE, &H->Lx));
+    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, GS_DOUBLE, &H->Ly));
     GsVec *v[] = {&H->r0, &H->mc, &H->p, &H->w};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
       GsCall(GsVecCreate(ctx, N, GS_DOUBLE, v[k]));
