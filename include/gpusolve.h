@@ -11,5 +11,6 @@
 #include "gpusolve/banded.h"
 #include "gpusolve/mat.h"
 #include "gpusolve/ksp.h"
+#include "gpusolve/stencil.h"
 
 #endif

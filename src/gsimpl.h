@@ -178,7 +178,30 @@ typedef struct {
   int (*merge_setup)(GsContext ctx, const GsMatInfo *A);
 } GsMatKernels;
 
-/* The CPU kernel, also the host fallback of back ends without one. */
+/* A stencil as the back ends see it (see include/gpusolve/stencil.h): nterms groups, each the
+ * weights w[first[t] .. first[t + 1] - 1] at offsets (ox, oy) applied to x[input[t]]^power[t],
+ * zero weights left out, in the order each point sums them. rx, ry: the largest offsets in use. */
+#define GS_STENCIL_MAX_WEIGHTS                                                                     \
+  (GS_STENCIL_MAX_TERMS * (2 * GS_STENCIL_MAX_RADIUS + 1) * (2 * GS_STENCIL_MAX_RADIUS + 1))
+typedef struct {
+  GsInt nx, ny, batch;
+  int rx, ry;
+  int nterms;
+  signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
+  short first[GS_STENCIL_MAX_TERMS + 1];
+  signed char ox[GS_STENCIL_MAX_WEIGHTS], oy[GS_STENCIL_MAX_WEIGHTS];
+  double w[GS_STENCIL_MAX_WEIGHTS];
+} GsStencilInfo;
+
+typedef struct {
+  /* y = the stencil of x[0 ..] (arrays of nx ny batch entries of type dt; y is none of them). */
+  int (*apply)(GsContext ctx, const GsStencilInfo *si, GsDataType dt, const void *const *x,
+               void *y);
+} GsStencilKernels;
+
+/* The CPU kernels, also the host fallbacks of back ends without their own. */
+GS_INTERN int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
+                                const void *const *x, void *y);
 GS_INTERN int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x,
                            double beta, double *y, double *xy, int *fused);
 
@@ -212,6 +235,7 @@ typedef struct GsBackendOps {
   GsVecKernels vec;
   GsBandedKernels banded; /* NULL entries: not implemented by this back end */
   GsMatKernels mat;       /* NULL entries: the front end runs the CPU kernel on host copies */
+  GsStencilKernels stencil;
 } GsBackendOps;
 
 /* Each back end fills its table; stubs in src/backends/weak fill one with compiled = 0. */

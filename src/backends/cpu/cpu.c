@@ -141,4 +141,5 @@ void GsBackendFillOps_Cpu(GsBackendOps *ops) {
   GsCpuFillVecKernels(&ops->vec);
   GsCpuFillBandedKernels(&ops->banded);
   GsCpuFillMatKernels(&ops->mat);
+  GsCpuFillStencilKernels(&ops->stencil);
 }

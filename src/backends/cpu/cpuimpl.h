@@ -14,6 +14,7 @@ typedef struct {
 GS_INTERN void GsCpuFillVecKernels(GsVecKernels *k);
 GS_INTERN void GsCpuFillBandedKernels(GsBandedKernels *k);
 GS_INTERN void GsCpuFillMatKernels(GsMatKernels *k);
+GS_INTERN void GsCpuFillStencilKernels(GsStencilKernels *k);
 /* Threaded fill and copy of doubles (used by the bandwidth probe). */
 GS_INTERN void GsCpuFill(GsInt n, double *x, double a);
 GS_INTERN void GsCpuCopy(GsInt n, const double *x, double *y);

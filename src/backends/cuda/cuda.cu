@@ -344,5 +344,6 @@ extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
   ops->timer_end = GsCudaTimerEnd;
   GsCudaFillVecKernels(&ops->vec);
   GsCudaFillBandedKernels(&ops->banded);
+  GsCudaFillStencilKernels(&ops->stencil);
   GsCudaFillMatKernels(&ops->mat);
 }

@@ -217,6 +217,7 @@ GS_INTERN void GsCudaFillVecKernels(GsVecKernels *k);
 /* Fill the banded kernel table (banded.cu). */
 GS_INTERN void GsCudaFillBandedKernels(GsBandedKernels *k);
 GS_INTERN void GsCudaFillMatKernels(GsMatKernels *k);
+GS_INTERN void GsCudaFillStencilKernels(GsStencilKernels *k);
 #ifdef __cplusplus
 }
 #endif

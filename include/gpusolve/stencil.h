@@ -1,0 +1,67 @@
+/* Periodic stencils on batches of 2D grids, fused with pointwise powers of their inputs.
+ *
+ * A GsStencil computes, in one pass over its inputs,
+ *   y(i, j) = sum_t sum_{dx, dy} K_t(dx, dy) x_{in(t)}(i + dx, j + dy)^{p(t)}
+ * on `batch` grids of nx x ny points (x fastest: point (i, j) of grid b at b nx ny + j nx + i),
+ * with indices taken modulo nx and ny (periodic). Each term t names an input (0 .. inputs - 1), a
+ * power p = 1, 2 or 3 and a weight array K of radius at most GS_STENCIL_MAX_RADIUS along each axis.
+ * Terms with the same input and power are summed into one when they are added, so the right-hand
+ * side of a semi-implicit scheme (a linear combination of differences of the state and of a cubic
+ * of it, as in Cahn-Hilliard: D lap (c^3 - c)) is one call. A 1D problem is a grid with ny = 1
+ * (or, for an ensemble of 1D runs, ny = members and terms of radius 0 along y).
+ *
+ * Arithmetic is in the vectors' type (weights rounded to it). Each point sums its terms by input,
+ * then by power, and each term's nonzero weights row by row (dy, then dx, ascending); the back ends
+ * agree up to the rounding of fused multiply-adds. */
+#ifndef GPUSOLVE_STENCIL_H
+#define GPUSOLVE_STENCIL_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GsStencil_s *GsStencil;
+
+#define GS_STENCIL_MAX_RADIUS 2 /* along each axis */
+#define GS_STENCIL_MAX_INPUTS 4
+#define GS_STENCIL_MAX_TERMS 8 /* distinct (input, power) pairs */
+
+typedef struct {
+  GsInt nx, ny;  /* points along x (fastest) and y: >= 1 each */
+  GsInt batch;   /* grids one after another: >= 1 (0 means 1) */
+  int inputs;    /* input vectors of GsStencilApply: 1 .. GS_STENCIL_MAX_INPUTS */
+  GsDataType dt; /* GS_DOUBLE or GS_FLOAT */
+} GsStencilDesc;
+
+/* Create a stencil with no terms (it computes y = 0 until terms are added). */
+int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
+/* Free the stencil and set *st = NULL; safe on NULL and twice. */
+int GsStencilDestroy(GsStencil *st);
+
+/* Add scale * K applied to x_input^power. K holds (2 ry + 1) rows of (2 rx + 1) weights
+ * (row-major): K[(dy + ry) (2 rx + 1) + dx + rx] weighs the point (i + dx, j + dy). The radii are at
+ * most GS_STENCIL_MAX_RADIUS, and 2 rx + 1 <= nx, 2 ry + 1 <= ny, so that no point is reached twice
+ * by wrapping. Weights must be finite. */
+int GsStencilAddTerm(GsStencil st, int input, int power, int rx, int ry, const double *weights,
+                     double scale);
+/* Add scale * (kx along x) (ky along y) applied to x_input^power: the tensor product of the 1D
+ * weights kx[dx + rx] (2 rx + 1 entries) and ky[dy + ry] (2 ry + 1). ky NULL (with ry = 0) means
+ * the weight 1: a difference along x only. */
+int GsStencilAddTensorTerm(GsStencil st, int input, int power, int rx, const double *kx, int ry,
+                           const double *ky, double scale);
+
+/* y = the stencil applied to x[0 .. inputs - 1]: vectors of nx ny batch entries of the stencil's
+ * type and context. y is only written, and must not be one of the inputs (inputs may repeat). */
+int GsStencilApply(GsStencil st, const GsVec x[], GsVec y);
+
+/* The weights in use for (input, power): *rx, *ry and a copy into weights (room for
+ * (2 GS_STENCIL_MAX_RADIUS + 1)^2 entries, laid out as in GsStencilAddTerm with the returned
+ * radii); radii -1 and nothing copied when the stencil has no such term. */
+int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, double *weights);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,255 @@
+/* Periodic 2D stencils with pointwise powers: argument checks, term bookkeeping, dispatch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gsimpl.h"
+
+#define R GS_STENCIL_MAX_RADIUS
+#define SIDE (2 * R + 1)
+
+struct GsStencil_s {
+  GsContext ctx;
+  GsStencilDesc desc;
+  GsInt len; /* nx ny batch */
+  int nterms;
+  int input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
+  double k[GS_STENCIL_MAX_TERMS][SIDE * SIDE]; /* centred weights, [dy + R][dx + R] */
+  GsStencilInfo info;                          /* packed from the terms when stale */
+  int stale;
+  GsLogEvent ev_apply;
+};
+
+int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, desc);
+  GsCheckHandle(ctx, st);
+  *st = NULL;
+  const GsInt batch = desc->batch ? desc->batch : 1;
+  GsCheck(desc->nx >= 1 && desc->ny >= 1 && batch >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil grid nx = %lld, ny = %lld, batch = %lld: each must be >= 1",
+          (long long)desc->nx, (long long)desc->ny, (long long)desc->batch);
+  GsCheck(desc->ny <= GS_INT_MAX / desc->nx && batch <= GS_INT_MAX / (desc->nx * desc->ny), ctx,
+          GS_ERR_ARG_OUTOFRANGE, "stencil grid %lld x %lld x %lld overflows the index range",
+          (long long)desc->nx, (long long)desc->ny, (long long)batch);
+  GsCheck(desc->inputs >= 1 && desc->inputs <= GS_STENCIL_MAX_INPUTS, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil with %d inputs: 1 to %d", desc->inputs, GS_STENCIL_MAX_INPUTS);
+  GsCheck(desc->dt == GS_DOUBLE || desc->dt == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
+          "unknown data type %d", (int)desc->dt);
+  GsCheck(ctx->ops->stencil.apply != NULL, ctx, GS_ERR_UNSUPPORTED,
+          "back end %s has no stencil kernel", ctx->resource);
+  GsStencil S = calloc(1, sizeof *S);
+  GsCheck(S != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a stencil");
+  S->ctx = ctx;
+  S->desc = *desc;
+  S->desc.batch = batch;
+  S->len = desc->nx * desc->ny * batch;
+  S->stale = 1;
+  ctx->nobjects++;
+  *st = S;
+  const int ierr = GsLogEventRegister(ctx, "StencilApply", &S->ev_apply);
+  if (ierr) {
+    GsStencilDestroy(st);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+int GsStencilDestroy(GsStencil *st) {
+  if (!st || !*st) return 0;
+  (*st)->ctx->nobjects--;
+  free(*st);
+  *st = NULL;
+  return 0;
+}
+
+/* Checks shared by both ways of adding a term. */
+static int check_term(GsStencil S, int input, int power, int rx, int ry) {
+  GsContext ctx = S->ctx;
+  GsCheck(input >= 0 && input < S->desc.inputs, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil term on input %d: the stencil has inputs 0 to %d", input, S->desc.inputs - 1);
+  GsCheck(power >= 1 && power <= 3, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil term with power %d: 1, 2 or 3", power);
+  GsCheck(rx >= 0 && rx <= R && ry >= 0 && ry <= R, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil term of radii %d (x) and %d (y): each must be in [0, %d]", rx, ry, R);
+  GsCheck(2 * rx + 1 <= S->desc.nx && 2 * ry + 1 <= S->desc.ny, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil term of radii %d x %d does not fit a periodic grid of %lld x %lld points "
+          "(2 r + 1 points along each axis at most)",
+          rx, ry, (long long)S->desc.nx, (long long)S->desc.ny);
+  return 0;
+}
+
+/* The term for (input, power), created when absent. */
+static int term_for(GsStencil S, int input, int power, int *t) {
+  GsContext ctx = S->ctx;
+  for (int k = 0; k < S->nterms; k++)
+    if (S->input[k] == input && S->power[k] == power) {
+      *t = k;
+      return 0;
+    }
+  GsCheck(S->nterms < GS_STENCIL_MAX_TERMS, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "a stencil holds at most %d (input, power) terms", GS_STENCIL_MAX_TERMS);
+  *t = S->nterms++;
+  S->input[*t] = input;
+  S->power[*t] = power;
+  memset(S->k[*t], 0, sizeof S->k[*t]);
+  return 0;
+}
+
+/* Add scale * (the term's weights) at the centred offsets; every product is checked finite first,
+ * so a bad weight leaves the stencil as it was. w(dx, dy) gives the weight at an offset. */
+typedef double (*WeightFn)(const double *a, const double *b, int rx, int ry, int dx, int dy);
+static double full_weight(const double *a, const double *b, int rx, int ry, int dx, int dy) {
+  (void)b;
+  (void)ry;
+  return a[(dy + ry) * (2 * rx + 1) + dx + rx];
+}
+static double tensor_weight(const double *a, const double *b, int rx, int ry, int dx, int dy) {
+  return a[dx + rx] * (b ? b[dy + ry] : 1.0);
+}
+static int add_weights(GsStencil S, int input, int power, int rx, int ry, WeightFn fn,
+                       const double *a, const double *b, double scale) {
+  GsCall(check_term(S, input, power, rx, ry));
+  for (int dy = -ry; dy <= ry; dy++)
+    for (int dx = -rx; dx <= rx; dx++) {
+      const double w = scale * fn(a, b, rx, ry, dx, dy);
+      GsCheck(isfinite(w), S->ctx, GS_ERR_NOT_FINITE,
+              "stencil weight at offset (%d, %d) is %g; weights must be finite", dx, dy, w);
+    }
+  int t = 0;
+  GsCall(term_for(S, input, power, &t));
+  for (int dy = -ry; dy <= ry; dy++)
+    for (int dx = -rx; dx <= rx; dx++)
+      S->k[t][(dy + R) * SIDE + dx + R] += scale * fn(a, b, rx, ry, dx, dy);
+  S->stale = 1;
+  return 0;
+}
+
+int GsStencilAddTerm(GsStencil st, int input, int power, int rx, int ry, const double *weights,
+                     double scale) {
+  GsCheckHandle(NULL, st);
+  GsCheck(weights != NULL, st->ctx, GS_ERR_ARG_NULL, "stencil weights are NULL");
+  GsCall(add_weights(st, input, power, rx, ry, full_weight, weights, NULL, scale));
+  return 0;
+}
+
+int GsStencilAddTensorTerm(GsStencil st, int input, int power, int rx, const double *kx, int ry,
+                           const double *ky, double scale) {
+  GsCheckHandle(NULL, st);
+  GsCheck(kx != NULL, st->ctx, GS_ERR_ARG_NULL, "stencil weights kx are NULL");
+  GsCheck(ky != NULL || ry == 0, st->ctx, GS_ERR_ARG_INCOMP,
+          "stencil weights ky are NULL with ry = %d (NULL means the weight 1, radius 0)", ry);
+  GsCall(add_weights(st, input, power, rx, ry, tensor_weight, kx, ky, scale));
+  return 0;
+}
+
+int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, double *weights) {
+  GsCheckHandle(NULL, st);
+  GsCheck(rx && ry && weights, st->ctx, GS_ERR_ARG_NULL, "%s is NULL",
+          !rx ? "rx" : !ry ? "ry" : "weights");
+  *rx = *ry = -1;
+  for (int t = 0; t < st->nterms; t++) {
+    if (st->input[t] != input || st->power[t] != power) continue;
+    int ex = 0, ey = 0; /* extents of the nonzero weights */
+    for (int dy = -R; dy <= R; dy++)
+      for (int dx = -R; dx <= R; dx++)
+        if (st->k[t][(dy + R) * SIDE + dx + R] != 0) {
+          ex = abs(dx) > ex ? abs(dx) : ex;
+          ey = abs(dy) > ey ? abs(dy) : ey;
+        }
+    for (int dy = -ey; dy <= ey; dy++)
+      for (int dx = -ex; dx <= ex; dx++)
+        weights[(dy + ey) * (2 * ex + 1) + dx + ex] = st->k[t][(dy + R) * SIDE + dx + R];
+    *rx = ex;
+    *ry = ey;
+  }
+  return 0;
+}
+
+/* The back ends' view: nonzero weights term by term, row by row; radii of what is used. */
+static void pack(GsStencil S) {
+  GsStencilInfo *si = &S->info;
+  memset(si, 0, sizeof *si);
+  si->nx = S->desc.nx;
+  si->ny = S->desc.ny;
+  si->batch = S->desc.batch;
+  /* Terms by input, then by power: a GPU tile loads each input once. */
+  int order[GS_STENCIL_MAX_TERMS], no = 0;
+  for (int in = 0; in < S->desc.inputs; in++)
+    for (int p = 1; p <= 3; p++)
+      for (int t = 0; t < S->nterms; t++)
+        if (S->input[t] == in && S->power[t] == p) order[no++] = t;
+  int q = 0;
+  for (int o = 0; o < no; o++) {
+    const int t = order[o];
+    si->input[si->nterms] = (signed char)S->input[t];
+    si->power[si->nterms] = (signed char)S->power[t];
+    si->first[si->nterms] = (short)q;
+    for (int dy = -R; dy <= R; dy++)
+      for (int dx = -R; dx <= R; dx++) {
+        const double w = S->k[t][(dy + R) * SIDE + dx + R];
+        if (w == 0) continue;
+        si->ox[q] = (signed char)dx;
+        si->oy[q] = (signed char)dy;
+        si->w[q++] = w;
+        si->rx = abs(dx) > si->rx ? abs(dx) : si->rx;
+        si->ry = abs(dy) > si->ry ? abs(dy) : si->ry;
+      }
+    if (q > si->first[si->nterms]) si->nterms++; /* a term whose weights cancelled is left out */
+  }
+  si->first[si->nterms] = (short)q;
+  S->stale = 0;
+}
+
+int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
+  GsCheckHandle(NULL, st);
+  GsContext ctx = st->ctx;
+  GsCheck(x != NULL, ctx, GS_ERR_ARG_NULL, "the array of stencil inputs is NULL");
+  const GsDataType dt = st->desc.dt;
+  GsInt n = 0;
+  char name[32];
+  for (int k = 0; k < st->desc.inputs; k++) {
+    snprintf(name, sizeof name, "x[%d]", k);
+    GsCall(GsVecCheckFor(ctx, x[k], name, "the stencil", dt, &n));
+    GsCheck(n == st->len, ctx, GS_ERR_ARG_SIZE,
+            "stencil input x[%d] has %lld entries; the grid has %lld x %lld x %lld = %lld", k,
+            (long long)n, (long long)st->desc.nx, (long long)st->desc.ny,
+            (long long)st->desc.batch, (long long)st->len);
+    GsCheck(x[k] != y, ctx, GS_ERR_ARG_INCOMP,
+            "the stencil output y is also input x[%d]; use another vector", k);
+  }
+  GsCall(GsVecCheckFor(ctx, y, "y", "the stencil", dt, &n));
+  GsCheck(n == st->len, ctx, GS_ERR_ARG_SIZE,
+          "stencil output y has %lld entries; the grid has %lld", (long long)n,
+          (long long)st->len);
+  if (st->stale) pack(st);
+  const void *px[GS_STENCIL_MAX_INPUTS] = {NULL};
+  void *py = NULL;
+  for (int k = 0; k < st->desc.inputs; k++) {
+    void *p = NULL;
+    GsCall(GsVecGetComputeArray(x[k], GS_ACCESS_READ, &p));
+    px[k] = p;
+  }
+  GsCall(GsVecGetComputeArray(y, GS_ACCESS_WRITE, &py));
+  GsCall(GsLogEventBegin(ctx, st->ev_apply));
+  const int ierr = ctx->ops->stencil.apply(ctx, &st->info, dt, px, py);
+  if (ierr) {
+    GsLogEventCancel(ctx, st->ev_apply);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  /* Bytes: each distinct input read once, y written; flops: a multiply-add per weight and point,
+   * and the powers. */
+  int distinct = 0;
+  for (int k = 0; k < st->desc.inputs; k++) {
+    int seen = 0;
+    for (int j = 0; j < k; j++)
+      seen |= x[j] == x[k];
+    distinct += !seen;
+  }
+  double flops = 2.0 * st->info.first[st->info.nterms];
+  for (int t = 0; t < st->info.nterms; t++)
+    flops += st->info.power[t] - 1;
+  const double es = (double)GsDataTypeSize(dt), len = (double)st->len;
+  GsCall(GsLogEventEnd(ctx, st->ev_apply, (distinct + 1) * es * len, flops * len));
+  return 0;
+}

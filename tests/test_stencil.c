@@ -1,0 +1,396 @@
+/* Periodic 2D stencils with pointwise powers (GsStencil), on the back end argv[1]:
+ * - random stencils (1 to 3 inputs, powers 1 to 3, radii 0 to 2, terms repeated so they sum, full
+ *   and tensor-product weights) on random grids (odd sizes, tiles cut at the edges, batches)
+ *   against a long-double evaluation written here from the terms as given, double and float, with
+ *   the error bounded by a few units of rounding times the sum of |weight x input^power|;
+ * - on a GPU back end, the same stencils on a CPU context: equal within that bound, the output
+ *   poisoned with NaN first (every point written);
+ * - properties: the 5-point Laplacian of a Fourier mode is the mode times its symbol, and a
+ *   zero-sum stencil keeps the total (mass) to rounding; no terms give zeros;
+ * - GsStencilGetTerm returns the summed weights; a batch longer than a launch's grid dimension;
+ * - bad arguments are named errors. */
+#include "harness.h"
+
+static const char *resource = "/cpu";
+typedef long double LD;
+
+#define R GS_STENCIL_MAX_RADIUS
+#define SIDE (2 * R + 1)
+
+/* A term as the test gave it: centred weights [dy + R][dx + R]. */
+typedef struct {
+  int input, power;
+  double k[SIDE * SIDE];
+} Term;
+
+typedef struct {
+  GsInt nx, ny, batch;
+  int inputs, nterms;
+  Term t[16];
+} Spec;
+
+static LD ipow(LD u, int p) {
+  return p == 1 ? u : p == 2 ? u * u : u * u * u;
+}
+
+static GsInt wrapm(GsInt i, GsInt m) {
+  return ((i % m) + m) % m;
+}
+
+/* Reference y and the magnitude bound mag (sum of |w u^p|) at every point. */
+static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
+  const GsInt nx = s->nx, ny = s->ny;
+  for (GsInt b = 0; b < s->batch; b++)
+    for (GsInt j = 0; j < ny; j++)
+      for (GsInt i = 0; i < nx; i++) {
+        LD sum = 0, m = 0;
+        for (int t = 0; t < s->nterms; t++)
+          for (int dy = -R; dy <= R; dy++)
+            for (int dx = -R; dx <= R; dx++) {
+              const double w = s->t[t].k[(dy + R) * SIDE + dx + R];
+              if (w == 0) continue;
+              const LD u = x[s->t[t].input][b * nx * ny + wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)];
+              sum += (LD)w * ipow(u, s->t[t].power);
+              m += fabsl((LD)w * ipow(u, s->t[t].power));
+            }
+        y[b * nx * ny + j * nx + i] = sum;
+        mag[b * nx * ny + j * nx + i] = m;
+      }
+}
+
+/* Build the stencil of spec s on ctx (terms alternately as full and as tensor weights). */
+static int build(GsContext ctx, const Spec *s, GsDataType dt, HsRng *r, GsStencil *st) {
+  GsStencilDesc d = {.nx = s->nx, .ny = s->ny, .batch = s->batch, .inputs = s->inputs, .dt = dt};
+  if (CHECK_OK(GsStencilCreate(ctx, &d, st))) return 1;
+  for (int t = 0; t < s->nterms; t++) {
+    const Term *tm = &s->t[t];
+    /* The radii that hold the term's weights. */
+    int rx = 0, ry = 0;
+    for (int dy = -R; dy <= R; dy++)
+      for (int dx = -R; dx <= R; dx++)
+        if (tm->k[(dy + R) * SIDE + dx + R] != 0) {
+          rx = abs(dx) > rx ? abs(dx) : rx;
+          ry = abs(dy) > ry ? abs(dy) : ry;
+        }
+    double w[SIDE * SIDE];
+    for (int dy = -ry; dy <= ry; dy++)
+      for (int dx = -rx; dx <= rx; dx++)
+        w[(dy + ry) * (2 * rx + 1) + dx + rx] = tm->k[(dy + R) * SIDE + dx + R];
+    /* A scale that is a power of two keeps the given weights exact. */
+    const double sc = hs_int(r, 0, 1) ? 2.0 : 1.0;
+    for (int q = 0; q < (2 * rx + 1) * (2 * ry + 1); q++)
+      w[q] /= sc;
+    if (CHECK_OK(GsStencilAddTerm(*st, tm->input, tm->power, rx, ry, w, sc))) return 1;
+  }
+  return 0;
+}
+
+/* A random spec: weights either full (random everywhere inside random radii) or a tensor product
+ * (then stored full in the spec). */
+static void random_spec(HsRng *r, Spec *s, int big) {
+  static const GsInt sizes[] = {1, 2, 3, 5, 7, 31, 32, 33, 65, 100};
+  memset(s, 0, sizeof *s);
+  s->nx = big ? hs_int(r, 200, 300) : sizes[hs_int(r, 0, 9)];
+  s->ny = big ? hs_int(r, 60, 130) : sizes[hs_int(r, 0, 9)];
+  s->batch = hs_int(r, 1, 3);
+  s->inputs = (int)hs_int(r, 1, 3);
+  s->nterms = (int)hs_int(r, 1, 6);
+  for (int t = 0; t < s->nterms; t++) {
+    Term *tm = &s->t[t];
+    tm->input = (int)hs_int(r, 0, s->inputs - 1);
+    tm->power = (int)hs_int(r, 1, 3);
+    int rx = (int)hs_int(r, 0, R), ry = (int)hs_int(r, 0, R);
+    while (2 * rx + 1 > s->nx)
+      rx--;
+    while (2 * ry + 1 > s->ny)
+      ry--;
+    double kx[SIDE], ky[SIDE];
+    for (int q = 0; q < SIDE; q++) {
+      kx[q] = hs_range(r, -2, 2);
+      ky[q] = hs_range(r, -2, 2);
+    }
+    const int tensor = (int)hs_int(r, 0, 1);
+    for (int dy = -ry; dy <= ry; dy++)
+      for (int dx = -rx; dx <= rx; dx++)
+        tm->k[(dy + R) * SIDE + dx + R] =
+            tensor ? kx[dx + rx] * ky[dy + ry] : hs_range(r, -2, 2);
+  }
+}
+
+/* Apply spec s (type dt) on ctx to inputs xv (host doubles, exactly representable in dt); the
+ * result as doubles into y. */
+static int apply_on(GsContext ctx, const Spec *s, GsDataType dt, double *const *xv, HsRng *r,
+                    double *y) {
+  const GsInt n = s->nx * s->ny * s->batch;
+  const size_t es = GsDataTypeSize(dt);
+  GsStencil st = NULL;
+  GsVec x[GS_STENCIL_MAX_INPUTS] = {NULL}, yv = NULL;
+  void *buf = malloc((size_t)n * es);
+  int bad = build(ctx, s, dt, r, &st) || !buf;
+  for (int k = 0; k < s->inputs && !bad; k++) {
+    bad |= CHECK_OK(GsVecCreate(ctx, n, dt, &x[k])) != 0;
+    for (GsInt i = 0; i < n && !bad; i++)
+      if (dt == GS_DOUBLE)
+        ((double *)buf)[i] = xv[k][i];
+      else
+        ((float *)buf)[i] = (float)xv[k][i];
+    if (!bad) bad |= CHECK_OK(GsVecSetValuesHost(x[k], buf)) != 0;
+  }
+  if (!bad) bad |= CHECK_OK(GsVecCreate(ctx, n, dt, &yv)) != 0;
+  if (!bad) bad |= CHECK_OK(GsVecSet(yv, NAN)) != 0; /* poison: every point must be written */
+  if (!bad) bad |= CHECK_OK(GsStencilApply(st, x, yv)) != 0;
+  if (!bad) bad |= CHECK_OK(GsVecGetValuesHost(yv, buf)) != 0;
+  for (GsInt i = 0; i < n && !bad; i++)
+    y[i] = dt == GS_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
+  for (int k = 0; k < GS_STENCIL_MAX_INPUTS; k++)
+    GsVecDestroy(&x[k]);
+  GsVecDestroy(&yv);
+  GsStencilDestroy(&st);
+  free(buf);
+  return bad;
+}
+
+/* Random stencils against the reference, and against the CPU back end when ctx is a GPU one. */
+static void test_random(GsContext ctx, GsContext cpu, uint64_t seed) {
+  HsRng r = hs_rng(seed);
+  for (int trial = 0; trial < 40; trial++) {
+    const GsDataType dt = trial % 2 ? GS_FLOAT : GS_DOUBLE;
+    Spec s;
+    random_spec(&r, &s, trial % 10 == 9);
+    const GsInt n = s.nx * s.ny * s.batch;
+    double *x[GS_STENCIL_MAX_INPUTS] = {NULL};
+    double *y = malloc((size_t)n * sizeof *y), *yc = malloc((size_t)n * sizeof *yc);
+    LD *ref = malloc((size_t)n * sizeof *ref), *mag = malloc((size_t)n * sizeof *mag);
+    for (int k = 0; k < s.inputs; k++) {
+      x[k] = malloc((size_t)n * sizeof *x[k]);
+      for (GsInt i = 0; i < n; i++)
+        x[k][i] = dt == GS_DOUBLE ? hs_range(&r, -1.5, 1.5) : (double)(float)hs_range(&r, -1.5, 1.5);
+    }
+    reference(&s, x, ref, mag);
+    HsRng r2 = r, r3 = r; /* the same scales on both contexts */
+    const double eps = hs_type_eps(dt);
+    /* Each product rounds once (w rounded to the type, u^p twice) and each sum once: a handful
+     * of units times the sum of magnitudes (in float, the rounded weights dominate). */
+    const double k = 8.0;
+    if (!apply_on(ctx, &s, dt, x, &r2, y)) {
+      double worst = 0;
+      GsInt at = 0;
+      for (GsInt i = 0; i < n; i++) {
+        const double e = (double)(fabsl((LD)y[i] - ref[i]) / ((LD)k * eps * (mag[i] + 1e-300L)));
+        if (!(e <= worst)) worst = e, at = i;
+      }
+      CHECK(worst <= 1, "trial %d (%s, %lld x %lld x %lld, %d terms): point %lld is %.17g, "
+            "reference %.17Lg (%.2f of the bound)", trial, dt == GS_DOUBLE ? "double" : "float",
+            (long long)s.nx, (long long)s.ny, (long long)s.batch, s.nterms, (long long)at, y[at],
+            ref[at], worst);
+    }
+    if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc)) {
+      double worst = 0;
+      for (GsInt i = 0; i < n; i++) {
+        const double e = fabs(y[i] - yc[i]) / (2 * k * eps * (double)mag[i] + 1e-300);
+        if (!(e <= worst)) worst = e;
+      }
+      CHECK(worst <= 1, "trial %d: device and CPU differ by %.2f of the bound", trial, worst);
+    }
+    for (int q = 0; q < s.inputs; q++)
+      free(x[q]);
+    free(y);
+    free(yc);
+    free(ref);
+    free(mag);
+  }
+}
+
+/* The 5-point Laplacian (1, -2, 1) / h^2 along each axis of cos(2 pi (kx i / nx + ky j / ny)) is
+ * the mode times -(4 / h^2)(sin^2(pi kx / nx) + sin^2(pi ky / ny)); its total is zero. The cube of
+ * a mode through power 3 equals the cube of the values. */
+static void test_properties(GsContext ctx) {
+  const GsInt nx = 48, ny = 40;
+  const double h = 0.1, l[3] = {1 / (h * h), -2 / (h * h), 1 / (h * h)}, pi = acos(-1.0);
+  const int kx = 3, ky = 2;
+  GsStencilDesc d = {.nx = nx, .ny = ny, .batch = 1, .inputs = 1, .dt = GS_DOUBLE};
+  GsStencil st = NULL, cube = NULL;
+  GsVec x = NULL, y = NULL;
+  if (CHECK_OK(GsStencilCreate(ctx, &d, &st)) || CHECK_OK(GsStencilCreate(ctx, &d, &cube))) goto out;
+  CHECK_OK(GsStencilAddTensorTerm(st, 0, 1, 1, l, 0, NULL, 1.0));
+  CHECK_OK(GsStencilAddTensorTerm(st, 0, 1, 1, l, 0, NULL, 0.0)); /* adds nothing */
+  const double one = 1.0;
+  CHECK_OK(GsStencilAddTensorTerm(st, 0, 1, 0, &one, 1, l, 1.0));
+  CHECK_OK(GsStencilAddTerm(cube, 0, 3, 0, 0, &one, 1.0));
+  CHECK_OK(GsVecCreate(ctx, nx * ny, GS_DOUBLE, &x));
+  CHECK_OK(GsVecCreate(ctx, nx * ny, GS_DOUBLE, &y));
+  double *hx = malloc((size_t)(nx * ny) * sizeof *hx), *hy = malloc((size_t)(nx * ny) * sizeof *hy);
+  for (GsInt j = 0; j < ny; j++)
+    for (GsInt i = 0; i < nx; i++)
+      hx[j * nx + i] = cos(2 * pi * ((double)(kx * i) / nx + (double)(ky * j) / ny));
+  CHECK_OK(GsVecSetValuesHost(x, hx));
+  CHECK_OK(GsStencilApply(st, (GsVec[]){x}, y));
+  CHECK_OK(GsVecGetValuesHost(y, hy));
+  const double sym = -4 / (h * h) * (pow(sin(pi * kx / nx), 2) + pow(sin(pi * ky / ny), 2));
+  double worst = 0, total = 0;
+  for (GsInt i = 0; i < nx * ny; i++) {
+    worst = fmax(worst, fabs(hy[i] - sym * hx[i]));
+    total += hy[i];
+  }
+  CHECK(worst <= 64 * DBL_EPSILON * 8 / (h * h), "Laplacian of a mode: off by %g", worst);
+  CHECK(fabs(total) <= 1e-10, "Laplacian of a mode sums to %g, not 0", total);
+  CHECK_OK(GsStencilApply(cube, (GsVec[]){x}, y));
+  CHECK_OK(GsVecGetValuesHost(y, hy));
+  worst = 0;
+  for (GsInt i = 0; i < nx * ny; i++)
+    worst = fmax(worst, fabs(hy[i] - hx[i] * hx[i] * hx[i]));
+  CHECK(worst <= 2 * DBL_EPSILON, "power 3: off by %g", worst);
+  /* GetTerm: the two Laplacian halves summed into one 3 x 3 cross. */
+  int rx = 0, ry = 0;
+  double w[SIDE * SIDE];
+  CHECK_OK(GsStencilGetTerm(st, 0, 1, &rx, &ry, w));
+  CHECK(rx == 1 && ry == 1 && w[4] == 2 * l[1] && w[1] == l[0] && w[3] == l[0] && w[0] == 0,
+        "GetTerm: radii %d %d, centre %g", rx, ry, w[4]);
+  CHECK_OK(GsStencilGetTerm(st, 0, 2, &rx, &ry, w));
+  CHECK(rx == -1 && ry == -1, "GetTerm of a missing term: radii %d %d", rx, ry);
+  /* No terms: zeros. */
+  GsStencilDestroy(&st);
+  CHECK_OK(GsStencilCreate(ctx, &d, &st));
+  CHECK_OK(GsVecSet(y, 7.0));
+  CHECK_OK(GsStencilApply(st, (GsVec[]){x}, y));
+  double nrm = 1;
+  CHECK_OK(GsVecNorm(y, GS_NORM_INF, &nrm));
+  CHECK(nrm == 0, "a stencil without terms gives %g, not 0", nrm);
+  free(hx);
+  free(hy);
+out:
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  GsStencilDestroy(&st);
+  GsStencilDestroy(&cube);
+}
+
+/* More grids than one launch dimension holds (65535): 70000 grids of 1 x 3, y = x(j-1) + 2 x^2. */
+static void test_long_batch(GsContext ctx) {
+  const GsInt batch = 70000, n = 3 * batch;
+  GsStencilDesc d = {.nx = 1, .ny = 3, .batch = batch, .inputs = 1, .dt = GS_DOUBLE};
+  GsStencil st = NULL;
+  GsVec x = NULL, y = NULL;
+  const double k[3] = {1, 0, 0}, two = 2;
+  double *hx = malloc((size_t)n * sizeof *hx), *hy = malloc((size_t)n * sizeof *hy);
+  if (CHECK_OK(GsStencilCreate(ctx, &d, &st))) goto out;
+  CHECK_OK(GsStencilAddTerm(st, 0, 1, 0, 1, k, 1.0));
+  CHECK_OK(GsStencilAddTerm(st, 0, 2, 0, 0, &two, 1.0));
+  CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x));
+  CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &y));
+  for (GsInt i = 0; i < n; i++)
+    hx[i] = (double)(i % 1000);
+  CHECK_OK(GsVecSetValuesHost(x, hx));
+  CHECK_OK(GsVecSet(y, NAN));
+  CHECK_OK(GsStencilApply(st, (GsVec[]){x}, y));
+  CHECK_OK(GsVecGetValuesHost(y, hy));
+  GsInt bad = 0, first = -1;
+  for (GsInt b = 0; b < batch; b++)
+    for (GsInt j = 0; j < 3; j++) {
+      const GsInt i = 3 * b + j;
+      const double want = hx[3 * b + (j + 2) % 3] + 2 * hx[i] * hx[i];
+      if (hy[i] != want && bad++ == 0) first = i;
+    }
+  CHECK(bad == 0, "long batch: %lld wrong points, first %lld", (long long)bad, (long long)first);
+out:
+  free(hx);
+  free(hy);
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  GsStencilDestroy(&st);
+}
+
+static void test_errors(GsContext ctx) {
+  GsStencil st = NULL;
+  GsStencilDesc d = {.nx = 8, .ny = 4, .batch = 2, .inputs = 2, .dt = GS_DOUBLE};
+  const double w[25] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  CHECK_ERR(GsStencilCreate(NULL, &d, &st), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilCreate(ctx, NULL, &st), GS_ERR_ARG_NULL);
+  GsStencilDesc b = d;
+  b.nx = 0;
+  CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "nx = 0");
+  b = d;
+  b.inputs = 5;
+  CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "5 inputs");
+  b = d;
+  b.dt = (GsDataType)9;
+  CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_TYPE);
+  b = d;
+  b.nx = (GsInt)1 << 40;
+  b.ny = (GsInt)1 << 30;
+  CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "overflows");
+  if (CHECK_OK(GsStencilCreate(ctx, &d, &st))) return;
+  CHECK_ERR(GsStencilAddTerm(st, 2, 1, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "input 2");
+  CHECK_ERR(GsStencilAddTerm(st, 0, 4, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "power 4");
+  CHECK_ERR(GsStencilAddTerm(st, 0, 1, 3, 0, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "radii 3 (x)");
+  CHECK_ERR(GsStencilAddTerm(st, 0, 1, 0, 2, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "does not fit a periodic grid of 8 x 4");
+  CHECK_ERR(GsStencilAddTerm(st, 0, 1, 1, 1, NULL, 1.0), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilAddTerm(st, 0, 1, 1, 1, w, NAN), GS_ERR_NOT_FINITE);
+  CHECK_MSG(ctx, "offset (-1, -1)");
+  CHECK_ERR(GsStencilAddTensorTerm(st, 0, 1, 1, w, 1, NULL, 1.0), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsStencilAddTerm(NULL, 0, 1, 1, 1, w, 1.0), GS_ERR_ARG_NULL);
+  /* Nine (input, power) pairs are one too many (2 inputs x 3 powers = 6 fit; a third input
+   * stencil is needed to pass eight). */
+  GsStencilDesc d4 = d;
+  d4.inputs = 4;
+  GsStencil s4 = NULL;
+  if (!CHECK_OK(GsStencilCreate(ctx, &d4, &s4))) {
+    int rc = 0;
+    for (int k = 0; k < 9 && !rc; k++)
+      rc = GsStencilAddTerm(s4, k / 3, k % 3 + 1, 0, 0, w, 1.0);
+    CHECK(rc == GS_ERR_ARG_OUTOFRANGE, "a ninth term returned %d", rc);
+    CHECK_MSG(ctx, "at most 8");
+    GsStencilDestroy(&s4);
+  }
+  /* Apply: lengths, types, aliasing. */
+  GsVec x0 = NULL, x1 = NULL, shortv = NULL, fv = NULL;
+  CHECK_OK(GsVecCreate(ctx, 64, GS_DOUBLE, &x0));
+  CHECK_OK(GsVecCreate(ctx, 64, GS_DOUBLE, &x1));
+  CHECK_OK(GsVecCreate(ctx, 63, GS_DOUBLE, &shortv));
+  CHECK_OK(GsVecCreate(ctx, 64, GS_FLOAT, &fv));
+  CHECK_OK(GsStencilAddTerm(st, 1, 1, 1, 1, w, 1.0));
+  CHECK_ERR(GsStencilApply(st, NULL, x1), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilApply(st, (GsVec[]){x0, shortv}, x1), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "x[1] has 63 entries");
+  CHECK_ERR(GsStencilApply(st, (GsVec[]){x0, x0}, shortv), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsStencilApply(st, (GsVec[]){fv, x0}, x1), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsStencilApply(st, (GsVec[]){x0, x1}, x1), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "also input x[1]");
+  CHECK_ERR(GsStencilApply(st, (GsVec[]){x0, NULL}, x1), GS_ERR_ARG_NULL);
+  CHECK_OK(GsStencilApply(st, (GsVec[]){x0, x0}, x1)); /* an input may repeat */
+  GsVecDestroy(&x0);
+  GsVecDestroy(&x1);
+  GsVecDestroy(&shortv);
+  GsVecDestroy(&fv);
+  GsStencilDestroy(&st);
+  CHECK(st == NULL && GsStencilDestroy(&st) == 0 && GsStencilDestroy(NULL) == 0, "destroy twice");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && argv[1][0] == '/') resource = argv[1];
+  hs_begin("test_stencil", resource, argc, argv);
+  GsContext ctx = NULL, cpu = NULL;
+  int rc = hs_init_backend(resource, &ctx);
+  if (rc == 77) return 77;
+  if (rc) return hs_finish();
+  if (strcmp(resource, "/cpu") != 0 && !CHECK_OK(GsInit("/cpu", &cpu))) hs_watch(cpu);
+  HsRng r = hs_rng(21);
+  test_random(ctx, cpu, hs_next(&r));
+  test_properties(ctx);
+  test_long_batch(ctx);
+  test_errors(ctx);
+  if (cpu) {
+    hs_unwatch(cpu);
+    CHECK_OK(GsDestroy(&cpu));
+  }
+  hs_unwatch(ctx);
+  CHECK_OK(GsDestroy(&ctx));
+  return hs_finish();
+}
