@@ -49,7 +49,8 @@ static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
             for (int dx = -R; dx <= R; dx++) {
               const double w = s->t[t].k[(dy + R) * SIDE + dx + R];
               if (w == 0) continue;
-              const LD u = x[s->t[t].input][b * nx * ny + wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)];
+              const LD u =
+                  x[s->t[t].input][b * nx * ny + wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)];
               sum += (LD)w * ipow(u, s->t[t].power);
               m += fabsl((LD)w * ipow(u, s->t[t].power));
             }
@@ -112,8 +113,7 @@ static void random_spec(HsRng *r, Spec *s, int big) {
     const int tensor = (int)hs_int(r, 0, 1);
     for (int dy = -ry; dy <= ry; dy++)
       for (int dx = -rx; dx <= rx; dx++)
-        tm->k[(dy + R) * SIDE + dx + R] =
-            tensor ? kx[dx + rx] * ky[dy + ry] : hs_range(r, -2, 2);
+        tm->k[(dy + R) * SIDE + dx + R] = tensor ? kx[dx + rx] * ky[dy + ry] : hs_range(r, -2, 2);
   }
 }
 
@@ -164,7 +164,8 @@ static void test_random(GsContext ctx, GsContext cpu, uint64_t seed) {
     for (int k = 0; k < s.inputs; k++) {
       x[k] = malloc((size_t)n * sizeof *x[k]);
       for (GsInt i = 0; i < n; i++)
-        x[k][i] = dt == GS_DOUBLE ? hs_range(&r, -1.5, 1.5) : (double)(float)hs_range(&r, -1.5, 1.5);
+        x[k][i] =
+            dt == GS_DOUBLE ? hs_range(&r, -1.5, 1.5) : (double)(float)hs_range(&r, -1.5, 1.5);
     }
     reference(&s, x, ref, mag);
     HsRng r2 = r, r3 = r; /* the same scales on both contexts */
@@ -179,10 +180,11 @@ static void test_random(GsContext ctx, GsContext cpu, uint64_t seed) {
         const double e = (double)(fabsl((LD)y[i] - ref[i]) / ((LD)k * eps * (mag[i] + 1e-300L)));
         if (!(e <= worst)) worst = e, at = i;
       }
-      CHECK(worst <= 1, "trial %d (%s, %lld x %lld x %lld, %d terms): point %lld is %.17g, "
-            "reference %.17Lg (%.2f of the bound)", trial, dt == GS_DOUBLE ? "double" : "float",
-            (long long)s.nx, (long long)s.ny, (long long)s.batch, s.nterms, (long long)at, y[at],
-            ref[at], worst);
+      CHECK(worst <= 1,
+            "trial %d (%s, %lld x %lld x %lld, %d terms): point %lld is %.17g, "
+            "reference %.17Lg (%.2f of the bound)",
+            trial, dt == GS_DOUBLE ? "double" : "float", (long long)s.nx, (long long)s.ny,
+            (long long)s.batch, s.nterms, (long long)at, y[at], ref[at], worst);
     }
     if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc)) {
       double worst = 0;
@@ -211,7 +213,8 @@ static void test_properties(GsContext ctx) {
   GsStencilDesc d = {.nx = nx, .ny = ny, .batch = 1, .inputs = 1, .dt = GS_DOUBLE};
   GsStencil st = NULL, cube = NULL;
   GsVec x = NULL, y = NULL;
-  if (CHECK_OK(GsStencilCreate(ctx, &d, &st)) || CHECK_OK(GsStencilCreate(ctx, &d, &cube))) goto out;
+  if (CHECK_OK(GsStencilCreate(ctx, &d, &st)) || CHECK_OK(GsStencilCreate(ctx, &d, &cube)))
+    goto out;
   CHECK_OK(GsStencilAddTensorTerm(st, 0, 1, 1, l, 0, NULL, 1.0));
   CHECK_OK(GsStencilAddTensorTerm(st, 0, 1, 1, l, 0, NULL, 0.0)); /* adds nothing */
   const double one = 1.0;

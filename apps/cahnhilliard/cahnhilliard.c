@@ -1,7 +1,10 @@
 /* Periodic Cahn-Hilliard in 1D and 2D (ADI), semi-implicit SBDF1 / SBDF2 (see cahnhilliard.h), on
- * the public API: f(C) = C^3 - C from vector products, second differences from periodic
- * tridiagonal products along each axis, the implicit part from periodic pentadiagonal batches with
- * one shared matrix per scheme and axis (factored once). */
+ * the public API. A step is three passes over the field: the whole right-hand side (the states'
+ * linear terms, the Laplacian of f(C) = C^3 - C, the ADI cross and splitting terms) as one
+ * GsStencil of c and cprev, then the periodic pentadiagonal batches along x and, in 2D, along y
+ * (one shared matrix per scheme and axis, factored once), the last writing the new state over
+ * cprev. Ensembles with per-member parameters scale the Laplacian term per member (two passes
+ * more) and have one matrix per member. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,14 +21,15 @@ struct GsCahnHilliard_s {
   double s;                             /* D gamma dt */
   GsBanded Ax1, Ay1, Ax2, Ay2;          /* x and y factors of SBDF1 and SBDF2 (y: 2D only) */
   GsVec ax1[5], ay1[5], ax2[5], ay2[5]; /* their diagonals (n and ny entries) */
-  GsBanded Lx, Ly; /* periodic second differences along x and y, (1, -2, 1) / dx^2 */
-  GsVec lx[3], ly[3];
-  GsVec c, cprev, f, fprev, g, w, rhs; /* points * ensemble each */
-  double *gam, *Dm;                    /* per-member gamma and D (ensemble entries) */
-  int hetero;          /* members differ: per-member matrices, dtD scaling per point */
-  GsVec dtD;           /* hetero: dt D_e at every point of member e */
-  uint64_t param_hash; /* of gam and Dm when hetero (checkpoints); 0 otherwise */
-  double *host;        /* the state as doubles on the host, for diagnostics (valid when host_ok) */
+  /* Right-hand sides of SBDF1 and SBDF2; with per-member parameters, the Laplacian terms
+   * (lap1, lap2, to be scaled by dt D_e) and SBDF2's linear combination (lin2) apart. */
+  GsStencil rhs1, rhs2, lap1, lap2, lin2;
+  GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
+  double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
+  int hetero;             /* members differ: per-member matrices, dtD scaling per point */
+  GsVec dtD;              /* hetero: dt D_e at every point of member e */
+  uint64_t param_hash;    /* of gam and Dm when hetero (checkpoints); 0 otherwise */
+  double *host; /* the state as doubles on the host, for diagnostics (valid when host_ok) */
   int host_ok;
   double t;
   GsInt steps;
@@ -34,7 +38,7 @@ struct GsCahnHilliard_s {
 int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
   if (!ch || !*ch) return 0;
   GsCahnHilliard h = *ch;
-  GsBanded *b[] = {&h->Ax1, &h->Ay1, &h->Ax2, &h->Ay2, &h->Lx, &h->Ly};
+  GsBanded *b[] = {&h->Ax1, &h->Ay1, &h->Ax2, &h->Ay2};
   for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
     GsBandedDestroy(b[k]);
   for (int k = 0; k < 5; k++) {
@@ -43,11 +47,10 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(&h->ax2[k]);
     GsVecDestroy(&h->ay2[k]);
   }
-  for (int k = 0; k < 3; k++) {
-    GsVecDestroy(&h->lx[k]);
-    GsVecDestroy(&h->ly[k]);
-  }
-  GsVec *v[] = {&h->c, &h->cprev, &h->f, &h->fprev, &h->g, &h->w, &h->rhs, &h->dtD};
+  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2};
+  for (size_t k = 0; k < sizeof st / sizeof st[0]; k++)
+    GsStencilDestroy(st[k]);
+  GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g, &h->dtD};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsVecDestroy(v[k]);
   free(h->gam);
@@ -103,29 +106,92 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
   return 0;
 }
 
+/* The terms of one scheme's right-hand side (first: SBDF1, else SBDF2) into st, inputs c (0) and
+ * cprev (1):
+ *   SBDF1: c + dtD lap f(c) - 2 s Dxx Dyy c + M c
+ *   SBDF2: (2 c - cprev / 2 + dtD lap f* - 2 s Dxx Dyy c*) 2 / 3 + M c*,
+ *          c* = 2 c - cprev, f* = 2 f(c) - f(cprev)
+ * with f(u) = u^3 - (1 + S) u and M = (a Dxx^2 - b Dxx)(a Dyy^2 - b Dyy) (see step()). lin: the
+ * states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or 1 when they are scaled
+ * per member afterwards, 0 to leave them out); the cross and M terms are 2D only. */
+static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double lap_scale) {
+  const GsCahnHilliardDesc *d = &h->d;
+  const double dx = d->length / (double)d->n, q = 1 / (dx * dx), S = d->stabilize;
+  const double a = first ? h->s : 2 * h->s / 3;
+  const double b = (first ? 1.0 : 2.0 / 3.0) * S * d->dt * d->D;
+  const double one[1] = {1}, d2[3] = {q, -2 * q, q};
+  const double m[5] = {a * q * q, -4 * a * q * q - b * q, 6 * a * q * q + 2 * b * q,
+                       -4 * a * q * q - b * q, a * q * q};
+  const int twod = h->ny > 1, nin = first ? 1 : 2;
+  /* Factors of c and cprev: in the states' terms, in f*, and in c*. */
+  const double wl[2] = {first ? 1.0 : 4.0 / 3.0, -1.0 / 3.0};
+  const double wf[2] = {first ? 1.0 : 4.0 / 3.0, -2.0 / 3.0};
+  const double wc[2] = {first ? 1.0 : 2.0, -1.0};
+  const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
+  for (int k = 0; k < nin; k++) {
+    if (lin) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wl[k]));
+    if (lap_scale != 0) {
+      const double l = lap_scale * wf[k];
+      GsCall(GsStencilAddTensorTerm(st, k, 3, 1, d2, 0, NULL, l));
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, -(1 + S) * l));
+      if (twod) {
+        GsCall(GsStencilAddTensorTerm(st, k, 3, 0, one, 1, d2, l));
+        GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 1, d2, -(1 + S) * l));
+      }
+    }
+    if (lin && twod) {
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 1, d2, -2 * h->s * ws * wc[k]));
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 2, m, wc[k]));
+    }
+  }
+  return 0;
+}
+
+/* A stencil over the state grid (rows: y in 2D, the members of a 1D ensemble) with nin inputs. */
+static int rhs_stencil(GsCahnHilliard h, int nin, GsStencil *st) {
+  const GsStencilDesc sd = {.nx = h->d.n,
+                            .ny = h->ny > 1 ? h->ny : h->d.ensemble,
+                            .batch = 1,
+                            .inputs = nin,
+                            .dt = h->d.precision};
+  GsCall(GsStencilCreate(h->ctx, &sd, st));
+  return 0;
+}
+
 static int create(GsContext ctx, GsCahnHilliard h) {
   const GsCahnHilliardDesc *d = &h->d;
   const GsInt n = d->n, N = h->points * d->ensemble;
   const double dx = d->length / (double)n, s = h->s / (dx * dx * dx * dx), a = 2 * s / 3;
-  const double q = 1 / (dx * dx);
   /* With the stabilization, b = S dt D / dx^2 (times 2/3 for SBDF2) adds -b (1, -2, 1). */
   const double b1 = d->stabilize * d->dt * d->D / (dx * dx), b2 = 2 * b1 / 3;
   const double a1[5] = {s, -4 * s - b1, 1 + 6 * s + 2 * b1, -4 * s - b1, s};
   const double a2[5] = {a, -4 * a - b2, 1 + 6 * a + 2 * b2, -4 * a - b2, a};
-  const double l[3] = {q, -2 * q, q};
   GsCall(factors(h, 1.0, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
   if (d->order == 2) GsCall(factors(h, 2.0 / 3.0, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
-  const GsDataType pt = d->precision;
-  GsCall(GsAppConstantBands(ctx, n, 3, l, pt, h->lx));
-  GsCall(GsAppPeriodicBatch(ctx, 3, n, h->ny * d->ensemble, pt, &h->Lx));
-  if (h->ny > 1) {
-    GsCall(GsAppConstantBands(ctx, h->ny, 3, l, pt, h->ly));
-    GsCall(GsAppPeriodicColumns(ctx, 3, h->ny, n, pt, &h->Ly));
+  const double dtD = d->dt * d->D;
+  if (!h->hetero) {
+    GsCall(rhs_stencil(h, 1, &h->rhs1));
+    GsCall(rhs_terms(h, h->rhs1, 1, 1, dtD));
+    if (d->order == 2) {
+      GsCall(rhs_stencil(h, 2, &h->rhs2));
+      GsCall(rhs_terms(h, h->rhs2, 0, 1, dtD));
+    }
+  } else {
+    GsCall(rhs_stencil(h, 1, &h->lap1));
+    GsCall(rhs_terms(h, h->lap1, 1, 0, 1.0));
+    if (d->order == 2) {
+      GsCall(rhs_stencil(h, 2, &h->lap2));
+      GsCall(rhs_terms(h, h->lap2, 0, 0, 1.0));
+      GsCall(rhs_stencil(h, 2, &h->lin2));
+      GsCall(rhs_terms(h, h->lin2, 0, 1, 0.0));
+    }
   }
-  GsVec *v[] = {&h->c, &h->cprev, &h->f, &h->fprev, &h->g, &h->w, &h->rhs};
-  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+  const GsDataType pt = d->precision;
+  GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g};
+  for (size_t k = 0; k < sizeof v / sizeof v[0] - !h->hetero; k++)
     GsCall(GsVecCreate(ctx, N, pt, v[k]));
   GsCall(GsVecSet(h->c, 0.0));
+  GsCall(GsVecSet(h->cprev, 0.0));
   h->host = malloc((size_t)N * sizeof *h->host);
   GsCheck(h->host != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)N);
   if (h->hetero) {
@@ -265,14 +331,6 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
   return 0;
 }
 
-/* f = c^3 - c */
-static int nonlinear(GsVec c, GsVec f) {
-  GsCall(GsVecPointwiseMult(f, c, c));
-  GsCall(GsVecPointwiseMult(f, f, c));
-  GsCall(GsVecAXPY(f, -1.0, c));
-  return 0;
-}
-
 /* One step. SBDF1 (and SBDF2's first step), a = s:
  *   (1 + a Dx4)(1 + a Dy4) c' = c + dt D lap f(c) - 2 s Dxx Dyy c + a^2 Dx4 Dy4 c;
  * SBDF2, a = 2 s / 3, with c* = 2 c - cprev and f* = 2 f(c) - f(cprev):
@@ -282,61 +340,34 @@ static int nonlinear(GsVec c, GsVec f) {
  * c*), so the splitting keeps each scheme's order (without it SBDF2 would fall to first order);
  * like the explicit cross term it leaves every Fourier mode's factor below 1 in size. Dx4 = Dxx^2.
  * With the stabilization S, f becomes f - S c, each factor gains - b Dxx (b = S dt D, times 2/3
- * for SBDF2), and the last term becomes (a Dx4 - b Dxx)(a Dy4 - b Dyy) c*.
- * Then the x factor and, in 2D, the y factor. */
+ * for SBDF2), and the last term becomes (a Dx4 - b Dxx)(a Dy4 - b Dyy) c*. The right-hand side is
+ * one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor, the last solve
+ * writing c' over cprev, which then trades places with c. */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
-  const double dtD = h->d.dt * h->d.D, a = first ? h->s : 2 * h->s / 3;
-  GsVec fx = h->f, cx = h->c;
-  GsCall(nonlinear(h->c, h->f));
-  if (h->d.stabilize != 0) GsCall(GsVecAXPY(h->f, -h->d.stabilize, h->c)); /* f - S c */
-  if (first) {
-    GsCall(GsVecCopy(h->c, h->rhs));
+  const GsVec in[2] = {h->c, h->cprev};
+  if (!h->hetero) {
+    GsCall(GsStencilApply(first ? h->rhs1 : h->rhs2, in, h->rhs));
   } else {
-    GsCall(GsVecAXPBY(h->fprev, 2.0, -1.0, h->f)); /* fprev = 2 f - fprev */
-    GsCall(GsVecAXPBY(h->rhs, 2.0, 0.0, h->c));
-    GsCall(GsVecAXPY(h->rhs, -0.5, h->cprev));
-    GsCall(GsVecAXPBY(h->cprev, 2.0, -1.0, h->c)); /* cprev = 2 c - cprev */
-    fx = h->fprev;
-    cx = h->cprev;
-  }
-  GsCall(GsBandedMult(h->Lx, h->lx, fx, h->g));
-  if (h->hetero) {
+    GsCall(GsStencilApply(first ? h->lap1 : h->lap2, in, h->g));
     GsCall(GsVecPointwiseMult(h->g, h->dtD, h->g)); /* dt D_e per member */
-    GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
-  } else {
-    GsCall(GsVecAXPY(h->rhs, dtD, h->g));
+    if (first) {
+      GsCall(GsVecWAXPY(h->rhs, 1.0, h->g, h->c));
+    } else {
+      GsCall(GsStencilApply(h->lin2, in, h->rhs));
+      GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
+    }
   }
-  if (twod) {
-    GsCall(GsBandedMult(h->Ly, h->ly, fx, h->g));
-    GsCall(GsVecAXPY(h->rhs, dtD, h->g));
-    GsCall(GsBandedMult(h->Ly, h->ly, cx, h->w)); /* w = Dyy c* */
-    GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->g));
-    GsCall(GsVecAXPY(h->rhs, -2 * h->s, h->g));
-  }
-  if (!first) GsCall(GsVecScale(h->rhs, 2.0 / 3.0));
-  if (twod) {
-    /* (a Dxx^2 - b Dxx)(a Dyy^2 - b Dyy) c*, with w = Dyy c* from above */
-    const double b = (first ? 1.0 : 2.0 / 3.0) * h->d.stabilize * dtD;
-    GsCall(GsBandedMult(h->Ly, h->ly, h->w, h->g));
-    GsCall(GsVecAXPBY(h->g, -b, a, h->w)); /* u = (a Dyy^2 - b Dyy) c* */
-    GsCall(GsBandedMult(h->Lx, h->lx, h->g, h->w));
-    GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->g));
-    GsCall(GsVecAXPBY(h->g, -b, a, h->w)); /* (a Dxx^2 - b Dxx) u */
-    GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
-  }
-  GsCall(GsVecCopy(h->c, h->cprev));
   GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
   if (twod) {
     GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
-    GsCall(GsBandedSolve(Ay, h->rhs, h->c));
+    GsCall(GsBandedSolve(Ay, h->rhs, h->cprev));
   } else {
-    GsCall(GsBandedSolve(Ax, h->rhs, h->c));
+    GsCall(GsBandedSolve(Ax, h->rhs, h->cprev));
   }
-  /* f(c^n) is the next step's f(c^{n-1}). */
-  GsVec t = h->fprev;
-  h->fprev = h->f;
-  h->f = t;
+  GsVec t = h->c;
+  h->c = h->cprev;
+  h->cprev = t;
   h->steps++;
   h->t = (double)h->steps * h->d.dt;
   h->host_ok = 0;
@@ -406,7 +437,7 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
 
 /* ---- Checkpoints ---------------------------------------------------------------------------- */
 
-#define GS_CH_MAGIC "GSCHCKP3"
+#define GS_CH_MAGIC "GSCHCKP4"
 
 /* The header: magic, then the parameters and the clock as 64-bit words. */
 typedef struct {
@@ -414,7 +445,7 @@ typedef struct {
   int64_t n, ny, ensemble, order, steps;
   double length, D, gamma, dt, stabilize;
   uint64_t param_hash; /* of the per-member gamma and D (0: the same for every member) */
-  uint64_t checksum;   /* FNV-1a over the three arrays that follow */
+  uint64_t checksum;   /* FNV-1a over the two arrays that follow */
 } GsCkptHeader;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
@@ -426,12 +457,12 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
   return h;
 }
 
-/* The three arrays of a checkpoint: c, cprev and fprev (f(c^{n-1}) for SBDF2), points * ensemble
- * doubles each, into/out of host buffer buf (3 * N doubles). */
+/* The two arrays of a checkpoint: c and cprev (c^{n-1}, for SBDF2), points * ensemble doubles
+ * each, into/out of host buffer buf (2 * N doubles). */
 static int ckpt_arrays(GsCahnHilliard ch, double *buf, int load) {
   const GsInt N = ch->points * ch->d.ensemble;
-  GsVec v[3] = {ch->c, ch->cprev, ch->fprev};
-  for (int k = 0; k < 3; k++) {
+  GsVec v[2] = {ch->c, ch->cprev};
+  for (int k = 0; k < 2; k++) {
     if (load)
       GsCall(GsAppSetHost(v[k], buf + (size_t)k * (size_t)N));
     else
@@ -444,8 +475,8 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
   GsCheck(path != NULL, ch->ctx, GS_ERR_ARG_NULL, "path is NULL");
   const size_t N = (size_t)(ch->points * ch->d.ensemble);
-  double *buf = malloc(3 * N * sizeof *buf);
-  GsCheck(buf != NULL, ch->ctx, GS_ERR_MEMORY, "cannot allocate a checkpoint of %zu values", 3 * N);
+  double *buf = malloc(2 * N * sizeof *buf);
+  GsCheck(buf != NULL, ch->ctx, GS_ERR_MEMORY, "cannot allocate a checkpoint of %zu values", 2 * N);
   int ierr = ckpt_arrays(ch, buf, 0);
   GsCkptHeader hd;
   memset(&hd, 0, sizeof hd);
@@ -461,7 +492,7 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   hd.dt = ch->d.dt;
   hd.stabilize = ch->d.stabilize;
   hd.param_hash = ch->param_hash;
-  hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf);
+  hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 2 * N * sizeof *buf);
   char tmp[4096];
   const int len = snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = NULL;
@@ -470,7 +501,7 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   if (!ierr && !(f = fopen(tmp, "wb")))
     ierr =
         GsError(ch->ctx, GS_ERR_FILE_OPEN, "cannot open %s for writing: %s", tmp, strerror(errno));
-  if (!ierr && (fwrite(&hd, sizeof hd, 1, f) != 1 || fwrite(buf, sizeof *buf, 3 * N, f) != 3 * N))
+  if (!ierr && (fwrite(&hd, sizeof hd, 1, f) != 1 || fwrite(buf, sizeof *buf, 2 * N, f) != 2 * N))
     ierr =
         GsError(ch->ctx, GS_ERR_FILE_WRITE, "cannot write checkpoint %s: %s", tmp, strerror(errno));
   if (f && fclose(f) && !ierr)
@@ -518,18 +549,18 @@ int GsCahnHilliardLoadCheckpoint(GsCahnHilliard ch, const char *path) {
           strerror(errno));
   const size_t N = (size_t)(ch->points * ch->d.ensemble);
   GsCkptHeader hd;
-  double *buf = malloc(3 * N * sizeof *buf);
-  int ierr = buf ? 0 : GsError(ch->ctx, GS_ERR_MEMORY, "cannot allocate %zu values", 3 * N);
+  double *buf = malloc(2 * N * sizeof *buf);
+  int ierr = buf ? 0 : GsError(ch->ctx, GS_ERR_MEMORY, "cannot allocate %zu values", 2 * N);
   if (!ierr && fread(&hd, sizeof hd, 1, f) != 1)
     ierr = GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: shorter than its header", path);
   if (!ierr) ierr = ckpt_check_header(ch, path, &hd);
-  if (!ierr && fread(buf, sizeof *buf, 3 * N, f) != 3 * N)
+  if (!ierr && fread(buf, sizeof *buf, 2 * N, f) != 2 * N)
     ierr = GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: truncated (fewer than %zu values)",
-                   path, 3 * N);
+                   path, 2 * N);
   if (!ierr && fgetc(f) != EOF)
     ierr =
-        GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: longer than %zu values", path, 3 * N);
-  if (!ierr && fnv1a(0xCBF29CE484222325ull, buf, 3 * N * sizeof *buf) != hd.checksum)
+        GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: longer than %zu values", path, 2 * N);
+  if (!ierr && fnv1a(0xCBF29CE484222325ull, buf, 2 * N * sizeof *buf) != hd.checksum)
     ierr =
         GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: checksum mismatch (corrupted)", path);
   fclose(f);

@@ -8,7 +8,8 @@
  *   (3/2 + s D4) C^{n+1} = 2 C^n - C^{n-1} / 2 + dt D D2 (2 f(C^n) - f(C^{n-1})),
  * with s = D gamma dt, D2 and D4 the centred second and fourth differences (periodic), so each step
  * is one batch of periodic pentadiagonal solves with a matrix shared by every member (factored
- * once), plus a periodic tridiagonal product for D2 and vector operations: public API only.
+ * once), after one pass that builds the whole right-hand side (a GsStencil of C^n and C^{n-1}):
+ * public API only.
  * Every row of every operator sums to the same as the identity's part, so the mean of each member
  * is kept to rounding.
  *

@@ -41,9 +41,9 @@ int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
 int GsStencilDestroy(GsStencil *st);
 
 /* Add scale * K applied to x_input^power. K holds (2 ry + 1) rows of (2 rx + 1) weights
- * (row-major): K[(dy + ry) (2 rx + 1) + dx + rx] weighs the point (i + dx, j + dy). The radii are at
- * most GS_STENCIL_MAX_RADIUS, and 2 rx + 1 <= nx, 2 ry + 1 <= ny, so that no point is reached twice
- * by wrapping. Weights must be finite. */
+ * (row-major): K[(dy + ry) (2 rx + 1) + dx + rx] weighs the point (i + dx, j + dy). The radii are
+ * at most GS_STENCIL_MAX_RADIUS, and 2 rx + 1 <= nx, 2 ry + 1 <= ny, so that no point is reached
+ * twice by wrapping. Weights must be finite. */
 int GsStencilAddTerm(GsStencil st, int input, int power, int rx, int ry, const double *weights,
                      double scale);
 /* Add scale * (kx along x) (ky along y) applied to x_input^power: the tensor product of the 1D

@@ -27,8 +27,8 @@ int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st) {
   *st = NULL;
   const GsInt batch = desc->batch ? desc->batch : 1;
   GsCheck(desc->nx >= 1 && desc->ny >= 1 && batch >= 1, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "stencil grid nx = %lld, ny = %lld, batch = %lld: each must be >= 1",
-          (long long)desc->nx, (long long)desc->ny, (long long)desc->batch);
+          "stencil grid nx = %lld, ny = %lld, batch = %lld: each must be >= 1", (long long)desc->nx,
+          (long long)desc->ny, (long long)desc->batch);
   GsCheck(desc->ny <= GS_INT_MAX / desc->nx && batch <= GS_INT_MAX / (desc->nx * desc->ny), ctx,
           GS_ERR_ARG_OUTOFRANGE, "stencil grid %lld x %lld x %lld overflows the index range",
           (long long)desc->nx, (long long)desc->ny, (long long)batch);
@@ -146,7 +146,9 @@ int GsStencilAddTensorTerm(GsStencil st, int input, int power, int rx, const dou
 int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, double *weights) {
   GsCheckHandle(NULL, st);
   GsCheck(rx && ry && weights, st->ctx, GS_ERR_ARG_NULL, "%s is NULL",
-          !rx ? "rx" : !ry ? "ry" : "weights");
+          !rx   ? "rx"
+          : !ry ? "ry"
+                : "weights");
   *rx = *ry = -1;
   for (int t = 0; t < st->nterms; t++) {
     if (st->input[t] != input || st->power[t] != power) continue;
@@ -213,15 +215,14 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
     GsCall(GsVecCheckFor(ctx, x[k], name, "the stencil", dt, &n));
     GsCheck(n == st->len, ctx, GS_ERR_ARG_SIZE,
             "stencil input x[%d] has %lld entries; the grid has %lld x %lld x %lld = %lld", k,
-            (long long)n, (long long)st->desc.nx, (long long)st->desc.ny,
-            (long long)st->desc.batch, (long long)st->len);
+            (long long)n, (long long)st->desc.nx, (long long)st->desc.ny, (long long)st->desc.batch,
+            (long long)st->len);
     GsCheck(x[k] != y, ctx, GS_ERR_ARG_INCOMP,
             "the stencil output y is also input x[%d]; use another vector", k);
   }
   GsCall(GsVecCheckFor(ctx, y, "y", "the stencil", dt, &n));
   GsCheck(n == st->len, ctx, GS_ERR_ARG_SIZE,
-          "stencil output y has %lld entries; the grid has %lld", (long long)n,
-          (long long)st->len);
+          "stencil output y has %lld entries; the grid has %lld", (long long)n, (long long)st->len);
   if (st->stale) pack(st);
   const void *px[GS_STENCIL_MAX_INPUTS] = {NULL};
   void *py = NULL;

@@ -1,7 +1,8 @@
-/* CPU stencil kernel: rows of the output over OpenMP threads. For each row and term, the 2 ry + 1
- * input rows it reads are copied once, raised to the term's power and extended by rx points at
- * both ends (the periodic wrap), so the weights run over contiguous arrays without index
- * arithmetic. Each point sums its terms and weights in the order GsStencilInfo lists them. */
+/* CPU stencil kernel: rows of the output over OpenMP threads, each thread a contiguous range of
+ * rows. Each term keeps a ring of the 2 ry + 1 input rows it reads, raised to its power and
+ * extended by rx points at both ends (the periodic wrap), so moving to the next row raises one new
+ * row per term and the weights run over contiguous arrays without index arithmetic. Each point
+ * sums its terms and weights in the order GsStencilInfo lists them. */
 #include <stdlib.h>
 
 #include "cpuimpl.h"
@@ -10,9 +11,10 @@
 #include <omp.h>
 #endif
 
-/* Scratch per thread: the extended rows of one term and the row of sums. */
+/* Scratch per thread: every term's ring of extended rows, and the row of sums. */
 static size_t scratch_entries(const GsStencilInfo *si) {
-  return (size_t)(2 * si->ry + 1) * (size_t)(si->nx + 2 * si->rx) + (size_t)si->nx;
+  return (size_t)si->nterms * (size_t)(2 * si->ry + 1) * (size_t)(si->nx + 2 * si->rx) +
+         (size_t)si->nx;
 }
 
 /* i modulo m for i in [-m, 2m) */
@@ -21,29 +23,49 @@ static inline GsInt wrap(GsInt i, GsInt m) {
 }
 
 #define GS_CPU_STENCIL(T)                                                                          \
-  static void stencil_rows_##T(const GsStencilInfo *si, const T *const *x, T *y, T *buf,           \
-                               GsInt r0, GsInt r1) {                                               \
+  /* e[0 .. nx + 2 rx) = row[(i - rx) mod nx]^p */                                                 \
+  static void extend_##T(const T *row, GsInt nx, int rx, int p, T *e) {                            \
+    for (int i = 0; i < rx; i++) {                                                                 \
+      e[i] = row[nx - rx + i];                                                                     \
+      e[nx + rx + i] = row[i];                                                                     \
+    }                                                                                              \
+    T *mid = e + rx;                                                                               \
+    if (p == 1)                                                                                    \
+      for (GsInt i = 0; i < nx; i++)                                                               \
+        mid[i] = row[i];                                                                           \
+    else if (p == 2)                                                                               \
+      for (GsInt i = 0; i < nx; i++)                                                               \
+        mid[i] = row[i] * row[i];                                                                  \
+    else                                                                                           \
+      for (GsInt i = 0; i < nx; i++)                                                               \
+        mid[i] = row[i] * row[i] * row[i];                                                         \
+    for (int i = 0; i < rx && p > 1; i++) {                                                        \
+      const T u = e[i], v = e[nx + rx + i];                                                        \
+      e[i] = p == 2 ? u * u : u * u * u;                                                           \
+      e[nx + rx + i] = p == 2 ? v * v : v * v * v;                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static void stencil_rows_##T(const GsStencilInfo *si, const T *const *x, T *y, T *buf, GsInt r0, \
+                               GsInt r1) {                                                         \
     const GsInt nx = si->nx, ny = si->ny, wid = nx + 2 * si->rx;                                   \
-    const int rx = si->rx, ry = si->ry;                                                            \
-    T *ext = buf, *acc = buf + (size_t)(2 * ry + 1) * (size_t)wid;                                 \
+    const int rx = si->rx, ry = si->ry, h = 2 * ry + 1;                                            \
+    T *acc = buf + (size_t)si->nterms * (size_t)h * (size_t)wid;                                   \
     for (GsInt r = r0; r < r1; r++) {                                                              \
       const GsInt base = (r / ny) * ny * nx, j = r % ny;                                           \
+      /* Ring slot of input row j + k - ry is (j + k) mod h; a new grid or the first row fills     \
+       * the whole ring, later rows only the row j + ry. */                                        \
+      const int fresh = r == r0 || j == 0;                                                         \
       for (GsInt i = 0; i < nx; i++)                                                               \
         acc[i] = 0;                                                                                \
       for (int t = 0; t < si->nterms; t++) {                                                       \
         const T *src = x[si->input[t]] + base;                                                     \
-        const int p = si->power[t];                                                                \
-        for (int k = 0; k < 2 * ry + 1; k++) {                                                     \
-          const T *row = src + wrap(j + k - ry, ny) * nx;                                          \
-          T *e = ext + (size_t)k * (size_t)wid;                                                    \
-          for (GsInt i = 0; i < wid; i++) {                                                        \
-            const T u = row[wrap(i - rx, nx)];                                                     \
-            e[i] = p == 1 ? u : p == 2 ? u * u : u * u * u;                                        \
-          }                                                                                        \
-        }                                                                                          \
+        T *ring = buf + (size_t)t * (size_t)h * (size_t)wid;                                       \
+        for (int k = fresh ? 0 : h - 1; k < h; k++)                                                \
+          extend_##T(src + wrap(j + k - ry, ny) * nx, nx, rx, si->power[t],                        \
+                     ring + (size_t)((j + k) % h) * (size_t)wid);                                  \
         for (int q = si->first[t]; q < si->first[t + 1]; q++) {                                    \
           const T w = (T)si->w[q];                                                                 \
-          const T *e = ext + (size_t)(si->oy[q] + ry) * (size_t)wid + (si->ox[q] + rx);            \
+          const T *e = ring + (size_t)((j + si->oy[q] + ry) % h) * (size_t)wid + (si->ox[q] + rx); \
           for (GsInt i = 0; i < nx; i++)                                                           \
             acc[i] += w * e[i];                                                                    \
         }                                                                                          \

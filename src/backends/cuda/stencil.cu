@@ -26,9 +26,9 @@ typedef struct {
 } GsStencilArrays;
 
 #define GS_DEFINE_STENCIL(T)                                                                       \
-  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 6)                                     \
-      gs_stencil_##T(const __grid_constant__ GsStencilInfo si, const __grid_constant__ GsStencilArrays a,       \
-                      GsInt tiles_y) {             \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 6)                                  \
+      gs_stencil_##T(const __grid_constant__ GsStencilInfo si,                                     \
+                     const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
     const GsInt nx = si.nx, ny = si.ny;                                                            \
