@@ -22,7 +22,8 @@ struct GsHyperdiffusion_s {
   GsVec lhs[5], rhs[5], lhsy[5], rhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, ...), (-sigma, ...) */
   GsVec lx[3], ly[3];
   GsVec c, f, r0, mc, p, w; /* state, right-hand side; 2D: the explicit half, Dxx Dyy c, the
-                             * predictor and work */
+                             * predictor and work (all in the solver's precision) */
+  double *host;             /* the state as doubles on the host (initial data, errors) */
   double t;
   GsInt steps;
 };
@@ -46,6 +47,7 @@ int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   GsVec *v[] = {&H->c, &H->f, &H->r0, &H->mc, &H->p, &H->w};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsVecDestroy(v[k]);
+  free(H->host);
   free(H);
   *h = NULL;
   return 0;
@@ -59,26 +61,29 @@ static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffus
   const double lhs[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
   const double rhs[5] = {-s, 4 * s, 1 - 6 * s, 4 * s, -s};
   const double l[3] = {q, -2 * q, q};
-  GsCall(GsAppConstantBands(ctx, n, 5, lhs, GS_DOUBLE, H->lhs));
-  GsCall(GsAppConstantBands(ctx, n, 5, rhs, GS_DOUBLE, H->rhs));
-  GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, GS_DOUBLE, &H->A));
+  const GsDataType pt = desc->precision;
+  GsCall(GsAppConstantBands(ctx, n, 5, lhs, pt, H->lhs));
+  GsCall(GsAppConstantBands(ctx, n, 5, rhs, pt, H->rhs));
+  GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, pt, &H->A));
   GsCall(GsBandedFactor(H->A, H->lhs));
   if (H->ny > 1) {
-    GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, GS_DOUBLE, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, GS_DOUBLE, H->rhsy));
-    GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, GS_DOUBLE, &H->Ay));
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, pt, H->lhsy));
+    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, pt, H->rhsy));
+    GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, pt, &H->Ay));
     GsCall(GsBandedFactor(H->Ay, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, n, 3, l, GS_DOUBLE, H->lx));
-    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, GS_DOUBLE, H->ly));
-    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, GS_DOUBLE, &H->Lx));
-    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, GS_DOUBLE, &H->Ly));
+    GsCall(GsAppConstantBands(ctx, n, 3, l, pt, H->lx));
+    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, pt, H->ly));
+    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, pt, &H->Lx));
+    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, pt, &H->Ly));
     GsVec *v[] = {&H->r0, &H->mc, &H->p, &H->w};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-      GsCall(GsVecCreate(ctx, N, GS_DOUBLE, v[k]));
+      GsCall(GsVecCreate(ctx, N, pt, v[k]));
   }
-  GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &H->c));
-  GsCall(GsVecCreate(ctx, N, GS_DOUBLE, &H->f));
+  GsCall(GsVecCreate(ctx, N, pt, &H->c));
+  GsCall(GsVecCreate(ctx, N, pt, &H->f));
   GsCall(GsVecSet(H->c, 0.0));
+  H->host = malloc((size_t)N * sizeof *H->host);
+  GsCheck(H->host != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)N);
   return 0;
 }
 
@@ -89,6 +94,8 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   GsCall(GsAppCheckGrid(ctx, "hyperdiffusion", desc->n, desc->ensemble, desc->length, desc->dt));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
+  GsCheck(desc->precision == GS_DOUBLE || desc->precision == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
+          "hyperdiffusion: precision %d; GS_DOUBLE or GS_FLOAT", (int)desc->precision);
   const GsInt ny = desc->ny > 1 ? desc->ny : 1;
   GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
@@ -130,12 +137,12 @@ int GsHyperdiffusionSetCosine(GsHyperdiffusion h, GsInt member, double amplitude
           "GsHyperdiffusionSetCosine is 1D; use GsHyperdiffusionSetCosine2D");
   const GsInt n = h->d.n, e0 = member < 0 ? 0 : member,
               e1 = member < 0 ? h->d.ensemble : member + 1;
-  double *p = NULL;
-  GsCall(GsVecGetArray(h->c, GS_MEM_HOST, (void **)&p));
+  double *p = h->host;
+  if (member >= 0) GsCall(GsAppGetHost(h->c, p)); /* the other members stay */
   for (GsInt e = e0; e < e1; e++)
     for (GsInt i = 0; i < n; i++)
       p[e * n + i] = amplitude * cos(2 * GS_PI * k * (double)i / (double)n + phase);
-  GsCall(GsVecRestoreArray(h->c, (void **)&p));
+  GsCall(GsAppSetHost(h->c, p));
   h->t = 0;
   h->steps = 0;
   return 0;
@@ -216,15 +223,14 @@ int GsHyperdiffusionCosineError(GsHyperdiffusion h, GsInt member, double amplitu
   const double s4 = 16 * pow(sin(GS_PI * k / (double)n), 4);
   const double de = amplitude * exp(-h->d.coeff * kw * kw * kw * kw * h->t);
   const double dt = amplitude * exp(-h->d.coeff * s4 / (dx * dx * dx * dx) * h->t);
-  const double *p = NULL;
-  GsCall(GsVecGetArrayRead(h->c, GS_MEM_HOST, (const void **)&p));
+  const double *p = h->host;
+  GsCall(GsAppGetHost(h->c, h->host));
   double se = 0, st = 0;
   for (GsInt i = 0; i < n; i++) {
     const double c = cos(2 * GS_PI * k * (double)i / (double)n + phase), v = p[member * n + i];
     se += (v - de * c) * (v - de * c);
     st += (v - dt * c) * (v - dt * c);
   }
-  GsCall(GsVecRestoreArrayRead(h->c, (const void **)&p));
   if (err_exact) *err_exact = sqrt(dx * se);
   if (err_time) *err_time = sqrt(dx * st);
   return 0;
@@ -236,13 +242,12 @@ int GsHyperdiffusionSetCosine2D(GsHyperdiffusion h, double amplitude, double kx,
   GsCheck(isfinite(amplitude) && isfinite(kx) && isfinite(ky), h->ctx, GS_ERR_NOT_FINITE,
           "cosine initial data: amplitude %g, wave numbers %g, %g", amplitude, kx, ky);
   const GsInt n = h->d.n;
-  double *p = NULL;
-  GsCall(GsVecGetArrayWrite(h->c, GS_MEM_HOST, (void **)&p));
+  double *p = h->host;
   for (GsInt j = 0; j < h->ny; j++)
     for (GsInt i = 0; i < n; i++)
       p[j * n + i] = amplitude * cos(2 * GS_PI * kx * (double)i / (double)n) *
                      cos(2 * GS_PI * ky * (double)j / (double)n);
-  GsCall(GsVecRestoreArrayWrite(h->c, (void **)&p));
+  GsCall(GsAppSetHost(h->c, p));
   h->t = 0;
   h->steps = 0;
   return 0;
@@ -258,8 +263,8 @@ int GsHyperdiffusionCosineError2D(GsHyperdiffusion h, double amplitude, double k
   const double sx = 2 * sin(GS_PI * kx / (double)n) / dx, sy = 2 * sin(GS_PI * ky / (double)n) / dx;
   const double le = ex * ex + ey * ey, ls = sx * sx + sy * sy;
   const double de = amplitude * exp(-g * le * le * h->t), ds = amplitude * exp(-g * ls * ls * h->t);
-  const double *p = NULL;
-  GsCall(GsVecGetArrayRead(h->c, GS_MEM_HOST, (const void **)&p));
+  const double *p = h->host;
+  GsCall(GsAppGetHost(h->c, h->host));
   double se = 0, st = 0;
   for (GsInt j = 0; j < h->ny; j++)
     for (GsInt i = 0; i < n; i++) {
@@ -269,7 +274,6 @@ int GsHyperdiffusionCosineError2D(GsHyperdiffusion h, double amplitude, double k
       se += (v - de * c) * (v - de * c);
       st += (v - ds * c) * (v - ds * c);
     }
-  GsCall(GsVecRestoreArrayRead(h->c, (const void **)&p));
   if (err_exact) *err_exact = sqrt(dx * dx * se);
   if (err_time) *err_time = sqrt(dx * dx * st);
   return 0;

@@ -7,10 +7,10 @@
  * periodic pentadiagonal batch (contiguous layout, one system per member, factored once) and one
  * banded product per step for the right-hand side. Built on the public API only (banded, vec).
  *
- * The state is a double vector of n * ensemble entries, member e's grid point i at e * n + i
- * (x_i = i L / n). The scheme conserves the mean of each member, and its Fourier modes decay
- * exactly as the discrete operator says (GsHyperdiffusionModeFactor), which the tests use to
- * separate the error in time from the error in space.
+ * The state is a vector (of the solver's precision) of n * ensemble entries, member e's grid point
+ * i at e * n + i (x_i = i L / n). The scheme conserves the mean of each member, and its Fourier
+ * modes decay exactly as the discrete operator says (GsHyperdiffusionModeFactor), which the tests
+ * use to separate the error in time from the error in space.
  *
  * In 2D (ny > 1), dC/dt = -g lap^2 C = -g (Dx4 + Dy4 + 2 Dxx Dyy) C on an n x ny grid (point (i, j)
  * at j n + i), Crank-Nicolson split by ADI, with the mixed term by a predictor and a corrector
@@ -38,14 +38,22 @@ typedef struct {
   double coeff;   /* g = gamma D > 0 */
   double dt;      /* time step > 0 */
   GsInt ny;       /* 0 or 1: 1D; > 1 (>= 5): 2D, n x ny points of spacing L / n, ensemble 1 */
+  /* GS_DOUBLE (the default, 0) or GS_FLOAT: the type of the state, the bands and every pass (half
+   * the bytes; the diagnostics read the state as doubles). In float each step may change the mean
+   * and the smooth modes by up to about (1 + 12 sigma) FLT_EPSILON relative (the rounding of the
+   * bands and their factors), so float suits moderate sigma (about 1: the error is then
+   * discretisation error at moderate n). */
+  GsDataType precision;
 } GsHyperdiffusionDesc;
 
 /* Create the solver (factors the shared matrix); the state starts at zero, time 0. Bad sizes or
- * parameters are GS_ERR_ARG_OUTOFRANGE naming the value. */
+ * parameters are GS_ERR_ARG_OUTOFRANGE naming the value, a precision other than GS_DOUBLE or
+ * GS_FLOAT GS_ERR_ARG_TYPE. */
 int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffusion *h);
 int GsHyperdiffusionDestroy(GsHyperdiffusion *h);
-/* Copy state c (n * ensemble doubles) in and reset the clock; a NaN or infinite entry is
- * GS_ERR_NOT_FINITE naming the member and the grid point. */
+/* Copy state c (n * ensemble entries, double or float, converted to the solver's precision) in and
+ * reset the clock; a NaN or infinite entry is GS_ERR_NOT_FINITE naming the member and the grid
+ * point. */
 int GsHyperdiffusionSetState(GsHyperdiffusion h, GsVec c);
 /* Member `member` (or every member when member < 0) to A cos(2 pi k x / L + phase); resets the
  * clock. */
@@ -58,7 +66,7 @@ int GsHyperdiffusionSetCosine2D(GsHyperdiffusion h, double amplitude, double kx,
  * semi-discrete one, the same with k'^2 replaced by 4 sin^2(pi k / n) / dx^2. */
 int GsHyperdiffusionCosineError2D(GsHyperdiffusion h, double amplitude, double kx, double ky,
                                   double *err_exact, double *err_time);
-/* Copy the state out (n * ensemble doubles; 2D n * ny). */
+/* Copy the state out (n * ensemble entries, 2D n * ny, into a double or float vector). */
 int GsHyperdiffusionGetState(GsHyperdiffusion h, GsVec c);
 /* Advance `steps` steps. */
 int GsHyperdiffusionStep(GsHyperdiffusion h, GsInt steps);
