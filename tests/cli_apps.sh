@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The application commands on the CPU: `gpusolve hyperdiffusion` prints its errors and timing, the
-# convergence tables give orders near 2 in space and in time; `gpusolve ch` writes its diagnostics
-# as CSV (mass constant, free energy falling); bad parameters are named errors with exit status 1.
+# The application commands on the CPU: `gpusolve hyperdiffusion` prints its errors and timing (in
+# float too), the convergence tables give orders near 2 in space and in time; `gpusolve ch` writes
+# its diagnostics as CSV (mass constant, free energy falling); bad parameters are named errors with
+# exit status 1.
 # Usage: cli_apps.sh GPUSOLVE WORKDIR
 set -euo pipefail
 cli=$1 work=$2
@@ -35,6 +36,18 @@ check_orders "$out"
 out=$("$cli" hyperdiffusion -gs_backend /cpu -dim 2 -convergence 1)
 echo "$out"
 check_orders "$out"
+# -float 1 at n 64 (sigma about 0.84): the error against the exact solution (spatial) is the double
+# run's within 10%.
+outd=$("$cli" hyperdiffusion -gs_backend /cpu -n 64 -T 1e-4 -dt 1e-7)
+outf=$("$cli" hyperdiffusion -gs_backend /cpu -n 64 -T 1e-4 -dt 1e-7 -float 1)
+echo "$outf"
+grep -q "single precision" <<<"$outf"
+python3 - "$outd" "$outf" <<'PY'
+import re, sys
+err = r"L2 error ([0-9.e+-]+) against the exact"
+ed, ef = (float(re.search(err, o).group(1)) for o in sys.argv[1:])
+assert abs(ef / ed - 1) <= 0.1, (ed, ef)
+PY
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -dim 3)" = 2 ]
 [ "$(status "$cli" hyperdiffusion -gs_backend /cpu -n 4)" = 1 ]
 grep -q "n = 4 grid points" "$work/out.txt"
