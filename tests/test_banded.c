@@ -314,6 +314,9 @@ static void check_all_good(GsBanded A, const Batch *b, const char *what) {
 
 /* ---- 1. Residuals -------------------------------------------------------------------------- */
 
+/* Partitions every run_case batch is given (0: the algorithm the options choose). */
+static int force_parts = 0;
+
 static void run_case(GsContext ctx, const GsBandedDesc *d, int kind, int mode, HsRng *r) {
   Batch b;
   batch_init(&b, d);
@@ -324,6 +327,7 @@ static void run_case(GsContext ctx, const GsBandedDesc *d, int kind, int mode, H
   GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
   double *f = NULL, *f2 = NULL, *x0 = NULL, *x = NULL, *chk = NULL;
   if (CHECK_OK(GsBandedCreate(ctx, d, &A))) goto done;
+  if (force_parts && CHECK_OK(GsBandedSetPartitions(A, force_parts))) goto done;
   GsInt dl = -1, rl = -1;
   CHECK_OK(GsBandedGetSizes(A, &dl, &rl));
   CHECK(dl == b.dl && rl == b.rl, "%s: GetSizes gave %lld, %lld; expected %lld, %lld", what,
@@ -1430,17 +1434,44 @@ static void test_partitions(GsContext ctx, HsRng *r) {
   /* Changing the algorithm drops the factors. */
   CHECK_OK(GsBandedSetPartitions(Ap, 2));
   CHECK_ERR(GsBandedSolve(Ap, F, Xp), GS_ERR_WRONG_STATE);
-  /* Periodic batches have no partitioned solve. */
+  /* Periodic batches: the leading block is partitioned; too many partitions for n - h rows is a
+   * named error that counts the rows of that block. */
   GsBandedDesc dp = d;
   dp.periodic = 1;
   GsBanded Aper = NULL;
   if (!CHECK_OK(GsBandedCreate(ctx, &dp, &Aper))) {
-    CHECK_ERR(GsBandedSetPartitions(Aper, 4), GS_ERR_UNSUPPORTED);
-    CHECK_MSG(ctx, "periodic");
-    CHECK_OK(GsBandedSetPartitions(Aper, 0));
+    CHECK_OK(GsBandedSetPartitions(Aper, 4));
     CHECK_OK(GsBandedGetPartitions(Aper, &parts));
-    CHECK(parts == 1, "automatic partitions of a periodic batch: %d", parts);
+    CHECK(parts == 4, "partitions of a periodic batch: %d", parts);
+    CHECK_ERR(GsBandedSetPartitions(Aper, 13), GS_ERR_ARG_OUTOFRANGE); /* 98 rows / 13 < 8 */
+    CHECK_MSG(ctx, "n - h = 98");
     CHECK_OK(GsBandedDestroy(&Aper));
+  }
+  /* Periodic partitioned solves in every layout, sharing, precision and mode, against the
+   * residual bound (and the dense reference of run_case's checks). */
+  static const struct {
+    int bands, shared, contig, parts, mode;
+    GsInt n, batch;
+    GsDataType dt;
+  } pc[] = {
+      {5, 0, 0, 2, MODE_TWICE, 64, 5, GS_DOUBLE},       {5, 1, 0, 5, MODE_NRHS, 203, 7, GS_DOUBLE},
+      {5, 0, 1, 16, MODE_INPLACE, 517, 3, GS_DOUBLE},   {5, 1, 1, 3, MODE_TWICE, 100, 1, GS_FLOAT},
+      {3, 0, 0, 7, MODE_NRHS, 131, 4, GS_DOUBLE},       {3, 1, 1, 2, MODE_INPLACE, 24, 9, GS_FLOAT},
+      {3, 0, 1, 9, MODE_FACTORSOLVE, 300, 2, GS_DOUBLE}};
+  for (size_t k = 0; k < sizeof pc / sizeof pc[0]; k++) {
+    GsBandedDesc dk = {pc[k].bands,
+                       pc[k].n,
+                       pc[k].batch,
+                       pc[k].dt,
+                       pc[k].contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                       pc[k].contig ? pc[k].n + 3 : 0,
+                       pc[k].shared,
+                       1,
+                       0};
+    force_parts = pc[k].parts;
+    for (int kind = 0; kind < NKIND; kind++)
+      run_case(ctx, &dk, kind, pc[k].mode, r);
+    force_parts = 0;
   }
 done:
   destroy_vecs(5, Dv);
@@ -1572,9 +1603,10 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
     if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
       GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
       CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE));
-      if (per) {
-        CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE), GS_ERR_UNSUPPORTED);
-        CHECK_MSG(ctx, "periodic");
+      if (per) { /* periodic systems are partitioned too */
+        CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE));
+        CHECK_OK(GsBandedGetAlgorithm(A, &got));
+        CHECK(got == GS_BANDED_ALGORITHM_SPIKE, "periodic spike: %s", GsBandedAlgorithmName(got));
       }
       CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_AUTO));
       CHECK_OK(GsBandedGetAlgorithm(A, &got));

@@ -102,10 +102,10 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
              : parts > 1 ? GS_BANDED_ALGORITHM_SPIKE
                          : GS_BANDED_ALGORITHM_AUTO;
     if (algo != GS_BANDED_ALGORITHM_SPIKE) parts = 0;
-    if (algo == GS_BANDED_ALGORITHM_SPIKE && (bi->periodic || bi->n < 8 * bi->h))
+    if (algo == GS_BANDED_ALGORITHM_SPIKE && bi->m < 8 * bi->h)
       algo = GS_BANDED_ALGORITHM_AUTO, parts = 0;
     if (algo == GS_BANDED_ALGORITHM_TILE && !tile_fits(bi)) algo = GS_BANDED_ALGORITHM_AUTO;
-    if (parts > 1 && bi->n / parts < 4 * bi->h) parts = bi->n / (4 * bi->h);
+    if (parts > 1 && bi->m / parts < 4 * bi->h) parts = bi->m / (4 * bi->h);
     ierr = configure(B, (GsBandedAlgorithm)algo, (int)parts);
   }
   if (!ierr) ierr = GsMemAlloc(ctx, (size_t)bi->nmat * sizeof(int), (void **)&B->fstatus);
@@ -132,10 +132,10 @@ static int alloc_factors(GsBanded A) {
   GsMemFree(ctx, A->corner);
   GsMemFree(ctx, A->work);
   A->corner = A->work = NULL;
-  const int nlu = GS_BANDED_NLU(bi->bands, bi->spd);
   if (bi->parts > 1) {
-    bi->nfac = nlu + 2 * bi->h;
-    bi->corner_len = GS_BANDED_PART_CORNER_LEN(bi->bands, bi->parts);
+    bi->nfac = GS_BANDED_PART_NFAC(bi->bands, bi->spd, bi->periodic);
+    bi->corner_len = bi->periodic ? GS_BANDED_PART_PERIODIC_LEN(bi->bands, bi->parts)
+                                  : GS_BANDED_PART_CORNER_LEN(bi->bands, bi->parts);
   } else {
     bi->nfac = GS_BANDED_NFACTOR(bi->bands, bi->spd, bi->periodic);
     bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(bi->bands) : 0;
@@ -148,7 +148,10 @@ static int alloc_factors(GsBanded A) {
     GsCall(GsMemAlloc(ctx, (size_t)bi->nmat * (size_t)bi->corner_len * es, &A->corner));
   if (bi->parts > 1) {
     size_t fw = (size_t)bi->nmat * (size_t)bi->parts * sizeof(int);
-    size_t sw = (size_t)bi->batch * (size_t)bi->parts * (size_t)(2 * bi->h) * es;
+    /* Solve: the reduced unknowns per system; factor: the partition statuses, then (periodic)
+     * the same scratch per matrix. */
+    size_t sw =
+        (size_t)bi->batch * (size_t)GS_BANDED_PART_X(bi->bands, bi->parts, bi->periodic) * es;
     GsCall(GsMemAlloc(ctx, fw > sw ? fw : sw, &A->work));
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     size_t rows = (size_t)bi->tile_p * (size_t)bi->tile_l;
@@ -173,7 +176,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * in flight), none shorter than 64 rows (tri) or 128 (penta). Measured on the H200 with deferred
    * checks, double: tri 1024 x 1024: P = 8 67 us, 16 64 us, 32 84 us; penta 1024 x 1024: 4 124 us,
    * 8 105 us, 16 133 us; penta 1024 x 65536: 8 3.23 ms, 16 2.23 ms, 32 2.41 ms, 64 2.40 ms. */
-  GsInt want = (16384 + bi->batch - 1) / bi->batch, most = bi->n / (bi->bands == 3 ? 64 : 128);
+  GsInt want = (16384 + bi->batch - 1) / bi->batch, most = bi->m / (bi->bands == 3 ? 64 : 128);
   const int auto_parts = (int)(want < most ? want : most);
   if (algo == GS_BANDED_ALGORITHM_AUTO) {
     /* Tile beats one thread per system for a shared matrix unless the batch is large and the
@@ -181,7 +184,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * tile 0.19, thread 0.15; 1024 x 1024 tile 0.035, thread 0.19). */
     if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384))
       algo = GS_BANDED_ALGORITHM_TILE;
-    else if (gpu && !bi->periodic && bi->batch < 16384 && auto_parts >= 4)
+    else if (gpu && bi->batch < 16384 && auto_parts >= 4)
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
     else
       algo = GS_BANDED_ALGORITHM_THREAD;
@@ -191,13 +194,10 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
     parts = 1;
     break;
   case GS_BANDED_ALGORITHM_SPIKE:
-    GsCheck(!bi->periodic, ctx, GS_ERR_UNSUPPORTED,
-            "partitioned (SPIKE) solves of periodic systems are not implemented; use the thread "
-            "or, for a shared matrix, the tile algorithm");
     if (parts == 0) parts = auto_parts >= 2 ? auto_parts : 2;
-    GsCheck(parts >= 2 && bi->n / parts >= min_rows, ctx, GS_ERR_ARG_OUTOFRANGE,
-            "partitions = %d leaves fewer than %lld rows per partition (n = %lld)", parts,
-            (long long)min_rows, (long long)bi->n);
+    GsCheck(parts >= 2 && bi->m / parts >= min_rows, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "partitions = %d leaves fewer than %lld rows per partition (%s%lld)", parts,
+            (long long)min_rows, bi->periodic ? "periodic: n - h = " : "n = ", (long long)bi->m);
     break;
   case GS_BANDED_ALGORITHM_TILE:
     GsCheck(

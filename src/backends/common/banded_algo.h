@@ -39,9 +39,9 @@
  * (h x bands), then S^-1 (h x h), row-major. */
 #define GS_BANDED_CORNER_LEN(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
 
-/* Most factor arrays a batch keeps: 5 for a penta LU plus 4 spikes when partitioned. Arrays of
- * factor pointers are this long everywhere. */
-#define GS_BANDED_MAX_FAC 9
+/* Most factor arrays a batch keeps: 5 for a penta LU plus 4 spikes and 2 periodic columns when
+ * partitioned. Arrays of factor pointers are this long everywhere. */
+#define GS_BANDED_MAX_FAC 11
 
 /* Arrays of the block factorisation: LU 5 (penta) or 3 (tri); LDL^T (spd) 3 or 2. */
 #define GS_BANDED_NLU(bands, spd) ((spd) ? ((bands) == 5 ? 3 : 2) : ((bands) == 5 ? 5 : 3))
@@ -441,27 +441,12 @@ typedef struct {
                : GS_BANDED_NOT_FINITE;                                                             \
   }                                                                                                \
                                                                                                    \
-  /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
-  GS_BANDED_FN int gs_banded_factor_##S(const GsBandedShape *sh, const T *const *D, T *const *F,   \
-                                        T *C, GsInt base, GsInt step) {                            \
-    int st = gs_banded_lu_##S(sh, D, F, base, step);                                               \
-    if (st || !sh->periodic) return st;                                                            \
-    const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
+  /* The last h rows of a periodic matrix by diagonal, and S^-1 with S = H - G W, into C (W = E^-1 \
+   * F in the h arrays W at the matrix data's base/step). Returns a GsBandedStatus. */             \
+  GS_BANDED_FN int gs_banded_schur_##S(const GsBandedShape *sh, const T *const *D,                 \
+                                       const T *const *W, T *C, GsInt base, GsInt step) {          \
+    const int h = sh->h, nb = sh->bands;                                                           \
     const GsInt n = sh->n, m = sh->m;                                                              \
-    /* W_j = E^-1 F_j: column j of F (rows of E reaching column m + j) solved in place. */         \
-    for (int j = 0; j < h; j++) {                                                                  \
-      T *W = F[nlu + j];                                                                           \
-      for (GsInt i = 0; i < m; i++)                                                                \
-        W[base + i * step] = 0;                                                                    \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        if (i >= h && i < m - h) continue; /* only rows near the ends reach the last columns */    \
-        for (int o = -h; o <= h; o++) {                                                            \
-          GsInt col = ((i + o) % n + n) % n;                                                       \
-          if (col == m + j) W[base + i * step] += D[o + h][base + i * step];                       \
-        }                                                                                          \
-      }                                                                                            \
-      (void)gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, W, W, base, step);         \
-    }                                                                                              \
     /* The last h rows by diagonal, and S = H - G W. */                                            \
     T Sm[2][2] = {{0, 0}, {0, 0}};                                                                 \
     for (int r = 0; r < h; r++) {                                                                  \
@@ -474,7 +459,7 @@ typedef struct {
           if (col >= m)                                                                            \
             Sm[r][l] += col == m + l ? v : (T)0;                                                   \
           else                                                                                     \
-            Sm[r][l] -= v * F[nlu + l][base + col * step];                                         \
+            Sm[r][l] -= v * W[l][base + col * step];                                               \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
@@ -499,6 +484,37 @@ typedef struct {
     for (int q = 0; q < h * h; q++)                                                                \
       if (!isfinite((double)Si[q])) return GS_BANDED_NOT_FINITE;                                   \
     return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* Column j of a periodic matrix's F block (the rows of E that reach column m + j) into W. */    \
+  GS_BANDED_FN void gs_banded_corner_col_##S(const GsBandedShape *sh, const T *const *D, T *W,     \
+                                             GsInt base, GsInt step, int j) {                      \
+    const GsInt n = sh->n, m = sh->m;                                                              \
+    const int h = sh->h;                                                                           \
+    for (GsInt i = 0; i < m; i++)                                                                  \
+      W[base + i * step] = 0;                                                                      \
+    for (GsInt i = 0; i < m; i++) {                                                                \
+      if (i >= h && i < m - h) continue; /* only rows near the ends reach the last columns */      \
+      for (int o = -h; o <= h; o++) {                                                              \
+        const GsInt col = ((i + o) % n + n) % n;                                                   \
+        if (col == m + j) W[base + i * step] += D[o + h][base + i * step];                         \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* Factor one matrix (LU, and the periodic corner data into C). Returns a GsBandedStatus. */     \
+  GS_BANDED_FN int gs_banded_factor_##S(const GsBandedShape *sh, const T *const *D, T *const *F,   \
+                                        T *C, GsInt base, GsInt step) {                            \
+    int st = gs_banded_lu_##S(sh, D, F, base, step);                                               \
+    if (st || !sh->periodic) return st;                                                            \
+    const int h = sh->h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                  \
+    /* W_j = E^-1 F_j: column j of F (rows of E reaching column m + j) solved in place. */         \
+    for (int j = 0; j < h; j++) {                                                                  \
+      gs_banded_corner_col_##S(sh, D, F[nlu + j], base, step, j);                                  \
+      (void)gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, F[nlu + j], F[nlu + j],    \
+                                   base, step);                                                    \
+    }                                                                                              \
+    return gs_banded_schur_##S(sh, D, (const T *const *)F + nlu, C, base, step);                   \
   }                                                                                                \
                                                                                                    \
   /* The carries into the last h rows of a periodic system: z = S^-1 (f_tail - G y), from the      \
@@ -594,8 +610,9 @@ typedef struct {
   }
 
 /* ---- Partitioned solves (SPIKE), for few long systems --------------------------------------- */
-/* A non-periodic system is cut into P partitions of about n/P rows (rows [r0, r1) of partition j,
- * r0 = n j / P), so that P threads share one system. With A_j the diagonal block of partition j
+/* A system's banded block (all n rows, or the leading m = n - h of a periodic system) is cut into P
+ * partitions of about m/P rows (rows [r0, r1) of partition j, r0 = m j / P), so that P threads
+ * share one system. With A_j the diagonal block of partition j
  * and B_j, C_j its couplings to the first h unknowns of partition j+1 and the last h of j-1:
  *   x_j = y_j - V_j T_{j+1} - W_j U_{j-1},   y_j = A_j^-1 f_j,  V_j = A_j^-1 B_j,  W_j = A_j^-1
  * C_j, where T_j / U_j are the first / last h unknowns of partition j. Taking the first and last h
@@ -603,12 +620,26 @@ typedef struct {
  *   L_j X_{j-1} + X_j + R_j X_{j+1} = Y_j,
  * solved by block Thomas (M_j = I - L_j G_{j-1}, G_j = M_j^-1 R_j) by one thread per system.
  * Factor keeps each A_j's LU in the usual factor arrays (rows of partition j), the spikes V, W in
- * 2h more, and per partition M_j^-1, L_j and G_j (3 q x q blocks) in the matrix's corner data. */
+ * 2h more, and per partition M_j^-1, L_j and G_j (3 q x q blocks) in the matrix's corner data.
+ * A periodic system is [E F; G H] as above: E is solved by partitions; Factor also keeps E^-1 F
+ * (h more arrays, computed by the same partitioned solve) and, after the partitions' data, the
+ * periodic corner data (GS_BANDED_CORNER_LEN). The solve's reduced system gives y = E^-1 f_1 at
+ * rows 0..h-1 and m-h..m-1, which is all z = S^-1 (f_2 - G y) needs, so the correction pass
+ * subtracts (E^-1 F) z with the spikes and writes z into the last h rows: no pass more. */
 #define GS_BANDED_PART_Q(bands) (2 * ((bands) / 2))
 /* Per partition: 3 q x q blocks, then (at the end of the matrix's corner data) 2 values per
  * partition: the rows [0, whi) and [vlo, L) where its spikes W and V are not negligible. */
 #define GS_BANDED_PART_CORNER_LEN(bands, parts)                                                    \
   ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands) + 2 * (parts))
+/* Periodic: the corner data of the matrix (GS_BANDED_CORNER_LEN) after the partitions' data. */
+#define GS_BANDED_PART_PERIODIC_LEN(bands, parts)                                                  \
+  (GS_BANDED_PART_CORNER_LEN(bands, parts) + GS_BANDED_CORNER_LEN(bands))
+/* Factor arrays of a partitioned batch: LU, 2h spikes, and h columns of E^-1 F when periodic. */
+#define GS_BANDED_PART_NFAC(bands, spd, periodic)                                                  \
+  (GS_BANDED_NLU(bands, spd) + 2 * ((bands) / 2) + ((periodic) ? (bands) / 2 : 0))
+/* Scratch of a partitioned solve per system: the reduced unknowns, and z when periodic. */
+#define GS_BANDED_PART_X(bands, parts, periodic)                                                   \
+  ((parts)*GS_BANDED_PART_Q(bands) + ((periodic) ? (bands) / 2 : 0))
 #define GS_BANDED_PART_EXT(bands, parts, j)                                                        \
   ((parts)*3 * GS_BANDED_PART_Q(bands) * GS_BANDED_PART_Q(bands) + 2 * (j))
 
@@ -667,7 +698,7 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
                                              T *const *F, GsInt base, GsInt step, int parts,       \
                                              int j, T *ext) {                                      \
     GsInt r0, r1;                                                                                  \
-    gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
+    gs_part_range(sh->m, parts, j, &r0, &r1);                                                      \
     GsBandedShape ps = *sh;                                                                        \
     ps.m = r1 - r0;                                                                                \
     ps.periodic = 0;                                                                               \
@@ -713,7 +744,7 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     T G[4][4] = {{0}};                                                                             \
     for (int j = 0; j < parts; j++) {                                                              \
       GsInt r0, r1;                                                                                \
-      gs_part_range(sh->n, parts, j, &r0, &r1);                                                    \
+      gs_part_range(sh->m, parts, j, &r0, &r1);                                                    \
       T Lj[4][4] = {{0}}, Rj[4][4] = {{0}}, M[4][4], Mi[4][4];                                     \
       for (int a = 0; a < h; a++) {                                                                \
         const GsInt top = base + (r0 + a) * step, bot = base + (r1 - h + a) * step;                \
@@ -753,14 +784,16 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
   }                                                                                                \
                                                                                                    \
   /* Solve the reduced system of one system: Y from the partial solutions y in x, X (parts * q)    \
-   * out. */                                                                                       \
-  GS_BANDED_FN void gs_banded_part_reduce_solve_##S(                                               \
-      const GsBandedShape *sh, const T *C, int parts, const T *x, GsInt rb, GsInt rs, T *X) {      \
+   * out; periodic systems also z = S^-1 (f_2 - G y) into X[parts * q ..] (f: the right-hand side, \
+   * whose last h rows no partial solve has written). */                                           \
+  GS_BANDED_FN void gs_banded_part_reduce_solve_##S(const GsBandedShape *sh, const T *C,           \
+                                                    int parts, const T *f, const T *x, GsInt rb,   \
+                                                    GsInt rs, T *X) {                              \
     const int h = sh->h, q = 2 * h, qq = q * q;                                                    \
     T hp[4] = {0, 0, 0, 0};                                                                        \
     for (int j = 0; j < parts; j++) {                                                              \
       GsInt r0, r1;                                                                                \
-      gs_part_range(sh->n, parts, j, &r0, &r1);                                                    \
+      gs_part_range(sh->m, parts, j, &r0, &r1);                                                    \
       const T *Cj = C + (GsInt)j * 3 * qq;                                                         \
       T Y[4];                                                                                      \
       for (int a = 0; a < h; a++) {                                                                \
@@ -791,20 +824,34 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
       for (int a = 0; a < q; a++)                                                                  \
         X[j * q + a] = t[a];                                                                       \
     }                                                                                              \
+    if (sh->periodic) { /* y at rows 0..h-1 is T_0, at m-h..m-1 U_{P-1} */                         \
+      T ycor[4], z[2] = {0, 0};                                                                    \
+      for (int r = 0; r < h; r++) {                                                                \
+        ycor[r] = X[r];                                                                            \
+        ycor[h + r] = X[(parts - 1) * q + h + r];                                                  \
+        z[r] = f[rb + (sh->m + r) * rs];                                                           \
+      }                                                                                            \
+      gs_banded_tail_##S(sh, C + GS_BANDED_PART_CORNER_LEN(sh->bands, parts), ycor, z);            \
+      for (int r = 0; r < h; r++)                                                                  \
+        X[parts * q + r] = z[r];                                                                   \
+    }                                                                                              \
   }                                                                                                \
                                                                                                    \
-  /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} over the rows of partition j where a spike matters (y   \
-   * in x; ext from the factorisation); returns 1 if all finite. */                                \
+  /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} (- (E^-1 F) z when periodic) over the rows of partition \
+   * j where a spike or a periodic column matters (y in x; ext from the factorisation), and the    \
+   * last h rows = z for the last partition of a periodic system; returns 1 if all finite. */      \
   GS_BANDED_FN int gs_banded_part_correct_##S(const GsBandedShape *sh, const T *const *F,          \
                                               GsInt fb, GsInt fs, int parts, int j, const T *X,    \
                                               const T *ext, T *x, GsInt rb, GsInt rs) {            \
     const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                       \
     GsInt r0, r1;                                                                                  \
-    gs_part_range(sh->n, parts, j, &r0, &r1);                                                      \
-    T Tn[2] = {0, 0}, Up[2] = {0, 0};                                                              \
+    gs_part_range(sh->m, parts, j, &r0, &r1);                                                      \
+    T Tn[2] = {0, 0}, Up[2] = {0, 0}, z[2] = {0, 0};                                               \
+    const int per = sh->periodic, np = nlu + 2 * h;                                                \
     for (int k = 0; k < h; k++) {                                                                  \
       if (j + 1 < parts) Tn[k] = X[(j + 1) * q + k];                                               \
       if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
+      if (per) z[k] = X[parts * q + k];                                                            \
     }                                                                                              \
     const GsInt whi = r0 + (GsInt)ext[0], vlo0 = r0 + (GsInt)ext[1];                               \
     const GsInt vlo = vlo0 > whi ? vlo0 : whi;                                                     \
@@ -813,7 +860,8 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [vlo, r1) */                    \
       const GsInt ra = part ? vlo : r0, re = part ? r1 : whi;                                      \
       for (GsInt i0 = ra; i0 < re; i0 += K) {                                                      \
-        T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0};                         \
+        T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0}, p0[K] = {0},            \
+          p1[K] = {0};                                                                             \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u, qf = fb + i * fs;                                                \
           if (i < re) {                                                                            \
@@ -824,6 +872,10 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
               v1[u] = F[nlu + 1][qf];                                                              \
               w1[u] = F[nlu + h + 1][qf];                                                          \
             }                                                                                      \
+            if (per) {                                                                             \
+              p0[u] = F[np][qf];                                                                   \
+              if (h > 1) p1[u] = F[np + 1][qf];                                                    \
+            }                                                                                      \
           }                                                                                        \
         }                                                                                          \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
@@ -831,13 +883,81 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
           if (i < re) {                                                                            \
             T xi = vx[u] - v0[u] * Tn[0] - w0[u] * Up[0];                                          \
             if (h > 1) xi -= v1[u] * Tn[1] + w1[u] * Up[1];                                        \
+            if (per) xi -= p0[u] * z[0] + (h > 1 ? p1[u] * z[1] : (T)0);                           \
             x[rb + i * rs] = xi;                                                                   \
             finite &= isfinite((double)xi) ? 1 : 0;                                                \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
+    if (per && j == parts - 1)                                                                     \
+      for (int r = 0; r < h; r++) {                                                                \
+        x[rb + (sh->m + r) * rs] = z[r];                                                           \
+        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
+      }                                                                                            \
     return finite;                                                                                 \
+  }                                                                                                \
+                                                                                                   \
+  /* The whole partitioned solve of E v = v (in place) by one thread: partial solves, reduced      \
+   * system, corrections (sh->periodic 0: E only). X: scratch of parts * q values. */              \
+  GS_BANDED_FN void gs_banded_part_serial_solve_##S(const GsBandedShape *sh, const T *const *F,    \
+                                                    const T *C, GsInt fb, GsInt fs, int parts,     \
+                                                    T *v, GsInt vb, GsInt vs, T *X) {              \
+    for (int j = 0; j < parts; j++) {                                                              \
+      GsInt r0, r1;                                                                                \
+      gs_part_range(sh->m, parts, j, &r0, &r1);                                                    \
+      GsBandedShape ps = *sh;                                                                      \
+      ps.m = r1 - r0;                                                                              \
+      (void)gs_banded_lu_solve_##S(&ps, F, fb + r0 * fs, fs, v, v, vb + r0 * vs, vs);              \
+    }                                                                                              \
+    gs_banded_part_reduce_solve_##S(sh, C, parts, v, v, vb, vs, X);                                \
+    for (int j = 0; j < parts; j++)                                                                \
+      (void)gs_banded_part_correct_##S(sh, F, fb, fs, parts, j, X,                                 \
+                                       C + GS_BANDED_PART_EXT(sh->bands, parts, j), v, vb, vs);    \
+  }                                                                                                \
+                                                                                                   \
+  /* The periodic part of a partitioned factorisation of one matrix, after the partitions and the  \
+   * reduced system: E^-1 F into its h factor arrays, the corner data and S^-1, and the rows where \
+   * E^-1 F matters merged into each partition's extents. X: scratch of parts * q values. Returns  \
+   * a GsBandedStatus. */                                                                          \
+  GS_BANDED_FN int gs_banded_part_periodic_##S(const GsBandedShape *sh, const T *const *D,         \
+                                               T *const *F, GsInt base, GsInt step, int parts,     \
+                                               T *C, T *X) {                                       \
+    const int h = sh->h, nlu = GS_BANDED_NLU(sh->bands, sh->spd), np = nlu + 2 * h;                \
+    const GsInt m = sh->m;                                                                         \
+    GsBandedShape es = *sh;                                                                        \
+    es.periodic = 0;                                                                               \
+    for (int l = 0; l < h; l++) {                                                                  \
+      gs_banded_corner_col_##S(sh, D, F[np + l], base, step, l);                                   \
+      gs_banded_part_serial_solve_##S(&es, (const T *const *)F, C, base, step, parts, F[np + l],   \
+                                      base, step, X);                                              \
+    }                                                                                              \
+    const int st =                                                                                 \
+        gs_banded_schur_##S(sh, D, (const T *const *)F + np,                                       \
+                            C + GS_BANDED_PART_CORNER_LEN(sh->bands, parts), base, step);          \
+    if (st) return st;                                                                             \
+    /* E^-1 F decays away from both ends: rows [0, phi) and [plo, m) hold what matters. */         \
+    const double thr = 0.25 * (double)(EPS);                                                       \
+    GsInt phi = 0, plo = m;                                                                        \
+    for (GsInt i = 0; i < m; i++)                                                                  \
+      for (int l = 0; l < h; l++)                                                                  \
+        if (!(fabs((double)F[np + l][base + i * step]) <= thr)) {                                  \
+          if (i < m / 2)                                                                           \
+            phi = i + 1;                                                                           \
+          else if (plo == m)                                                                       \
+            plo = i;                                                                               \
+        }                                                                                          \
+    for (int j = 0; j < parts; j++) {                                                              \
+      GsInt r0, r1;                                                                                \
+      gs_part_range(m, parts, j, &r0, &r1);                                                        \
+      T *ext = C + GS_BANDED_PART_EXT(sh->bands, parts, j);                                        \
+      const GsInt L = r1 - r0, a = phi - r0, b = plo - r0;                                         \
+      const GsInt whi = (GsInt)ext[0], vlo = (GsInt)ext[1];                                        \
+      const GsInt wa = a < 0 ? 0 : a > L ? L : a, vb = b < 0 ? 0 : b > L ? L : b;                  \
+      ext[0] = (T)(whi > wa ? whi : wa);                                                           \
+      ext[1] = (T)(vlo < vb ? vlo : vb);                                                           \
+    }                                                                                              \
+    return GS_BANDED_OK;                                                                           \
   }
 
 /* ---- Tiled solves of a shared matrix ---------------------------------------------------------

@@ -127,6 +127,17 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       }                                                                                            \
       fstatus[s] = st;                                                                             \
     }                                                                                              \
+    if (!bi->periodic) return;                                                                     \
+    /* Periodic: E^-1 F, S^-1 and the extents; work (now free of pstatus) is the scratch. */       \
+    T *X = (T *)(void *)pstatus;                                                                   \
+    const GsInt xl = GS_BANDED_PART_X(bi->bands, bi->parts, 0);                                    \
+    _Pragma("omp parallel for schedule(static)") for (GsInt s = 0; s < bi->nmat; s++) {            \
+      if (fstatus[s]) continue;                                                                    \
+      GsInt base, step;                                                                            \
+      mat_place(bi, s, &base, &step);                                                              \
+      fstatus[s] = gs_banded_part_periodic_##S(&sh, D, F, base, step, bi->parts,                   \
+                                               (T *)Cv + s * bi->corner_len, X + s * xl);          \
+    }                                                                                              \
   }                                                                                                \
   /* Partitioned solve of one block: partial solves, reduced systems, corrections. */              \
   static void psolve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,            \
@@ -134,8 +145,8 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
                          T *X) {                                                                   \
     const GsBandedShape sh = shape_of(bi);                                                         \
     GS_CPU_FACTORS(const T, F, Fv);                                                                \
-    const int P = bi->parts, q = 2 * bi->h;                                                        \
-    const GsInt total = bi->batch * P;                                                             \
+    const int P = bi->parts;                                                                       \
+    const GsInt total = bi->batch * P, xl = GS_BANDED_PART_X(bi->bands, P, bi->periodic);          \
     const T *f = (const T *)fv;                                                                    \
     T *x = (T *)xv;                                                                                \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
@@ -145,7 +156,7 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       rhs_place(bi, s, &rb, &rs);                                                                  \
       rb += blk * bi->rhs_len;                                                                     \
       mat_place(bi, s, &fb, &fs);                                                                  \
-      gs_part_range(bi->n, P, j, &r0, &r1);                                                        \
+      gs_part_range(bi->m, P, j, &r0, &r1);                                                        \
       GsBandedShape ps = sh;                                                                       \
       ps.m = r1 - r0;                                                                              \
       if (fstatus[bi->shared ? 0 : s]) continue;                                                   \
@@ -160,8 +171,8 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       rhs_place(bi, s, &rb, &rs);                                                                  \
       rb += blk * bi->rhs_len;                                                                     \
       if (fstatus[mat]) continue;                                                                  \
-      gs_banded_part_reduce_solve_##S(&sh, (const T *)Cv + mat * bi->corner_len, P, x, rb, rs,     \
-                                      X + s * P * q);                                              \
+      gs_banded_part_reduce_solve_##S(&sh, (const T *)Cv + mat * bi->corner_len, P, f, x, rb, rs,  \
+                                      X + s * xl);                                                 \
     }                                                                                              \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
       const GsInt s = t % bi->batch;                                                               \
@@ -172,12 +183,13 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
       rb += blk * bi->rhs_len;                                                                     \
       mat_place(bi, s, &fb, &fs);                                                                  \
       int st = fstatus[mat];                                                                       \
-      if (st) {                                                                                    \
+      if (st) { /* the last partition also has the last h rows of a periodic system */             \
         GsInt r0, r1;                                                                              \
-        gs_part_range(bi->n, P, j, &r0, &r1);                                                      \
+        gs_part_range(bi->m, P, j, &r0, &r1);                                                      \
+        if (j == P - 1) r1 = bi->n;                                                                \
         for (GsInt i = r0; i < r1; i++)                                                            \
           x[rb + i * rs] = (T)NAN;                                                                 \
-      } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, P, j, X + s * P * q,                  \
+      } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, P, j, X + s * xl,                     \
                                              (const T *)Cv + mat * bi->corner_len +                \
                                                  GS_BANDED_PART_EXT(bi->bands, P, j),              \
                                              x, rb, rs)) {                                         \

@@ -190,8 +190,22 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
 GS_CUDA_BANDED_ALL(double, d)
 GS_CUDA_BANDED_ALL(float, f)
 
-/* Partitioned (SPIKE) kernels, non-periodic only. Threads of one partition index are consecutive
- * systems, so the interleaved layout stays coalesced: thread t = j * count + s. */
+/* Partitioned (SPIKE) kernels. Threads of one partition index are consecutive systems, so the
+ * interleaved layout stays coalesced: thread t = j * count + s. Periodic batches partition the
+ * leading block E and fold the corner into the reduced solve and the correction (banded_algo.h). */
+/* A partitioned factor kernel's view of matrix s: its shape, diagonals D, factors F, and where its
+ * rows are (base, step). */
+#define GS_PART_MATRIX(T, BANDS, s)                                                                \
+  GsBandedShape sh = a.sh;                                                                         \
+  sh.bands = BANDS;                                                                                \
+  sh.h = BANDS / 2;                                                                                \
+  const T *D[5];                                                                                   \
+  T *F[GS_BANDED_MAX_FAC];                                                                         \
+  _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                         \
+  _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];               \
+  GsInt base, step;                                                                                \
+  gs_mat_place(&a, s, &base, &step)
+
 #define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, T *C, int *pstatus) { \
@@ -199,16 +213,7 @@ GS_CUDA_BANDED_ALL(float, f)
     if (t >= a.nmat * a.parts) return;                                                             \
     const GsInt s = t % a.nmat;                                                                    \
     const int j = (int)(t / a.nmat);                                                               \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
-    const T *D[5];                                                                                 \
-    T *F[GS_BANDED_MAX_FAC];                                                                       \
-    _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
-    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];             \
-    GsInt base, step;                                                                              \
-    gs_mat_place(&a, s, &base, &step);                                                             \
+    GS_PART_MATRIX(T, BANDS, s);                                                                   \
     T *ext = C + s * a.corner_len + GS_BANDED_PART_EXT(BANDS, a.parts, j);                         \
     pstatus[s * a.parts + j] = gs_banded_part_factor_##S(&sh, D, F, base, step, a.parts, j, ext);  \
   }                                                                                                \
@@ -219,7 +224,6 @@ GS_CUDA_BANDED_ALL(float, f)
     GsBandedShape sh = a.sh;                                                                       \
     sh.bands = BANDS;                                                                              \
     sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     int st = 0;                                                                                    \
@@ -232,6 +236,15 @@ GS_CUDA_BANDED_ALL(float, f)
     }                                                                                              \
     fstatus[s] = st;                                                                               \
   }                                                                                                \
+  /* Periodic: E^-1 F, S^-1 and the extents of each matrix (work: the scratch, after pstatus). */  \
+  static __global__ void gs_banded_pfactor3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp,    \
+                                                         T *C, T *X, int *fstatus) {               \
+    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (s >= a.nmat || fstatus[s]) return;                                                         \
+    GS_PART_MATRIX(T, BANDS, s);                                                                   \
+    fstatus[s] = gs_banded_part_periodic_##S(&sh, D, F, base, step, a.parts, C + s * a.corner_len, \
+                                             X + s * GS_BANDED_PART_X(BANDS, a.parts, 0));         \
+  }                                                                                                \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_psolve1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,   \
                                      T *x, int *status, GsBandedDevSummary *sum) {                 \
@@ -243,21 +256,21 @@ GS_CUDA_BANDED_ALL(float, f)
     GsBandedShape sh = a.sh;                                                                       \
     sh.bands = BANDS;                                                                              \
     sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     GsInt rb, rs, fb, fs, r0, r1;                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
     gs_mat_place(&a, s, &fb, &fs);                                                                 \
-    gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                     \
+    gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                     \
     sh.m = r1 - r0;                                                                                \
+    sh.periodic = 0;                                                                               \
     /* Rows the correction skips are final here: check them now. */                                \
     if (!gs_banded_lu_solve_##S(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
       gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
   }                                                                                                \
-  static __global__ void gs_banded_psolve2_k_##S##BANDS(GsBandedKArgs a, const T *C,               \
-                                                        const int *fstatus, const T *x, T *X) {    \
+  static __global__ void gs_banded_psolve2_k_##S##BANDS(                                           \
+      GsBandedKArgs a, const T *C, const int *fstatus, const T *f, const T *x, T *X) {             \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (s >= a.batch) return;                                                                      \
     const GsInt mat = a.shared ? 0 : s;                                                            \
@@ -265,12 +278,11 @@ GS_CUDA_BANDED_ALL(float, f)
     GsBandedShape sh = a.sh;                                                                       \
     sh.bands = BANDS;                                                                              \
     sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
     GsInt rb, rs;                                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
-    gs_banded_part_reduce_solve_##S(&sh, C + mat * a.corner_len, a.parts, x, rb, rs,               \
-                                    X + s * a.parts * (BANDS / 2) * 2);                            \
+    gs_banded_part_reduce_solve_##S(&sh, C + mat * a.corner_len, a.parts, f, x, rb, rs,            \
+                                    X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic));        \
   }                                                                                                \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const T *C, const int *fstatus,   \
@@ -282,7 +294,6 @@ GS_CUDA_BANDED_ALL(float, f)
     GsBandedShape sh = a.sh;                                                                       \
     sh.bands = BANDS;                                                                              \
     sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     GsInt rb, rs, fb, fs;                                                                          \
@@ -292,13 +303,15 @@ GS_CUDA_BANDED_ALL(float, f)
     int st = fstatus[a.shared ? 0 : s];                                                            \
     if (st) {                                                                                      \
       GsInt r0, r1;                                                                                \
-      gs_part_range(sh.n, a.parts, j, &r0, &r1);                                                   \
+      gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                   \
+      if (j == a.parts - 1) r1 = sh.n; /* and the last h rows of a periodic system */              \
       for (GsInt i = r0; i < r1; i++)                                                              \
         x[rb + i * rs] = (T)NAN;                                                                   \
-    } else if (!gs_banded_part_correct_##S(                                                        \
-                   &sh, F, fb, fs, a.parts, j, X + s * a.parts * (BANDS / 2) * 2,                  \
-                   C + (a.shared ? 0 : s) * a.corner_len + GS_BANDED_PART_EXT(BANDS, a.parts, j),  \
-                   x, rb, rs)) {                                                                   \
+    } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, a.parts, j,                             \
+                                           X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic),  \
+                                           C + (a.shared ? 0 : s) * a.corner_len +                 \
+                                               GS_BANDED_PART_EXT(BANDS, a.parts, j),              \
+                                           x, rb, rs)) {                                           \
       st = GS_BANDED_NOT_FINITE;                                                                   \
     }                                                                                              \
     if (st) gs_mark(status, s, st, sum);                                                           \
@@ -315,13 +328,16 @@ GS_CUDA_BANDED_PART(float, fw, 5)
   typedef void (*GsPF2_##S)(GsBandedKArgs, GsPtrs, T *, const int *, int *);                       \
   typedef void (*GsPS1_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,             \
                             GsBandedDevSummary *);                                                 \
-  typedef void (*GsPS2_##S)(GsBandedKArgs, const T *, const int *, const T *, T *);                \
+  typedef void (*GsPF3_##S)(GsBandedKArgs, GsPtrs, GsPtrs, T *, T *, int *);                       \
+  typedef void (*GsPS2_##S)(GsBandedKArgs, const T *, const int *, const T *, const T *, T *);     \
   typedef void (*GsPS3_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *, int *,  \
                             GsBandedDevSummary *);                                                 \
   static const GsPF1_##S gs_pf1_##S[2] = {gs_banded_pfactor1_k_##S##3,                             \
                                           gs_banded_pfactor1_k_##S##5};                            \
   static const GsPF2_##S gs_pf2_##S[2] = {gs_banded_pfactor2_k_##S##3,                             \
                                           gs_banded_pfactor2_k_##S##5};                            \
+  static const GsPF3_##S gs_pf3_##S[2] = {gs_banded_pfactor3_k_##S##3,                             \
+                                          gs_banded_pfactor3_k_##S##5};                            \
   static const GsPS1_##S gs_ps1_##S[2] = {gs_banded_psolve1_k_##S##3, gs_banded_psolve1_k_##S##5}; \
   static const GsPS2_##S gs_ps2_##S[2] = {gs_banded_psolve2_k_##S##3, gs_banded_psolve2_k_##S##5}; \
   static const GsPS3_##S gs_ps3_##S[2] = {gs_banded_psolve3_k_##S##3, gs_banded_psolve3_k_##S##5};
@@ -627,10 +643,16 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
       gs_pf1_dw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (double *)C, (int *)work);
       gs_pf2_dw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (double *)C, (const int *)work,
                                                              fstatus);
+      if (per)
+        gs_pf3_dw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (double *)C,
+                                                               (double *)work, fstatus);
     } else {
       gs_pf1_fw[b5]<<<nb1, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (float *)C, (int *)work);
       gs_pf2_fw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, (float *)C, (const int *)work,
                                                              fstatus);
+      if (per)
+        gs_pf3_fw[b5]<<<nb2, GS_PART_THREADS, 0, cc->stream>>>(a, Dp, Fp, (float *)C, (float *)work,
+                                                               fstatus);
     }
     GsCheckLaunchCuda(ctx, "gs_banded_pfactor_k");
   } else if (bi->dt == GS_DOUBLE)
@@ -700,15 +722,15 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       if (bi->dt == GS_DOUBLE) {
         gs_ps1_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
                                                                (double *)x, status, dsum);
-        gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const double *)C, fstatus,
-                                                               (const double *)x, (double *)work);
+        gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
+            a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
         gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
         gs_ps1_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
                                                                (float *)x, status, dsum);
-        gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(a, (const float *)C, fstatus,
-                                                               (const float *)x, (float *)work);
+        gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
+            a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
         gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const float *)C, fstatus, (const float *)work, (float *)x, status, dsum);
       }
