@@ -1020,10 +1020,35 @@ static void ch_output_close(ChOutput *o) {
   GsVecDestroy(&o->c);
 }
 
+/* Milliseconds per step in the right-hand-side stencil and in the banded solves, from `steps` more
+ * steps with the event log on (each logged event waits for the device, so these steps are not the
+ * timed ones). */
+static int ch_breakdown(GsContext ctx, GsCahnHilliard ch, GsInt steps, double *stencil_ms,
+                        double *solve_ms) {
+  const char *names[2] = {"StencilApply", "BandedSolve"};
+  double before[2] = {0, 0}, after[2] = {0, 0};
+  GsLogEvent ev[2];
+  for (int k = 0; k < 2; k++) {
+    GsCall(GsLogEventRegister(ctx, names[k], &ev[k]));
+    GsCall(GsLogEventGetInfo(ctx, ev[k], NULL, &before[k], NULL, NULL));
+  }
+  GsCall(GsLogEnable(ctx, 1));
+  const int ierr = GsCahnHilliardStep(ch, steps);
+  GsCall(GsLogEnable(ctx, 0));
+  GsCall(ierr);
+  for (int k = 0; k < 2; k++)
+    GsCall(GsLogEventGetInfo(ctx, ev[k], NULL, &after[k], NULL, NULL));
+  *stencil_ms = 1e3 * (after[0] - before[0]) / (double)steps;
+  *solve_ms = 1e3 * (after[1] - before[1]) / (double)steps;
+  return 0;
+}
+
 /* gpusolve ch -bench 1: time per step of the issue's cases (2D SBDF2 at 1024^2, 2048^2, 4096^2,
  * the last also in float, and a 1D ensemble of 65536 x 1024 on a GPU; smaller on the CPU) against
- * a floor of 10 words per point per 2D step (80 bytes in double) and 2 per 1D step (read and
- * write the state once) over the copy bandwidth measured in the same run; JSON suite "apps". */
+ * a floor of 10 words per point per 2D step (80 bytes in double, the issue's figure) and 2 per 1D
+ * step (read and write the state once) over the copy bandwidth measured in the same run; then
+ * where the time goes (stencil, solves). The passes themselves must move 7 words per point in 2D
+ * (stencil: c, cprev in, rhs out; each solve one in, one out) and 5 in 1D. JSON suite "apps". */
 static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int gpu, GsInt steps,
                     const char *json) {
   /* n, ny, ensemble, float */
@@ -1062,6 +1087,8 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
     if (!ierr) ierr = GsCahnHilliardStep(ch, steps);
     if (!ierr) ierr = GsSynchronize(ctx);
     const double per = (GsWallTime() - t0) / (double)steps;
+    double st_ms = 0, sv_ms = 0;
+    if (!ierr) ierr = ch_breakdown(ctx, ch, steps < 20 ? steps : 20, &st_ms, &sv_ms);
     GsCahnHilliardDestroy(&ch);
     if (ierr) break;
     GsBenchRecord r;
@@ -1070,9 +1097,10 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
     snprintf(r.dtype, sizeof r.dtype, "%s", cases[c][3] ? "float" : "double");
     snprintf(r.impl, sizeof r.impl, "gpusolve");
     snprintf(r.resource, sizeof r.resource, "%.31s", res);
-    snprintf(r.config, sizeof r.config, "%s SBDF2 %s %lld x %lld x %lld ns/point/step=%.3f",
+    snprintf(r.config, sizeof r.config,
+             "%s SBDF2 %s %lld x %lld x %lld ns/point/step=%.3f stencil_ms=%.4f solves_ms=%.4f",
              twod ? "2D" : "1D ensemble", r.dtype, (long long)d.n, (long long)d.ny,
-             (long long)d.ensemble, 1e9 * per / points);
+             (long long)d.ensemble, 1e9 * per / points, st_ms, sv_ms);
     r.n = (long long)points;
     r.batch = (long long)d.ensemble;
     r.repeats = (int)steps;
@@ -1082,8 +1110,17 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
     r.floor_gbps = copy;
     r.fraction = copy > 0 ? r.gbps / copy : 0;
     r.residual = -1;
-    printf("%-48s %10.3f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n",
-           r.config, 1e3 * per, 1e9 * per / points, 100 * r.fraction, perpoint);
+    /* The stencil's own floor: 3 words per point; the solves': 2 words per point each. */
+    const double st_floor = 3 * word * points / (copy * 1e9) * 1e3;
+    const double sv_floor = (twod ? 4 : 2) * word * points / (copy * 1e9) * 1e3;
+    char label[96];
+    snprintf(label, sizeof label, "%s SBDF2 %s %lld x %lld x %lld", twod ? "2D" : "1D ensemble",
+             r.dtype, (long long)d.n, (long long)d.ny, (long long)d.ensemble);
+    printf("%-40s %10.3f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n"
+           "    logged: stencil %.4f ms (%.0f%% of its floor), banded solves %.4f ms (%.0f%%)\n",
+           label, 1e3 * per, 1e9 * per / points, 100 * r.fraction, perpoint, st_ms,
+           st_ms > 0 ? 100 * st_floor / st_ms : 0.0, sv_ms,
+           sv_ms > 0 ? 100 * sv_floor / sv_ms : 0.0);
     if (GsBenchReportAdd(&rep, &r)) ierr = GS_ERR_MEMORY;
   }
   if (!ierr && json[0] &&
