@@ -860,30 +860,23 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [vlo, r1) */                    \
       const GsInt ra = part ? vlo : r0, re = part ? r1 : whi;                                      \
       for (GsInt i0 = ra; i0 < re; i0 += K) {                                                      \
-        T vx[K] = {0}, v0[K] = {0}, v1[K] = {0}, w0[K] = {0}, w1[K] = {0}, p0[K] = {0},            \
-          p1[K] = {0};                                                                             \
+        /* Each row's correction is summed as its loads arrive: one value per row in flight, not   \
+         * one per factor array (which made the periodic double penta kernel spill). */            \
+        T vx[K] = {0}, cr[K] = {0};                                                                \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u, qf = fb + i * fs;                                                \
           if (i < re) {                                                                            \
             vx[u] = x[rb + i * rs];                                                                \
-            v0[u] = F[nlu][qf];                                                                    \
-            w0[u] = F[nlu + h][qf];                                                                \
-            if (h > 1) {                                                                           \
-              v1[u] = F[nlu + 1][qf];                                                              \
-              w1[u] = F[nlu + h + 1][qf];                                                          \
-            }                                                                                      \
-            if (per) {                                                                             \
-              p0[u] = F[np][qf];                                                                   \
-              if (h > 1) p1[u] = F[np + 1][qf];                                                    \
-            }                                                                                      \
+            T c = F[nlu][qf] * Tn[0] + F[nlu + h][qf] * Up[0];                                     \
+            if (h > 1) c += F[nlu + 1][qf] * Tn[1] + F[nlu + h + 1][qf] * Up[1];                   \
+            if (per) c += F[np][qf] * z[0] + (h > 1 ? F[np + 1][qf] * z[1] : (T)0);                \
+            cr[u] = c;                                                                             \
           }                                                                                        \
         }                                                                                          \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u;                                                                  \
           if (i < re) {                                                                            \
-            T xi = vx[u] - v0[u] * Tn[0] - w0[u] * Up[0];                                          \
-            if (h > 1) xi -= v1[u] * Tn[1] + w1[u] * Up[1];                                        \
-            if (per) xi -= p0[u] * z[0] + (h > 1 ? p1[u] * z[1] : (T)0);                           \
+            const T xi = vx[u] - cr[u];                                                            \
             x[rb + i * rs] = xi;                                                                   \
             finite &= isfinite((double)xi) ? 1 : 0;                                                \
           }                                                                                        \
