@@ -515,14 +515,52 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
 }
 
 /* The interleaved layout walked one system at a time touches one entry per cache line of each
- * array. For the common case (interleaved, not periodic, not partitioned) the CPU instead
- * sweeps the rows of a block of GS_CPU_SB consecutive systems together: the inner loop over
- * systems is contiguous and vectorises, and each system still does the same operations in the
- * same order as gs_banded_lu_solve (LU or LDL^T), so the results are those of the per-system code.
- */
+ * array. For the common case (interleaved, not partitioned) the CPU instead sweeps the rows of a
+ * block of GS_CPU_SB consecutive systems together: the inner loop over systems is contiguous and
+ * vectorises, and each system still does the same operations in the same order as
+ * gs_banded_solve (LU or LDL^T of the banded block; for periodic systems then the tail z and
+ * y -= W z), so the results are those of the per-system code. */
 #define GS_CPU_BLOCK_SOLVE(T, S)                                                                   \
-  static void solve_block_##S(const GsBandedInfo *bi, const void *const *Fv, const int *fstatus,   \
-                              GsInt nrhs, const void *fv, void *xv, int *status) {                 \
+  /* The periodic part of a block's solve: per system z = S^-1 (f_tail - G y) from the rows of y   \
+   * the corner reads (f_tail in zt), then y -= W z over the block's rows, and the last h rows. */ \
+  static void block_periodic_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,    \
+                                 T *x, GsInt s0, GsInt s1, T zt[2][GS_CPU_SB], int *ok) {          \
+    const GsInt batch = bi->batch, m = bi->m, ms = bi->shared ? 0 : 1;                             \
+    const GsInt mrow = bi->shared ? 1 : batch;                                                     \
+    const int h = bi->h, nlu = GS_BANDED_NLU(bi->bands, bi->spd);                                  \
+    const T *W0 = (const T *)Fv[nlu], *W1 = (const T *)Fv[h > 1 ? nlu + 1 : nlu];                  \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    T z0[GS_CPU_SB] = {0}, z1[GS_CPU_SB] = {0};                                                    \
+    for (GsInt s = s0; s < s1; s++) {                                                              \
+      T ycor[4], z[2] = {0, 0};                                                                    \
+      for (int r = 0; r < h; r++) {                                                                \
+        z[r] = zt[r][s - s0];                                                                      \
+        ycor[r] = x[r * batch + s];                                                                \
+        ycor[h + r] = x[(m - h + r) * batch + s];                                                  \
+      }                                                                                            \
+      gs_banded_tail_##S(&sh, (const T *)Cv + (bi->shared ? 0 : s) * bi->corner_len, ycor, z);     \
+      z0[s - s0] = z[0];                                                                           \
+      z1[s - s0] = z[1];                                                                           \
+    }                                                                                              \
+    for (GsInt i = 0; i < m; i++) {                                                                \
+      const GsInt r = i * batch, q = i * mrow;                                                     \
+      _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                        \
+        const GsInt k = s - s0, qs = q + s * ms;                                                   \
+        const T xi = x[r + s] - W0[qs] * z0[k] - (h > 1 ? W1[qs] * z1[k] : (T)0);                  \
+        x[r + s] = xi;                                                                             \
+        ok[k] &= xi - xi == 0;                                                                     \
+      }                                                                                            \
+    }                                                                                              \
+    for (GsInt s = s0; s < s1; s++)                                                                \
+      for (int r = 0; r < h; r++) {                                                                \
+        const T v = r ? z1[s - s0] : z0[s - s0];                                                   \
+        x[(m + r) * batch + s] = v;                                                                \
+        ok[s - s0] &= v - v == 0;                                                                  \
+      }                                                                                            \
+  }                                                                                                \
+  static void solve_block_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,       \
+                              const int *fstatus, GsInt nrhs, const void *fv, void *xv,            \
+                              int *status) {                                                       \
     const GsInt batch = bi->batch, m = bi->m;                                                      \
     const int penta = bi->bands == 5, spd = bi->spd;                                               \
     const GsInt ms = bi->shared ? 0 : 1; /* a shared matrix: one entry per row for all systems */  \
@@ -544,8 +582,12 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
       T p1[GS_CPU_SB] = {0}, p2[GS_CPU_SB] = {0};                                                  \
       T m1[GS_CPU_SB] = {0}, m2a[GS_CPU_SB] = {0}, m2b[GS_CPU_SB] = {0};                           \
       int ok[GS_CPU_SB];                                                                           \
-      for (GsInt s = s0; s < s1; s++)                                                              \
+      T zt[2][GS_CPU_SB]; /* periodic: the last h entries of f, read before x (maybe f) changes */ \
+      for (GsInt s = s0; s < s1; s++) {                                                            \
         ok[s - s0] = 1;                                                                            \
+        for (int r = 0; r < bi->h && bi->periodic; r++)                                            \
+          zt[r][s - s0] = f[(m + r) * batch + s];                                                  \
+      }                                                                                            \
       for (GsInt i = 0; i < m; i++) {                                                              \
         const GsInt r = i * batch, q = i * mrow;                                                   \
         if (spd && penta) {                                                                        \
@@ -613,6 +655,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
+      if (bi->periodic) block_periodic_##S(bi, Fv, Cv, x, s0, s1, zt, ok);                         \
       for (GsInt s = s0; s < s1; s++) {                                                            \
         int st = fstatus[bi->shared ? 0 : s];                                                      \
         if (st)                                                                                    \
@@ -646,11 +689,11 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       else
         psolve_f(bi, F, C, fstatus, blk, f, x, status, (float *)work);
     }
-  } else if (bi->interleaved && !bi->periodic) {
+  } else if (bi->interleaved) {
     if (bi->dt == GS_DOUBLE)
-      solve_block_d(bi, F, fstatus, nrhs, f, x, status);
+      solve_block_d(bi, F, C, fstatus, nrhs, f, x, status);
     else
-      solve_block_f(bi, F, fstatus, nrhs, f, x, status);
+      solve_block_f(bi, F, C, fstatus, nrhs, f, x, status);
   } else if (bi->dt == GS_DOUBLE) {
     solve_d(bi, F, C, fstatus, nrhs, f, x, status);
   } else {
