@@ -180,7 +180,8 @@ typedef struct {
 
 /* A stencil as the back ends see it (see include/gpusolve/stencil.h): nterms groups, each the
  * weights w[first[t] .. first[t + 1] - 1] at offsets (ox, oy) applied to x[input[t]]^power[t],
- * zero weights left out, in the order each point sums them. rx, ry: the largest offsets in use. */
+ * zero weights left out, in the order each point sums them (by ox, then oy). rx, ry: the largest
+ * offsets in use. */
 #define GS_STENCIL_MAX_WEIGHTS                                                                     \
   (GS_STENCIL_MAX_TERMS * (2 * GS_STENCIL_MAX_RADIUS + 1) * (2 * GS_STENCIL_MAX_RADIUS + 1))
 typedef struct {

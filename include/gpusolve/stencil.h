@@ -11,8 +11,8 @@
  * (or, for an ensemble of 1D runs, ny = members and terms of radius 0 along y).
  *
  * Arithmetic is in the vectors' type (weights rounded to it). Each point sums its terms by input,
- * then by power, and each term's nonzero weights row by row (dy, then dx, ascending); the back ends
- * agree up to the rounding of fused multiply-adds. */
+ * then by power, and each term's nonzero weights column by column (dx, then dy, ascending); the
+ * back ends agree up to the rounding of fused multiply-adds. */
 #ifndef GPUSOLVE_STENCIL_H
 #define GPUSOLVE_STENCIL_H
 

@@ -168,7 +168,7 @@ int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, doubl
   return 0;
 }
 
-/* The back ends' view: nonzero weights term by term, row by row; radii of what is used. */
+/* The back ends' view: nonzero weights term by term, column by column; radii of what is used. */
 static void pack(GsStencil S) {
   GsStencilInfo *si = &S->info;
   memset(si, 0, sizeof *si);
@@ -187,8 +187,8 @@ static void pack(GsStencil S) {
     si->input[si->nterms] = (signed char)S->input[t];
     si->power[si->nterms] = (signed char)S->power[t];
     si->first[si->nterms] = (short)q;
-    for (int dy = -R; dy <= R; dy++)
-      for (int dx = -R; dx <= R; dx++) {
+    for (int dx = -R; dx <= R; dx++) /* column by column: the GPU kernel's order */
+      for (int dy = -R; dy <= R; dy++) {
         const double w = S->k[t][(dy + R) * SIDE + dx + R];
         if (w == 0) continue;
         si->ox[q] = (signed char)dx;
