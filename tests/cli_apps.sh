@@ -100,6 +100,13 @@ for s in 000000 000100 000200; do
     [ "$(head -c 8 "$work/snap/ch_$s.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
   fi
 done
+# A sequence of snapshots side by side: 5 outputs, all kept (6 at most), one PNG.
+"$cli" ch -gs_backend /cpu -n 24 -ny 20 -steps 40 -every 10 -sequence "$work/seq.png" >/dev/null \
+  2>"$work/seq.txt"
+if ! grep -q "without libpng" "$work/seq.txt"; then
+  grep -q "5 snapshots side by side" "$work/seq.txt"
+  [ "$(head -c 8 "$work/seq.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+fi
 [ "$(status "$cli" ch -gs_backend /cpu -n 48 -out "$work/snap1d")" = 1 ]
 grep -q "give -ny > 1" "$work/out.txt"
 # Initial data from a Matrix Market vector (a cosine of 3 waves: domain size 2 pi / 3 at step 0).

@@ -144,6 +144,50 @@ static void test_png(GsContext ctx) {
   }
   remove("out-test.png");
   CHECK_ERR(GsAppWritePNG(ctx, "/no/such/dir/x.png", nx, ny, v, -1, 1), GS_ERR_FILE_OPEN);
+  /* Three frames side by side: the first constant at the minimum, the last at the maximum, the
+   * range over all three, one colour bar after the last frame. */
+  double *lo = hs_malloc((size_t)(nx * ny) * sizeof *lo),
+         *hi = hs_malloc((size_t)(nx * ny) * sizeof *hi);
+  for (GsInt k = 0; k < nx * ny; k++) {
+    lo[k] = -7;
+    hi[k] = 9;
+  }
+  const double *frames[3] = {lo, v, hi};
+  if (!CHECK_OK(GsAppWritePNGFrames(ctx, "out-frames.png", 3, nx, ny, frames, 0, 0))) {
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    unsigned char *px = NULL;
+    if (png_image_begin_read_from_file(&img, "out-frames.png")) {
+      img.format = PNG_FORMAT_RGB;
+      px = hs_malloc(PNG_IMAGE_SIZE(img));
+      CHECK(png_image_finish_read(&img, NULL, px, 0, NULL), "PNG read: %s", img.message);
+    }
+    const GsInt gap = nx / 32 + 2, bar_w = nx / 16 + 4, w = 3 * (nx + gap) + bar_w + 3;
+    CHECK(px && (GsInt)img.width == w && img.height == (png_uint_32)ny,
+          "PNG of 3 frames: %u x %u, expected %lld x %lld", img.width, img.height, (long long)w,
+          (long long)ny);
+    if (px && (GsInt)img.width == w) {
+      unsigned char c0[3], c1[3], mid[3];
+      GsAppColorMap(0, c0);
+      GsAppColorMap(1, c1);
+      GsAppColorMap(5.0 / 16.0, mid); /* v's left column, -2, in the range [-7, 9] */
+      const GsInt f2 = 2 * (nx + gap), bar = 3 * (nx + gap);
+      CHECK(!memcmp(px, c0, 3) && !memcmp(px + 3 * (f2 + nx - 1), c1, 3) &&
+                !memcmp(px + 3 * (nx + gap), mid, 3) && !memcmp(px + 3 * bar, c1, 3) &&
+                !memcmp(px + 3 * ((ny - 1) * w + bar), c0, 3),
+            "PNG frames: colours of the frames and of the bar");
+    }
+    free(px);
+    png_image_free(&img);
+  }
+  remove("out-frames.png");
+  CHECK_ERR(GsAppWritePNGFrames(ctx, "x.png", 0, nx, ny, frames, -1, 1), GS_ERR_ARG_OUTOFRANGE);
+  const double *holes[2] = {v, NULL};
+  CHECK_ERR(GsAppWritePNGFrames(ctx, "x.png", 2, nx, ny, holes, -1, 1), GS_ERR_ARG_NULL);
+  CHECK_MSG(ctx, "frame 1 is NULL");
+  free(lo);
+  free(hi);
 #endif
   CHECK_ERR(GsAppWritePNG(ctx, "x.png", nx, 0, v, -1, 1), GS_ERR_ARG_OUTOFRANGE);
   CHECK_ERR(GsAppWritePNG(ctx, NULL, nx, ny, v, -1, 1), GS_ERR_ARG_NULL);

@@ -930,6 +930,7 @@ static void ch_help(void) {
       "                   [-L L] [-order 1|2] [-stabilize S] [-float 1] [-mean M] [-amplitude A]\n"
       "                   [-seed S] [-init FILE] [-gamma_range A,B] [-D_range A,B] [-every K]\n"
       "                   [-csv FILE] [-checkpoint FILE] [-restart FILE] [-out DIR]\n"
+      "                   [-sequence FILE]\n"
       "       gpusolve ch -bench 1 [-bench_steps S] [-json FILE | -json_dir DIR]\n"
       "Periodic Cahn-Hilliard dC/dt = D lap (C^3 - C - G lap C), 1D, or 2D with -ny NY > 1 (an\n"
       "N x NY grid, ADI: periodic pentadiagonal solves along rows and, in place, columns),\n"
@@ -940,7 +941,8 @@ static void ch_help(void) {
       "step, time and each member's mass, free energy, min, max and domain size (from the\n"
       "structure factor) as CSV (to FILE with -csv); with -checkpoint a checkpoint (written\n"
       "atomically) that -restart continues from bit for bit; with -out (2D) DIR/ch_<step>.vti\n"
-      "(ParaView series DIR/ch.pvd) and DIR/ch_<step>.png (colour bar -1 .. 1). Progress on\n"
+      "(ParaView series DIR/ch.pvd) and DIR/ch_<step>.png (colour bar -1 .. 1); with -sequence\n"
+      "(2D) up to 6 evenly spaced snapshots side by side in one PNG. Progress on\n"
       "stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4, D 1, G 0.01, L 2 pi, order 2, no\n"
       "stabilization, double, M 0, A 0.05, seed 1, K 200.\n"
       "-bench 1: time per step of 2D SBDF2 at 1024^2, 2048^2, 4096^2 (and 4096^2 in float) and of\n"
@@ -948,9 +950,11 @@ static void ch_help(void) {
       "point over the copy bandwidth measured in the same run; JSON suite apps.\n");
 }
 
-/* Snapshots of a 2D run: DIR/ch_<step>.vti and .png, and DIR/ch.pvd listing the .vti files. */
+/* Snapshots of a 2D run: DIR/ch_<step>.vti and .png, and DIR/ch.pvd listing the .vti files (with
+ * -out DIR); a sequence of up to 6 evenly spaced snapshots side by side in one PNG (-sequence). */
+#define CH_SEQ_FRAMES 6
 typedef struct {
-  char dir[768];
+  char dir[768], seq[768]; /* "" where not asked for */
   GsInt n, ny;
   double h;
   int count, cap;
@@ -958,26 +962,38 @@ typedef struct {
   char **file;
   double *field;
   GsVec c;
+  int nout, nframes, stored, seen; /* outputs of the run, frames kept, kept so far, outputs seen */
+  double *frames;
 } ChOutput;
 
-static int ch_output_open(GsContext ctx, ChOutput *o, const char *dir,
-                          const GsCahnHilliardDesc *d) {
+static int ch_output_open(GsContext ctx, ChOutput *o, const char *dir, const char *seq,
+                          const GsCahnHilliardDesc *d, int nout) {
   if (d->ny <= 1 || d->ensemble != 1) {
-    fprintf(stderr, "gpusolve ch: -out writes 2D fields: give -ny > 1 (and one member)\n");
+    fprintf(stderr, "gpusolve ch: -out and -sequence write 2D fields: give -ny > 1 (and one "
+                    "member)\n");
     return GS_ERR_ARG_INCOMP;
   }
-  if (mkdir(dir, 0777) && errno != EEXIST) {
+  if (dir[0] && mkdir(dir, 0777) && errno != EEXIST) {
     fprintf(stderr, "gpusolve ch: cannot create '%s': %s\n", dir, strerror(errno));
     return GS_ERR_FILE_OPEN;
   }
   snprintf(o->dir, sizeof o->dir, "%s", dir);
+  snprintf(o->seq, sizeof o->seq, "%s", seq);
   o->n = d->n;
   o->ny = d->ny;
   o->h = d->length / (double)d->n;
+  o->nout = nout;
+  o->nframes = seq[0] ? (nout < CH_SEQ_FRAMES ? nout : CH_SEQ_FRAMES) : 0;
   o->field = malloc((size_t)(d->n * d->ny) * sizeof *o->field);
-  if (!o->field) return GS_ERR_MEMORY;
+  o->frames = malloc((size_t)(d->n * d->ny * (o->nframes + 1)) * sizeof *o->frames);
+  if (!o->field || !o->frames) return GS_ERR_MEMORY;
   CLI_CALL(ctx, GsVecCreate(ctx, d->n * d->ny, GS_DOUBLE, &o->c));
   return 0;
+}
+
+/* The output index of sequence frame f: evenly spaced from the first output to the last. */
+static int ch_frame_output(const ChOutput *o, int f) {
+  return o->nframes > 1 ? (int)lround((double)f * (o->nout - 1) / (o->nframes - 1)) : 0;
 }
 
 static int ch_output_write(GsContext ctx, ChOutput *o, GsCahnHilliard ch, GsInt step, double t) {
@@ -988,6 +1004,10 @@ static int ch_output_write(GsContext ctx, ChOutput *o, GsCahnHilliard ch, GsInt 
   snprintf(pvd, sizeof pvd, "%.767s/ch.pvd", o->dir);
   CLI_CALL(ctx, GsCahnHilliardGetState(ch, o->c));
   CLI_CALL(ctx, GsVecGetValuesHost(o->c, o->field));
+  const size_t pts = (size_t)(o->n * o->ny);
+  if (o->stored < o->nframes && o->seen++ == ch_frame_output(o, o->stored))
+    memcpy(o->frames + pts * (size_t)o->stored++, o->field, pts * sizeof *o->field);
+  if (!o->dir[0]) return 0;
   CLI_CALL(ctx, GsAppWriteVTI(ctx, vti, o->n, o->ny, o->h, "C", o->field));
   const int pr = GsAppWritePNG(ctx, png, o->n, o->ny, o->field, -1.0, 1.0);
   if (pr == GS_ERR_UNSUPPORTED && o->count == 0)
@@ -1011,12 +1031,29 @@ static int ch_output_write(GsContext ctx, ChOutput *o, GsCahnHilliard ch, GsInt 
   return 0;
 }
 
+/* The sequence PNG, once every frame of it has been seen. */
+static int ch_output_finish(GsContext ctx, ChOutput *o) {
+  if (!o->seq[0] || o->stored == 0) return 0;
+  const double *f[CH_SEQ_FRAMES];
+  for (int k = 0; k < o->stored; k++)
+    f[k] = o->frames + (size_t)(o->n * o->ny) * (size_t)k;
+  const int pr = GsAppWritePNGFrames(ctx, o->seq, o->stored, o->n, o->ny, f, -1.0, 1.0);
+  if (pr == GS_ERR_UNSUPPORTED)
+    fprintf(stderr, "gpusolve ch: %s\n", GsGetErrorMessage(ctx));
+  else if (pr)
+    CLI_CALL(ctx, pr);
+  else
+    fprintf(stderr, "%d snapshots side by side in %s\n", o->stored, o->seq);
+  return 0;
+}
+
 static void ch_output_close(ChOutput *o) {
   for (int k = 0; k < o->count; k++)
     free(o->file[k]);
   free(o->file);
   free(o->t);
   free(o->field);
+  free(o->frames);
   GsVecDestroy(&o->c);
 }
 
@@ -1165,7 +1202,8 @@ static int cmd_ch(int argc, char **argv) {
                           .ny = 1};
   GsInt steps = 2000, every = 200, order = 2, seed = 1;
   double mean = 0, amp = 0.05;
-  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "", init[1024] = "";
+  char csv[1024] = "", ckpt[1024] = "", restart[1024] = "", outdir[768] = "", init[1024] = "",
+       seq[768] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &d.n, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ensemble", &d.ensemble, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-ny", &d.ny, NULL));
@@ -1187,6 +1225,7 @@ static int cmd_ch(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-checkpoint", ckpt, sizeof ckpt, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-restart", restart, sizeof restart, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-out", outdir, sizeof outdir, NULL));
+  CLI_CALL(ctx, GsOptionsGetString(ctx, "-sequence", seq, sizeof seq, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-init", init, sizeof init, NULL));
   char grange[128] = "", drange[128] = "";
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-gamma_range", grange, sizeof grange, NULL));
@@ -1256,7 +1295,8 @@ static int cmd_ch(int argc, char **argv) {
           d.order, d.dt, (long long)steps);
   fprintf(out, "step,time,member,mass,energy,min,max,domain_size\n");
   ChOutput o = {0};
-  int ierr = outdir[0] ? ch_output_open(ctx, &o, outdir, &d) : 0;
+  const int snap = outdir[0] || seq[0];
+  int ierr = snap ? ch_output_open(ctx, &o, outdir, seq, &d, (int)(steps / every + 1)) : 0;
   double busy = 0;
   const int tty = isatty(fileno(stderr));
   for (GsInt s = 0; s <= steps && !ierr; s += every) {
@@ -1271,7 +1311,7 @@ static int cmd_ch(int argc, char **argv) {
                 (long long)mb, m, e, lo, hi, size);
     }
     if (!ierr && ckpt[0]) ierr = GsCahnHilliardSaveCheckpoint(ch, ckpt);
-    if (!ierr && outdir[0]) ierr = ch_output_write(ctx, &o, ch, start + s, t);
+    if (!ierr && snap) ierr = ch_output_write(ctx, &o, ch, start + s, t);
     if (!ierr && s > 0) {
       const double rate = busy > 0 ? (double)s / busy : 0;
       fprintf(stderr, "%sstep %lld/%lld  t %.6g  %.1f steps/s  ETA %.1f s%s", tty ? "\r" : "",
@@ -1286,6 +1326,7 @@ static int cmd_ch(int argc, char **argv) {
     busy += GsWallTime() - t0;
   }
   if (tty && steps > 0) fprintf(stderr, "\n");
+  if (!ierr && snap) ierr = ch_output_finish(ctx, &o);
   ch_output_close(&o);
   if (out != stdout) fclose(out);
   if (!ierr)

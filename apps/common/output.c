@@ -104,23 +104,27 @@ void GsAppColorMap(double t, unsigned char rgb[3]) {
 }
 
 #ifdef GS_APPS_HAVE_PNG
-/* The image: the field (nx x ny, row 0 at the top = j = ny - 1) and, after a gap, the colour bar
- * (bar_w wide, top = hi) with black ticks at hi, the middle and lo. */
-static void render(GsInt nx, GsInt ny, const double *field, double lo, double hi, GsInt gap,
-                   GsInt bar_w, unsigned char *img) {
-  const GsInt w = nx + gap + bar_w + 3;
+/* The image (w wide): the fields (nx x ny each, row 0 at the top = j = ny - 1) side by side,
+ * gap apart, and after a gap the colour bar (bar_w wide, top = hi) with black ticks at hi, the
+ * middle and lo. */
+static void render(int nf, GsInt nx, GsInt ny, const double *const *fields, double lo, double hi,
+                   GsInt gap, GsInt bar_w, GsInt w, unsigned char *img) {
+  const GsInt bar0 = nf * (nx + gap);
   memset(img, 255, (size_t)(w * ny * 3));
   for (GsInt r = 0; r < ny; r++) {
     unsigned char *row = img + (size_t)(r * w * 3);
-    const double *src = field + (ny - 1 - r) * nx;
-    for (GsInt i = 0; i < nx; i++)
-      GsAppColorMap(hi > lo ? (src[i] - lo) / (hi - lo) : 0.5, row + 3 * i);
+    for (int f = 0; f < nf; f++) {
+      const double *src = fields[f] + (ny - 1 - r) * nx;
+      unsigned char *dst = row + 3 * f * (nx + gap);
+      for (GsInt i = 0; i < nx; i++)
+        GsAppColorMap(hi > lo ? (src[i] - lo) / (hi - lo) : 0.5, dst + 3 * i);
+    }
     const double t = ny > 1 ? 1 - (double)r / (double)(ny - 1) : 0.5;
     for (GsInt i = 0; i < bar_w; i++)
-      GsAppColorMap(t, row + 3 * (nx + gap + i));
+      GsAppColorMap(t, row + 3 * (bar0 + i));
     const int tick = r == 0 || r == ny - 1 || r == (ny - 1) / 2;
     for (GsInt i = 0; tick && i < 3; i++) {
-      unsigned char *p = row + 3 * (nx + gap + bar_w + i);
+      unsigned char *p = row + 3 * (bar0 + bar_w + i);
       p[0] = p[1] = p[2] = 0;
     }
   }
@@ -163,7 +167,17 @@ static int write_rgb(FILE *f, png_uint_32 w, png_uint_32 h, const unsigned char 
 
 int GsAppWritePNG(GsContext ctx, const char *path, GsInt nx, GsInt ny, const double *field,
                   double lo, double hi) {
-  GsCheck(path && field, ctx, GS_ERR_ARG_NULL, "PNG output: NULL argument");
+  GsCall(GsAppWritePNGFrames(ctx, path, 1, nx, ny, &field, lo, hi));
+  return 0;
+}
+
+int GsAppWritePNGFrames(GsContext ctx, const char *path, int nframes, GsInt nx, GsInt ny,
+                        const double *const *fields, double lo, double hi) {
+  GsCheck(path && fields, ctx, GS_ERR_ARG_NULL, "PNG output: NULL argument");
+  GsCheck(nframes >= 1 && nframes <= 64, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "PNG output: %d frames (1 to 64)", nframes);
+  for (int f = 0; f < nframes; f++)
+    GsCheck(fields[f] != NULL, ctx, GS_ERR_ARG_NULL, "PNG output: frame %d is NULL", f);
   GsCheck(nx >= 1 && ny >= 1 && nx <= 65536 && ny <= 65536, ctx, GS_ERR_ARG_OUTOFRANGE,
           "PNG output: %lld x %lld pixels", (long long)nx, (long long)ny);
 #ifndef GS_APPS_HAVE_PNG
@@ -175,18 +189,19 @@ int GsAppWritePNG(GsContext ctx, const char *path, GsInt nx, GsInt ny, const dou
   if (!(lo < hi)) {
     lo = INFINITY;
     hi = -INFINITY;
-    for (GsInt k = 0; k < nx * ny; k++)
-      if (isfinite(field[k])) {
-        lo = field[k] < lo ? field[k] : lo;
-        hi = field[k] > hi ? field[k] : hi;
-      }
+    for (int f = 0; f < nframes; f++)
+      for (GsInt k = 0; k < nx * ny; k++)
+        if (isfinite(fields[f][k])) {
+          lo = fields[f][k] < lo ? fields[f][k] : lo;
+          hi = fields[f][k] > hi ? fields[f][k] : hi;
+        }
     if (!(lo <= hi)) lo = hi = 0;
   }
-  const GsInt gap = nx / 32 + 2, bar_w = nx / 16 + 4, w = nx + gap + bar_w + 3;
+  const GsInt gap = nx / 32 + 2, bar_w = nx / 16 + 4, w = nframes * (nx + gap) + bar_w + 3;
   unsigned char *img = malloc((size_t)(w * ny * 3));
   GsCheck(img != NULL, ctx, GS_ERR_MEMORY, "PNG output: cannot allocate %lld x %lld pixels",
           (long long)w, (long long)ny);
-  render(nx, ny, field, lo, hi, gap, bar_w, img);
+  render(nframes, nx, ny, fields, lo, hi, gap, bar_w, w, img);
   char tmp[4096], smin[64], smax[64];
   snprintf(smin, sizeof smin, "%.17g", lo);
   snprintf(smax, sizeof smax, "%.17g", hi);

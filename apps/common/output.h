@@ -19,6 +19,10 @@ int GsAppWritePVD(GsContext ctx, const char *path, int n, const double t[],
  * GS_ERR_UNSUPPORTED when built without libpng. */
 int GsAppWritePNG(GsContext ctx, const char *path, GsInt nx, GsInt ny, const double *field,
                   double lo, double hi);
+/* The same with nframes fields side by side (a time sequence, left to right), one colour bar;
+ * lo == hi: the range of all frames. */
+int GsAppWritePNGFrames(GsContext ctx, const char *path, int nframes, GsInt nx, GsInt ny,
+                        const double *const *fields, double lo, double hi);
 /* The colour map: t in [0, 1] (clamped; NaN is grey) to 8-bit RGB. */
 void GsAppColorMap(double t, unsigned char rgb[3]);
 
