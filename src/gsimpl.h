@@ -189,6 +189,10 @@ typedef struct {
   int rx, ry;
   int nterms;
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
+  /* Conservative terms: y += total x_p^power + sum w (x_{p+k}^power - x_p^power), the centre weight
+   * not in the list. */
+  signed char conservative[GS_STENCIL_MAX_TERMS];
+  double total[GS_STENCIL_MAX_TERMS];
   short first[GS_STENCIL_MAX_TERMS + 1];
   signed char ox[GS_STENCIL_MAX_WEIGHTS], oy[GS_STENCIL_MAX_WEIGHTS];
   double w[GS_STENCIL_MAX_WEIGHTS];

@@ -8,6 +8,7 @@
  * - properties: the 5-point Laplacian of a Fourier mode is the mode times its symbol, and a
  *   zero-sum stencil keeps the total (mass) to rounding; no terms give zeros;
  * - GsStencilGetTerm returns the summed weights; a batch longer than a launch's grid dimension;
+ * - the conservative form (GsStencilSetTermSum) keeps a zero-sum stencil's total at rounding;
  * - bad arguments are named errors. */
 #include "harness.h"
 
@@ -27,6 +28,9 @@ typedef struct {
   GsInt nx, ny, batch;
   int inputs, nterms;
   Term t[16];
+  /* Conservative (input, power) pairs and their declared sums (GsStencilSetTermSum). */
+  int cons[GS_STENCIL_MAX_INPUTS][4];
+  double sum[GS_STENCIL_MAX_INPUTS][4];
 } Spec;
 
 static LD ipow(LD u, int p) {
@@ -37,23 +41,39 @@ static GsInt wrapm(GsInt i, GsInt m) {
   return ((i % m) + m) % m;
 }
 
-/* Reference y and the magnitude bound mag (sum of |w u^p|) at every point. */
+/* Reference y and the magnitude bound mag (sum of |w u^p|, conservative pairs: |sum u_p^p| +
+ * sum |w| (|u_{p+k}^p| + |u_p^p|)) at every point. Weights of terms with the same (input, power)
+ * are merged first (the library sums them, then applies a conservative pair's declared sum in
+ * place of its centre weight). */
 static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
   const GsInt nx = s->nx, ny = s->ny;
+  LD k[GS_STENCIL_MAX_INPUTS][4][SIDE * SIDE];
+  memset(k, 0, sizeof k);
+  for (int t = 0; t < s->nterms; t++)
+    for (int q = 0; q < SIDE * SIDE; q++)
+      k[s->t[t].input][s->t[t].power][q] += s->t[t].k[q];
   for (GsInt b = 0; b < s->batch; b++)
     for (GsInt j = 0; j < ny; j++)
       for (GsInt i = 0; i < nx; i++) {
         LD sum = 0, m = 0;
-        for (int t = 0; t < s->nterms; t++)
-          for (int dy = -R; dy <= R; dy++)
-            for (int dx = -R; dx <= R; dx++) {
-              const double w = s->t[t].k[(dy + R) * SIDE + dx + R];
-              if (w == 0) continue;
-              const LD u =
-                  x[s->t[t].input][b * nx * ny + wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)];
-              sum += (LD)w * ipow(u, s->t[t].power);
-              m += fabsl((LD)w * ipow(u, s->t[t].power));
+        for (int in = 0; in < s->inputs; in++)
+          for (int p = 1; p <= 3; p++) {
+            const double *xi = x[in] + b * nx * ny;
+            const LD c = ipow(xi[j * nx + i], p);
+            const int cons = s->cons[in][p];
+            if (cons) {
+              sum += (LD)s->sum[in][p] * c;
+              m += fabsl((LD)s->sum[in][p] * c);
             }
+            for (int dy = -R; dy <= R; dy++)
+              for (int dx = -R; dx <= R; dx++) {
+                const LD w = k[in][p][(dy + R) * SIDE + dx + R];
+                if (w == 0 || (cons && dx == 0 && dy == 0)) continue;
+                const LD u = ipow(xi[wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)], p);
+                sum += w * (cons ? u - c : u);
+                m += fabsl(w) * (fabsl(u) + (cons ? fabsl(c) : 0));
+              }
+          }
         y[b * nx * ny + j * nx + i] = sum;
         mag[b * nx * ny + j * nx + i] = m;
       }
@@ -83,6 +103,9 @@ static int build(GsContext ctx, const Spec *s, GsDataType dt, HsRng *r, GsStenci
       w[q] /= sc;
     if (CHECK_OK(GsStencilAddTerm(*st, tm->input, tm->power, rx, ry, w, sc))) return 1;
   }
+  for (int in = 0; in < s->inputs; in++)
+    for (int p = 1; p <= 3; p++)
+      if (s->cons[in][p] && CHECK_OK(GsStencilSetTermSum(*st, in, p, s->sum[in][p]))) return 1;
   return 0;
 }
 
@@ -114,6 +137,15 @@ static void random_spec(HsRng *r, Spec *s, int big) {
     for (int dy = -ry; dy <= ry; dy++)
       for (int dx = -rx; dx <= rx; dx++)
         tm->k[(dy + R) * SIDE + dx + R] = tensor ? kx[dx + rx] * ky[dy + ry] : hs_range(r, -2, 2);
+  }
+  /* A third of the pairs in use conservative, with a random declared sum (the centre weight is
+   * then implied by it). */
+  for (int t = 0; t < s->nterms; t++) {
+    const int in = s->t[t].input, p = s->t[t].power;
+    if (hs_int(r, 0, 2) == 0) {
+      s->cons[in][p] = 1;
+      s->sum[in][p] = hs_range(r, -1, 1);
+    }
   }
 }
 
@@ -268,6 +300,73 @@ out:
   GsStencilDestroy(&cube);
 }
 
+/* Conservative form: a zero-sum 5 x 5 stencil of large weights (a splitting term's shape,
+ * m (x) m with m = a (1, -4, 6, -4, 1), a = 700) on a field of large mean. Stored in plain form its
+ * rounded weights no longer sum to zero and the total of y is off by (sum of weights) x (total of
+ * x); declared conservative (sum 0), the total of y is rounding that does not scale with the mean.
+ * Plain and conservative agree pointwise within the weights' rounding. */
+static void test_conservative(GsContext ctx) {
+  const GsInt nx = 64, ny = 48, n = nx * ny;
+  const double a = 700, m[5] = {a, -4 * a, 6 * a, -4 * a, a};
+  GsStencilDesc d = {.nx = nx, .ny = ny, .batch = 1, .inputs = 1, .dt = GS_DOUBLE};
+  GsStencil plain = NULL, cons = NULL;
+  GsVec x = NULL, yp = NULL, yc = NULL;
+  double *hx = malloc((size_t)n * sizeof *hx), *hp = malloc((size_t)n * sizeof *hp),
+         *hc = malloc((size_t)n * sizeof *hc);
+  HsRng r = hs_rng(77);
+  for (GsInt k = 0; k < n; k++)
+    hx[k] = 1000 + hs_range(&r, -1, 1);
+  if (CHECK_OK(GsStencilCreate(ctx, &d, &plain)) || CHECK_OK(GsStencilCreate(ctx, &d, &cons)))
+    goto out;
+  /* A third of the stencil in one term, two thirds in another: the merged weights are rounded. */
+  CHECK_OK(GsStencilAddTensorTerm(plain, 0, 1, 2, m, 2, m, 1.0 / 3.0));
+  CHECK_OK(GsStencilAddTensorTerm(plain, 0, 1, 2, m, 2, m, 2.0 / 3.0));
+  CHECK_OK(GsStencilAddTensorTerm(cons, 0, 1, 2, m, 2, m, 1.0 / 3.0));
+  CHECK_OK(GsStencilAddTensorTerm(cons, 0, 1, 2, m, 2, m, 2.0 / 3.0));
+  CHECK_OK(GsStencilSetTermSum(cons, 0, 1, 0.0));
+  CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x));
+  CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &yp));
+  CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &yc));
+  CHECK_OK(GsVecSetValuesHost(x, hx));
+  CHECK_OK(GsStencilApply(plain, (GsVec[]){x}, yp));
+  CHECK_OK(GsStencilApply(cons, (GsVec[]){x}, yc));
+  CHECK_OK(GsVecGetValuesHost(yp, hp));
+  CHECK_OK(GsVecGetValuesHost(yc, hc));
+  int rx = 0, ry = 0;
+  double w[25];
+  LD wsum = 0, sp = 0, sc = 0;
+  CHECK_OK(GsStencilGetTerm(plain, 0, 1, &rx, &ry, w));
+  for (int q = 0; q < 25; q++)
+    wsum += w[q];
+  double worst = 0;
+  for (GsInt k = 0; k < n; k++) {
+    sp += hp[k];
+    sc += hc[k];
+    worst = fmax(worst, fabs(hp[k] - hc[k]));
+  }
+  /* |w| sums to 256 a^2 ~ 1.3e8: pointwise the forms differ by the rounding of ~1e11-sized sums. */
+  const double wabs = 256 * a * a;
+  CHECK(worst <= 64 * DBL_EPSILON * wabs * 1001, "plain and conservative differ by %g", worst);
+  CHECK(fabsl(sc) <= 64 * DBL_EPSILON * wabs * 2 * sqrtl((LD)n),
+        "conservative: total %Lg (bound %g); plain: %Lg with weights summing to %Lg", sc,
+        64 * DBL_EPSILON * wabs * 2 * sqrt((double)n), sp, wsum);
+  printf("conservative form: total of y %.3Lg, plain %.3Lg (its weights sum to %.3Lg)\n", sc, sp,
+         wsum);
+  /* Errors: a declaration names a term that fits; the sum must be finite. */
+  CHECK_ERR(GsStencilSetTermSum(cons, 1, 1, 0.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsStencilSetTermSum(cons, 0, 1, NAN), GS_ERR_NOT_FINITE);
+  CHECK_ERR(GsStencilSetTermSum(NULL, 0, 1, 0.0), GS_ERR_ARG_NULL);
+out:
+  free(hx);
+  free(hp);
+  free(hc);
+  GsVecDestroy(&x);
+  GsVecDestroy(&yp);
+  GsVecDestroy(&yc);
+  GsStencilDestroy(&plain);
+  GsStencilDestroy(&cons);
+}
+
 /* More grids than one launch dimension holds (65535): 70000 grids of 1 x 3, y = x(j-1) + 2 x^2. */
 static void test_long_batch(GsContext ctx) {
   const GsInt batch = 70000, n = 3 * batch;
@@ -387,6 +486,7 @@ int main(int argc, char **argv) {
   HsRng r = hs_rng(21);
   test_random(ctx, cpu, hs_next(&r));
   test_properties(ctx);
+  test_conservative(ctx);
   test_long_batch(ctx);
   test_errors(ctx);
   if (cpu) {

@@ -123,8 +123,8 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   const double m[5] = {a * q * q, -4 * a * q * q - b * q, 6 * a * q * q + 2 * b * q,
                        -4 * a * q * q - b * q, a * q * q};
   const int twod = h->ny > 1, nin = first ? 1 : 2;
-  /* Factors of c and cprev: in the states' terms, in f*, and in c*. */
-  const double wl[2] = {first ? 1.0 : 4.0 / 3.0, -1.0 / 3.0};
+  /* Factors of c and cprev: in the states' terms (summing to 1 exactly), in f*, and in c*. */
+  const double wl[2] = {first ? 1.0 : 4.0 / 3.0, 1.0 - 4.0 / 3.0};
   const double wf[2] = {first ? 1.0 : 4.0 / 3.0, -2.0 / 3.0};
   const double wc[2] = {first ? 1.0 : 2.0, -1.0};
   const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
@@ -143,6 +143,12 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 1, d2, -2 * h->s * ws * wc[k]));
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 2, m, wc[k]));
     }
+    /* Conservative form: each term's weights are the states' factor plus differences that sum
+     * to zero, so the mass moves only by rounding that does not build up (the splitting term's
+     * weights, of order a^2 / dx^8, would otherwise shift the sums by a few units of their last
+     * place each step). */
+    GsCall(GsStencilSetTermSum(st, k, 1, lin ? wl[k] : 0.0));
+    if (lap_scale != 0) GsCall(GsStencilSetTermSum(st, k, 3, 0.0));
   }
   return 0;
 }

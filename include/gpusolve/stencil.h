@@ -11,8 +11,9 @@
  * (or, for an ensemble of 1D runs, ny = members and terms of radius 0 along y).
  *
  * Arithmetic is in the vectors' type (weights rounded to it). Each point sums its terms by input,
- * then by power, and each term's nonzero weights column by column (dx, then dy, ascending); the
- * back ends agree up to the rounding of fused multiply-adds. */
+ * then by power, and each term's nonzero weights column by column (dx, then dy, ascending; in
+ * conservative form, see GsStencilSetTermSum, the sum times the centre value first and the centre
+ * weight left out); the back ends agree up to the rounding of fused multiply-adds. */
 #ifndef GPUSOLVE_STENCIL_H
 #define GPUSOLVE_STENCIL_H
 
@@ -51,6 +52,15 @@ int GsStencilAddTerm(GsStencil st, int input, int power, int rx, int ry, const d
  * the weight 1: a difference along x only. */
 int GsStencilAddTensorTerm(GsStencil st, int input, int power, int rx, const double *kx, int ry,
                            const double *ky, double scale);
+
+/* Declare that the weights of (input, power) sum to `sum` in exact arithmetic (1 for an identity
+ * plus differences, 0 for a difference operator such as a Laplacian). The term is then applied in
+ * conservative form, sum x_p^power + sum_{k != 0} w_k (x_{p+k}^power - x_p^power): its centre
+ * weight is implied by `sum`, and the total of y over a grid is `sum` times the total of the
+ * input to rounding that does not build up, however large the weights (a Cahn-Hilliard step's
+ * splitting term has weights of order 1e3 whose rounded sums would otherwise drift the mass by
+ * about 1e-14 of itself per step). Adding weights later keeps the declaration. */
+int GsStencilSetTermSum(GsStencil st, int input, int power, double sum);
 
 /* y = the stencil applied to x[0 .. inputs - 1]: vectors of nx ny batch entries of the stencil's
  * type and context. y is only written, and must not be one of the inputs (inputs may repeat). */

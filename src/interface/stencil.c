@@ -15,7 +15,9 @@ struct GsStencil_s {
   int nterms;
   int input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
   double k[GS_STENCIL_MAX_TERMS][SIDE * SIDE]; /* centred weights, [dy + R][dx + R] */
-  GsStencilInfo info;                          /* packed from the terms when stale */
+  int has_sum[GS_STENCIL_MAX_TERMS];           /* conservative form with this sum */
+  double sum[GS_STENCIL_MAX_TERMS];
+  GsStencilInfo info; /* packed from the terms when stale */
   int stale;
   GsLogEvent ev_apply;
 };
@@ -92,6 +94,7 @@ static int term_for(GsStencil S, int input, int power, int *t) {
   *t = S->nterms++;
   S->input[*t] = input;
   S->power[*t] = power;
+  S->has_sum[*t] = 0;
   memset(S->k[*t], 0, sizeof S->k[*t]);
   return 0;
 }
@@ -143,6 +146,18 @@ int GsStencilAddTensorTerm(GsStencil st, int input, int power, int rx, const dou
   return 0;
 }
 
+int GsStencilSetTermSum(GsStencil st, int input, int power, double sum) {
+  GsCheckHandle(NULL, st);
+  GsCheck(isfinite(sum), st->ctx, GS_ERR_NOT_FINITE, "stencil term sum %g must be finite", sum);
+  GsCall(check_term(st, input, power, 0, 0));
+  int t = 0;
+  GsCall(term_for(st, input, power, &t));
+  st->has_sum[t] = 1;
+  st->sum[t] = sum;
+  st->stale = 1;
+  return 0;
+}
+
 int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, double *weights) {
   GsCheckHandle(NULL, st);
   GsCheck(rx && ry && weights, st->ctx, GS_ERR_ARG_NULL, "%s is NULL",
@@ -184,20 +199,24 @@ static void pack(GsStencil S) {
   int q = 0;
   for (int o = 0; o < no; o++) {
     const int t = order[o];
-    si->input[si->nterms] = (signed char)S->input[t];
-    si->power[si->nterms] = (signed char)S->power[t];
-    si->first[si->nterms] = (short)q;
+    const int nt = si->nterms, cons = S->has_sum[t];
+    si->input[nt] = (signed char)S->input[t];
+    si->power[nt] = (signed char)S->power[t];
+    si->conservative[nt] = (signed char)cons;
+    si->total[nt] = cons ? S->sum[t] : 0.0;
+    si->first[nt] = (short)q;
     for (int dx = -R; dx <= R; dx++) /* column by column: the GPU kernel's order */
       for (int dy = -R; dy <= R; dy++) {
         const double w = S->k[t][(dy + R) * SIDE + dx + R];
-        if (w == 0) continue;
+        if (w == 0 || (cons && dx == 0 && dy == 0)) continue; /* conservative: implied by sum */
         si->ox[q] = (signed char)dx;
         si->oy[q] = (signed char)dy;
         si->w[q++] = w;
         si->rx = abs(dx) > si->rx ? abs(dx) : si->rx;
         si->ry = abs(dy) > si->ry ? abs(dy) : si->ry;
       }
-    if (q > si->first[si->nterms]) si->nterms++; /* a term whose weights cancelled is left out */
+    /* A term whose weights cancelled (and that has no nonzero sum) is left out. */
+    if (q > si->first[nt] || (cons && S->sum[t] != 0)) si->nterms++;
   }
   si->first[si->nterms] = (short)q;
   S->stale = 0;
@@ -247,9 +266,10 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
       seen |= x[j] == x[k];
     distinct += !seen;
   }
-  double flops = 2.0 * st->info.first[st->info.nterms];
-  for (int t = 0; t < st->info.nterms; t++)
-    flops += st->info.power[t] - 1;
+  const GsStencilInfo *si = &st->info;
+  double flops = 2.0 * si->first[si->nterms];
+  for (int t = 0; t < si->nterms; t++) /* powers; conservative: a difference per weight */
+    flops += si->power[t] - 1 + (si->conservative[t] ? si->first[t + 1] - si->first[t] + 2 : 0);
   const double es = (double)GsDataTypeSize(dt), len = (double)st->len;
   GsCall(GsLogEventEnd(ctx, st->ev_apply, (distinct + 1) * es * len, flops * len));
   return 0;

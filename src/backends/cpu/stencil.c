@@ -63,6 +63,20 @@ static inline GsInt wrap(GsInt i, GsInt m) {
         for (int k = fresh ? 0 : h - 1; k < h; k++)                                                \
           extend_##T(src + wrap(j + k - ry, ny) * nx, nx, rx, si->power[t],                        \
                      ring + (size_t)((j + k) % h) * (size_t)wid);                                  \
+        if (si->conservative[t]) { /* total x_p + sum w (x_{p+k} - x_p) */                         \
+          const T tot = (T)si->total[t];                                                           \
+          const T *ec = ring + (size_t)((j + ry) % h) * (size_t)wid + rx;                          \
+          for (GsInt i = 0; i < nx; i++)                                                           \
+            acc[i] += tot * ec[i];                                                                 \
+          for (int q = si->first[t]; q < si->first[t + 1]; q++) {                                  \
+            const T w = (T)si->w[q];                                                               \
+            const T *e =                                                                           \
+                ring + (size_t)((j + si->oy[q] + ry) % h) * (size_t)wid + (si->ox[q] + rx);        \
+            for (GsInt i = 0; i < nx; i++)                                                         \
+              acc[i] += w * (e[i] - ec[i]);                                                        \
+          }                                                                                        \
+          continue;                                                                                \
+        }                                                                                          \
         for (int q = si->first[t]; q < si->first[t + 1]; q++) {                                    \
           const T w = (T)si->w[q];                                                                 \
           const T *e = ring + (size_t)((j + si->oy[q] + ry) % h) * (size_t)wid + (si->ox[q] + rx); \

@@ -42,7 +42,9 @@ typedef struct {
   GsInt nx, ny, batch;
   int rx, ry, nterms;
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
+  signed char cons[GS_STENCIL_MAX_TERMS]; /* conservative form, with total[t] */
   signed char lo[GS_STENCIL_MAX_TERMS][GS_ST_W], hi[GS_STENCIL_MAX_TERMS][GS_ST_W];
+  double total[GS_STENCIL_MAX_TERMS];
   double k[GS_STENCIL_MAX_TERMS][GS_ST_W * GS_ST_W];
 } GsStencilDense;
 
@@ -92,6 +94,15 @@ typedef struct {
             __syncthreads();                                                                       \
             s = s_pw;                                                                              \
           }                                                                                        \
+          /* Conservative form: the total times the centre values, then differences from them      \
+           * (ctr is 0 otherwise, which leaves the products as they are). */                       \
+          T ctr[GS_ST_RPT];                                                                        \
+          _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) ctr[r] =                           \
+              d.cons[t] ? s[row0 + r + GS_ST_R][lx + GS_ST_R] : (T)0;                              \
+          if (d.cons[t]) {                                                                         \
+            const T tot = (T)d.total[t];                                                           \
+            _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] += tot * ctr[r];          \
+          }                                                                                        \
           _Pragma("unroll") for (int cx = 0; cx < GS_ST_W; cx++) {                                 \
             const int lo = d.lo[t][cx], hi = d.hi[t][cx];                                          \
             if (lo > hi) continue; /* the same for the whole block */                              \
@@ -101,7 +112,8 @@ typedef struct {
             _Pragma("unroll") for (int cy = 0; cy < GS_ST_W; cy++) {                               \
               const T w = (T)d.k[t][cx * GS_ST_W + cy];                                            \
               if (w != (T)0) {                                                                     \
-                _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] += w * strip[r + cy]; \
+                _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] +=                    \
+                    w * (strip[r + cy] - ctr[r]);                                                  \
               }                                                                                    \
             }                                                                                      \
           }                                                                                        \
@@ -128,6 +140,8 @@ static void dense_of(const GsStencilInfo *si, GsStencilDense *d) {
   for (int t = 0; t < si->nterms; t++) {
     d->input[t] = si->input[t];
     d->power[t] = si->power[t];
+    d->cons[t] = si->conservative[t];
+    d->total[t] = si->total[t];
     for (int cx = 0; cx < GS_ST_W; cx++) {
       d->lo[t][cx] = GS_ST_W;
       d->hi[t][cx] = -1;
