@@ -1,7 +1,8 @@
 /* Periodic hyperdiffusion, Crank-Nicolson, on the batched banded solvers (see hyperdiffusion.h).
  * A 1D step is two passes over the state: F = B C (the explicit half, a banded product) and C =
- * A^-1 F (the shared periodic factors); a 2D step the same along both axes, twice (predictor and
- * corrector of the mixed term). */
+ * A^-1 F (the shared periodic factors). A 2D step is six: the predictor's right-hand side (one
+ * GsStencil pass over C), its two sweeps, the corrector's right-hand side (one pass over C and the
+ * predictor), its two sweeps. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,12 @@ struct GsHyperdiffusion_s {
   GsHyperdiffusionDesc d;
   GsInt ny, points; /* rows (1 in 1D); points per member */
   double sigma;
-  GsBanded A, Ay;  /* shared periodic penta: along x (contiguous, one system per row and member)
-                    * and, in 2D, along y (interleaved: the columns in place) */
-  GsBanded Lx, Ly; /* 2D: second differences (1, -2, 1) / dx^2 along x and y */
-  GsVec lhs[5], rhs[5], lhsy[5], rhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, ...), (-sigma, ...) */
-  GsVec lx[3], ly[3];
-  GsVec c, f, r0, mc, p, w; /* state, right-hand side; 2D: the explicit half, Dxx Dyy c, the
-                             * predictor and work (all in the solver's precision) */
-  double *host;             /* the state as doubles on the host (initial data, errors) */
+  GsBanded A, Ay; /* shared periodic penta: along x (contiguous, one system per row and member)
+                   * and, in 2D, along y (interleaved: the columns in place) */
+  GsVec lhs[5], rhs[5], lhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, ...), (-sigma, ...) */
+  GsStencil pred, corr;          /* 2D: the predictor's and the corrector's right-hand sides */
+  GsVec c, f, p; /* state, right-hand side; 2D: the predictor (all in the solver's precision) */
+  double *host;  /* the state as doubles on the host (initial data, errors) */
   double t;
   GsInt steps;
 };
@@ -31,25 +30,42 @@ struct GsHyperdiffusion_s {
 int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   if (!h || !*h) return 0;
   GsHyperdiffusion H = *h;
-  GsBanded *b[] = {&H->A, &H->Ay, &H->Lx, &H->Ly};
-  for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
-    GsBandedDestroy(b[k]);
+  GsBandedDestroy(&H->A);
+  GsBandedDestroy(&H->Ay);
+  GsStencilDestroy(&H->pred);
+  GsStencilDestroy(&H->corr);
   for (int k = 0; k < 5; k++) {
     GsVecDestroy(&H->lhs[k]);
     GsVecDestroy(&H->rhs[k]);
     GsVecDestroy(&H->lhsy[k]);
-    GsVecDestroy(&H->rhsy[k]);
   }
-  for (int k = 0; k < 3; k++) {
-    GsVecDestroy(&H->lx[k]);
-    GsVecDestroy(&H->ly[k]);
-  }
-  GsVec *v[] = {&H->c, &H->f, &H->r0, &H->mc, &H->p, &H->w};
+  GsVec *v[] = {&H->c, &H->f, &H->p};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsVecDestroy(v[k]);
   free(H->host);
   free(H);
   *h = NULL;
+  return 0;
+}
+
+/* The 2D right-hand sides (see step2d) as stencils in conservative form: the explicit half
+ * (1 - s Dx4)(1 - s Dy4) and the mixed terms, whose weights sum to 1 (on c) and 0 (on p). */
+static int stencils_2d(GsContext ctx, GsHyperdiffusion H, const double rhs[5], const double l[3]) {
+  const double gdt = H->d.coeff * H->d.dt;
+  const GsStencilDesc sd = {
+      .nx = H->d.n, .ny = H->ny, .batch = 1, .inputs = 1, .dt = H->d.precision};
+  GsStencilDesc s2 = sd;
+  s2.inputs = 2;
+  GsCall(GsStencilCreate(ctx, &sd, &H->pred));
+  GsCall(GsStencilAddTensorTerm(H->pred, 0, 1, 2, rhs, 2, rhs, 1.0));
+  GsCall(GsStencilAddTensorTerm(H->pred, 0, 1, 1, l, 1, l, -2 * gdt));
+  GsCall(GsStencilSetTermSum(H->pred, 0, 1, 1.0));
+  GsCall(GsStencilCreate(ctx, &s2, &H->corr));
+  GsCall(GsStencilAddTensorTerm(H->corr, 0, 1, 2, rhs, 2, rhs, 1.0));
+  GsCall(GsStencilAddTensorTerm(H->corr, 0, 1, 1, l, 1, l, -gdt));
+  GsCall(GsStencilAddTensorTerm(H->corr, 1, 1, 1, l, 1, l, -gdt));
+  GsCall(GsStencilSetTermSum(H->corr, 0, 1, 1.0));
+  GsCall(GsStencilSetTermSum(H->corr, 1, 1, 0.0));
   return 0;
 }
 
@@ -68,16 +84,10 @@ static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffus
   GsCall(GsBandedFactor(H->A, H->lhs));
   if (H->ny > 1) {
     GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, pt, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, H->ny, 5, rhs, pt, H->rhsy));
     GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, pt, &H->Ay));
     GsCall(GsBandedFactor(H->Ay, H->lhsy));
-    GsCall(GsAppConstantBands(ctx, n, 3, l, pt, H->lx));
-    GsCall(GsAppConstantBands(ctx, H->ny, 3, l, pt, H->ly));
-    GsCall(GsAppPeriodicBatch(ctx, 3, n, H->ny, pt, &H->Lx));
-    GsCall(GsAppPeriodicColumns(ctx, 3, H->ny, n, pt, &H->Ly));
-    GsVec *v[] = {&H->r0, &H->mc, &H->p, &H->w};
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-      GsCall(GsVecCreate(ctx, N, pt, v[k]));
+    GsCall(stencils_2d(ctx, H, rhs, l));
+    GsCall(GsVecCreate(ctx, N, pt, &H->p));
   }
   GsCall(GsVecCreate(ctx, N, pt, &H->c));
   GsCall(GsVecCreate(ctx, N, pt, &H->f));
@@ -163,20 +173,13 @@ static int adi_solve(GsHyperdiffusion h, GsVec f, GsVec x) {
   return 0;
 }
 
-/* 2D (see hyperdiffusion.h): r0 = (1 - s Dx4)(1 - s Dy4) c, mc = Dxx Dyy c; the predictor p from
- * r0 - 4 s mc, then c from r0 - 2 s (mc + Dxx Dyy p), with 2 s = g dt. */
+/* 2D (see hyperdiffusion.h), with r0 = (1 - s Dx4)(1 - s Dy4) c and 2 s = g dt: the predictor p
+ * from r0 - g dt 2 Dxx Dyy c, then c from r0 - g dt (Dxx Dyy c + Dxx Dyy p); each right-hand side
+ * is one stencil pass. */
 static int step2d(GsHyperdiffusion h) {
-  const double gdt = h->d.coeff * h->d.dt;
-  GsCall(GsBandedMult(h->A, h->rhs, h->c, h->w));
-  GsCall(GsBandedMult(h->Ay, h->rhsy, h->w, h->r0));
-  GsCall(GsBandedMult(h->Ly, h->ly, h->c, h->w));
-  GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->mc));
-  GsCall(GsVecWAXPY(h->f, -2 * gdt, h->mc, h->r0));
+  GsCall(GsStencilApply(h->pred, (GsVec[]){h->c}, h->f));
   GsCall(adi_solve(h, h->f, h->p));
-  GsCall(GsBandedMult(h->Ly, h->ly, h->p, h->w));
-  GsCall(GsBandedMult(h->Lx, h->lx, h->w, h->f)); /* Dxx Dyy p */
-  GsCall(GsVecAXPY(h->f, 1.0, h->mc));
-  GsCall(GsVecAXPBY(h->f, 1.0, -gdt, h->r0)); /* r0 - g dt (mc + Dxx Dyy p) */
+  GsCall(GsStencilApply(h->corr, (GsVec[]){h->c, h->p}, h->f));
   GsCall(adi_solve(h, h->f, h->c));
   return 0;
 }
