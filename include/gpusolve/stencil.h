@@ -66,9 +66,10 @@ int GsStencilSetTermSum(GsStencil st, int input, int power, double sum);
  * type and context. y is only written, and must not be one of the inputs (inputs may repeat). */
 int GsStencilApply(GsStencil st, const GsVec x[], GsVec y);
 
-/* The weights in use for (input, power): *rx, *ry and a copy into weights (room for
+/* The weights added for (input, power), summed: *rx, *ry and a copy into weights (room for
  * (2 GS_STENCIL_MAX_RADIUS + 1)^2 entries, laid out as in GsStencilAddTerm with the returned
- * radii); radii -1 and nothing copied when the stencil has no such term. */
+ * radii; with a declared sum the centre weight shown is the added one, which the conservative
+ * form replaces by the sum); radii -1 and nothing copied when the stencil has no such term. */
 int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, double *weights);
 
 #ifdef __cplusplus
