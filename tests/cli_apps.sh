@@ -29,7 +29,7 @@ echo "$out"
 grep -q "n 64, ensemble 3, dt 1e-07, 100 steps to T = 1e-05" <<<"$out"
 grep -Eq "L2 error [0-9.]+e-0[0-9] against the exact solution" <<<"$out"
 
-out=$("$cli" hyperdiffusion -gs_backend /cpu -convergence 1)
+out=$("$cli" hyperdiffusion --gs_backend /cpu --convergence) # GNU spelling, as the issue writes it
 echo "$out"
 check_orders "$out"
 

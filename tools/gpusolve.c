@@ -1345,6 +1345,11 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  /* GNU spelling of the options is accepted too: --name is -name (the options database, like
+   * PETSc's, takes names with one dash); "--" alone and values are left as they are. */
+  for (int i = 2; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1] == '-' && isalpha((unsigned char)argv[i][2]))
+      memmove(argv[i], argv[i] + 1, strlen(argv[i]));
   const char *cmd = argv[1];
   /* The subcommand sees its own arguments, with its name as argv[0]. */
   int sargc = argc - 1;
