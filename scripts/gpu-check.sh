@@ -7,7 +7,8 @@
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
 #   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded (GPU banded
 #                  sweep), banded-cpu (CPU banded sweeps), sparse (SpMV/CG benchmarks), apps
-#                  (Cahn-Hilliard steps), demo
+#                  (Cahn-Hilliard steps), apps-tune (the same and the ADI sweeps with other
+#                  partition counts), demo
 #   GS_SPMV_ARGS   extra options for `gpusolve spmv -suite 1` (e.g. -forms 1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +68,22 @@ skip sparse || step "bench sparse cpu" bench.log "$BUILD/tools/gpusolve" spmv -g
 skip apps || step "bench apps" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -json_dir "$OUT"
 skip apps || step "bench apps cpu" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -gs_backend /cpu \
   -json "$OUT/apps-cpu.json"
+# Tuning data for the ADI sweeps: the Cahn-Hilliard step with other SPIKE partition counts (the
+# automatic rule gives 4 at 4096^2, 8 at 2048^2), and the sweeps alone (shared periodic penta,
+# rows contiguous and columns interleaved) at 2048 and 4096.
+for p in 8 16 32; do
+  skip apps-tune || step "bench apps parts $p" bench.log "$BUILD/tools/gpusolve" ch -bench 1 \
+    -banded_partitions "$p" -json "$OUT/apps-parts$p.json"
+done
+for nn in 2048 4096; do
+  for lay in interleaved contiguous; do
+    for p in 0 4 8 16 32; do
+      skip apps-tune || step "bench sweep $nn $lay p$p" bench.log "$BUILD/tools/gpusolve" banded \
+        -n "$nn" -batch "$nn" -shared 1 -periodic 1 -layout "$lay" -banded_partitions "$p" \
+        -banded_check deferred -peers 0
+    done
+  done
+done
 # The CPU back end on the same machine, OpenMP and serial, as the seed paper's baselines.
 skip banded-cpu || step "bench banded cpu" bench.log "$BUILD/tools/gpusolve" banded -gs_backend /cpu -sweep 1 \
   -max_unknowns 4194304 -repeats 3 -json "$OUT/banded-cpu-openmp.json"
