@@ -36,8 +36,10 @@
 #endif
 
 /* Per-matrix corner data of a periodic system: the last h rows' coefficients by diagonal
- * (h x bands), then S^-1 (h x h), row-major. */
-#define GS_BANDED_CORNER_LEN(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
+ * (h x bands), then S^-1 (h x h), row-major, then phi and plo: W = E^-1 F only matters in rows
+ * [0, phi) and [plo, m) (phi = -1: everywhere), so the solve corrects only those rows. */
+#define GS_BANDED_CORNER_EXT(bands) (((bands) / 2) * (bands) + ((bands) / 2) * ((bands) / 2))
+#define GS_BANDED_CORNER_LEN(bands) (GS_BANDED_CORNER_EXT(bands) + 2)
 
 /* Most factor arrays a batch keeps: 5 for a penta LU plus 4 spikes and 2 periodic columns when
  * partitioned. Arrays of factor pointers are this long everywhere. */
@@ -486,6 +488,24 @@ typedef struct {
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
+  /* Where the h columns W of E^-1 F matter: W decays away from both ends, so rows [0, phi) and    \
+   * [plo, m) hold every entry above EPS / 4 (which, times z, is below rounding). */               \
+  GS_BANDED_FN void gs_banded_w_extents_##S(const GsBandedShape *sh, const T *const *W,            \
+                                            GsInt base, GsInt step, GsInt *phi, GsInt *plo) {      \
+    const double thr = 0.25 * (double)(EPS);                                                       \
+    const GsInt m = sh->m;                                                                         \
+    *phi = 0;                                                                                      \
+    *plo = m;                                                                                      \
+    for (GsInt i = 0; i < m; i++)                                                                  \
+      for (int l = 0; l < sh->h; l++)                                                              \
+        if (!(fabs((double)W[l][base + i * step]) <= thr)) {                                       \
+          if (i < m / 2)                                                                           \
+            *phi = i + 1;                                                                          \
+          else if (*plo == m)                                                                      \
+            *plo = i;                                                                              \
+        }                                                                                          \
+  }                                                                                                \
+                                                                                                   \
   /* Column j of a periodic matrix's F block (the rows of E that reach column m + j) into W. */    \
   GS_BANDED_FN void gs_banded_corner_col_##S(const GsBandedShape *sh, const T *const *D, T *W,     \
                                              GsInt base, GsInt step, int j) {                      \
@@ -514,7 +534,16 @@ typedef struct {
       (void)gs_banded_lu_solve_##S(sh, (const T *const *)F, base, step, F[nlu + j], F[nlu + j],    \
                                    base, step);                                                    \
     }                                                                                              \
-    return gs_banded_schur_##S(sh, D, (const T *const *)F + nlu, C, base, step);                   \
+    st = gs_banded_schur_##S(sh, D, (const T *const *)F + nlu, C, base, step);                     \
+    if (st) return st;                                                                             \
+    GsInt phi, plo;                                                                                \
+    gs_banded_w_extents_##S(sh, (const T *const *)F + nlu, base, step, &phi, &plo);                \
+    T *ext = C + GS_BANDED_CORNER_EXT(sh->bands);                                                  \
+    /* Row numbers are kept in T: beyond 2^24 rows a float would round them, so correct all. */    \
+    const int exact = sizeof(T) >= 8 || sh->m <= (1 << 24);                                        \
+    ext[0] = exact ? (T)phi : (T)-1;                                                               \
+    ext[1] = exact ? (T)plo : (T)0;                                                                \
+    return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
   /* The carries into the last h rows of a periodic system: z = S^-1 (f_tail - G y), from the      \
@@ -563,11 +592,19 @@ typedef struct {
       }                                                                                            \
       gs_banded_tail_##S(sh, C, ycor, z);                                                          \
       enum { K = KK };                                                                             \
-      for (GsInt i0 = 0; i0 < m; i0 += K) { /* y -= W z, loads of a chunk first */                 \
+      /* y -= W z over the rows where W matters, [0, phi) and [plo, m); loads of a chunk first. */ \
+      const T *ext = C + GS_BANDED_CORNER_EXT(nb);                                                 \
+      const GsInt phi = ext[0] < 0 ? m : (GsInt)ext[0];                                            \
+      const GsInt plo0 = ext[0] < 0 ? m : (GsInt)ext[1], plo = plo0 > phi ? plo0 : phi;            \
+      for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
+        if (i0 >= phi && i0 + K <= plo) { /* a chunk in the middle: skip to the last one */        \
+          i0 = (plo - i0) / K * K + i0 - K;                                                        \
+          continue;                                                                                \
+        }                                                                                          \
         T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                   \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u;                                                                  \
-          if (i < m) {                                                                             \
+          if (i < m && (i < phi || i >= plo)) {                                                    \
             vx[u] = x[rb + i * rs];                                                                \
             w0[u] = F[nlu][fb + i * fs];                                                           \
             if (h > 1) w1[u] = F[nlu + 1][fb + i * fs];                                            \
@@ -575,7 +612,7 @@ typedef struct {
         }                                                                                          \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u;                                                                  \
-          if (i < m) {                                                                             \
+          if (i < m && (i < phi || i >= plo)) {                                                    \
             const T xi = vx[u] - w0[u] * z[0] - (h > 1 ? w1[u] * z[1] : (T)0);                     \
             x[rb + i * rs] = xi;                                                                   \
             finite &= isfinite((double)xi) ? 1 : 0;                                                \
@@ -930,16 +967,8 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
                             C + GS_BANDED_PART_CORNER_LEN(sh->bands, parts), base, step);          \
     if (st) return st;                                                                             \
     /* E^-1 F decays away from both ends: rows [0, phi) and [plo, m) hold what matters. */         \
-    const double thr = 0.25 * (double)(EPS);                                                       \
-    GsInt phi = 0, plo = m;                                                                        \
-    for (GsInt i = 0; i < m; i++)                                                                  \
-      for (int l = 0; l < h; l++)                                                                  \
-        if (!(fabs((double)F[np + l][base + i * step]) <= thr)) {                                  \
-          if (i < m / 2)                                                                           \
-            phi = i + 1;                                                                           \
-          else if (plo == m)                                                                       \
-            plo = i;                                                                               \
-        }                                                                                          \
+    GsInt phi, plo;                                                                                \
+    gs_banded_w_extents_##S(sh, (const T *const *)F + np, base, step, &phi, &plo);                 \
     for (int j = 0; j < parts; j++) {                                                              \
       GsInt r0, r1;                                                                                \
       gs_part_range(m, parts, j, &r0, &r1);                                                        \

@@ -531,6 +531,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     const T *W0 = (const T *)Fv[nlu], *W1 = (const T *)Fv[h > 1 ? nlu + 1 : nlu];                  \
     const GsBandedShape sh = shape_of(bi);                                                         \
     T z0[GS_CPU_SB] = {0}, z1[GS_CPU_SB] = {0};                                                    \
+    GsInt phi[GS_CPU_SB], plo[GS_CPU_SB], top = 0, bottom = m; /* rows every system skips */       \
     for (GsInt s = s0; s < s1; s++) {                                                              \
       T ycor[4], z[2] = {0, 0};                                                                    \
       for (int r = 0; r < h; r++) {                                                                \
@@ -538,17 +539,30 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
         ycor[r] = x[r * batch + s];                                                                \
         ycor[h + r] = x[(m - h + r) * batch + s];                                                  \
       }                                                                                            \
-      gs_banded_tail_##S(&sh, (const T *)Cv + (bi->shared ? 0 : s) * bi->corner_len, ycor, z);     \
+      const T *C = (const T *)Cv + (bi->shared ? 0 : s) * bi->corner_len;                          \
+      gs_banded_tail_##S(&sh, C, ycor, z);                                                         \
       z0[s - s0] = z[0];                                                                           \
       z1[s - s0] = z[1];                                                                           \
+      /* Where W matters, as gs_banded_solve reads it. */                                          \
+      const T *ext = C + GS_BANDED_CORNER_EXT(bi->bands);                                          \
+      const GsInt k = s - s0, a = ext[0] < 0 ? m : (GsInt)ext[0];                                  \
+      const GsInt b = ext[0] < 0 ? m : (GsInt)ext[1];                                              \
+      phi[k] = a;                                                                                  \
+      plo[k] = b > a ? b : a;                                                                      \
+      top = phi[k] > top ? phi[k] : top;                                                           \
+      bottom = plo[k] < bottom ? plo[k] : bottom;                                                  \
     }                                                                                              \
     for (GsInt i = 0; i < m; i++) {                                                                \
+      if (i == top && bottom > top) i = bottom; /* rows no system of the block corrects */         \
+      if (i >= m) break;                                                                           \
       const GsInt r = i * batch, q = i * mrow;                                                     \
       _Pragma("omp simd") for (GsInt s = s0; s < s1; s++) {                                        \
         const GsInt k = s - s0, qs = q + s * ms;                                                   \
-        const T xi = x[r + s] - W0[qs] * z0[k] - (h > 1 ? W1[qs] * z1[k] : (T)0);                  \
-        x[r + s] = xi;                                                                             \
-        ok[k] &= xi - xi == 0;                                                                     \
+        if (i < phi[k] || i >= plo[k]) {                                                           \
+          const T xi = x[r + s] - W0[qs] * z0[k] - (h > 1 ? W1[qs] * z1[k] : (T)0);                \
+          x[r + s] = xi;                                                                           \
+          ok[k] &= xi - xi == 0;                                                                   \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     for (GsInt s = s0; s < s1; s++)                                                                \
