@@ -20,7 +20,8 @@
  * second order in time, and no Fourier mode grows for any dt (extrapolating the mixed term
  * instead makes strongly anisotropic modes grow). Each factor is one batch of periodic
  * pentadiagonal solves along rows (contiguous layout) or, in place, columns (interleaved); each
- * right-hand side is one stencil pass (GsStencil, conservative form), so a 2D step is six passes. */
+ * right-hand side is one stencil pass (GsStencil, conservative form), so a 2D step is six passes.
+ */
 #ifndef GPUSOLVE_APPS_HYPERDIFFUSION_H
 #define GPUSOLVE_APPS_HYPERDIFFUSION_H
 
