@@ -318,6 +318,16 @@ static void test_checkpoint(GsContext ctx, uint64_t seed) {
       CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_FORMAT);
       CHECK_MSG(ctx, "bad magic");
     }
+    /* A checkpoint of an earlier format (GSCHCKP3 held f(c^{n-1}) too) is named as such. */
+    f = fopen(path, "wb");
+    if (f) {
+      fputs("GSCHCKP3", f);
+      for (int k = 0; k < 8; k++)
+        fputs("................", f);
+      fclose(f);
+      CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_FORMAT);
+      CHECK_MSG(ctx, "format GSCHCKP3 is from an earlier gpusolve");
+    }
     remove(path);
     CHECK_ERR(GsCahnHilliardLoadCheckpoint(b, path), GS_ERR_FILE_OPEN);
     CHECK_ERR(GsCahnHilliardSaveCheckpoint(b, "/no/such/dir/x.ckpt"), GS_ERR_FILE_OPEN);

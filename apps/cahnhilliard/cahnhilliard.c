@@ -528,6 +528,12 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
 
 static int ckpt_check_header(GsCahnHilliard ch, const char *path, const GsCkptHeader *hd) {
   GsContext ctx = ch->ctx;
+  /* Earlier formats (GSCHCKP1..3 held f(c^{n-1}) too) are named as such. */
+  GsCheck(memcmp(hd->magic, GS_CH_MAGIC, 7) || hd->magic[7] == GS_CH_MAGIC[7], ctx,
+          GS_ERR_FILE_FORMAT,
+          "checkpoint %s: format %.8s is from an earlier gpusolve; this one reads %s (restart "
+          "from the initial data, or finish the run with the version that wrote it)",
+          path, hd->magic, GS_CH_MAGIC);
   GsCheck(!memcmp(hd->magic, GS_CH_MAGIC, 8), ctx, GS_ERR_FILE_FORMAT,
           "checkpoint %s: not a Cahn-Hilliard checkpoint (bad magic)", path);
   GS_CKPT_SAME(ctx, path, "n", "%lld", (long long)hd->n, (long long)ch->d.n);
