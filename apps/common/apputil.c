@@ -158,3 +158,19 @@ int GsAppVecFromHost(GsContext ctx, GsInt n, const double *vals, GsDataType dt, 
   GsCall(GsAppSetHost(*out, vals));
   return 0;
 }
+
+int GsAppFactorDeferred(GsBanded A, const GsVec diag[]) {
+  GsCall(GsBandedFactor(A, diag));
+  GsCall(GsBandedCheckStatus(A)); /* also settles a Factor made deferred by -banded_check */
+  GsCall(GsBandedSetCheck(A, GS_BANDED_CHECK_DEFERRED));
+  return 0;
+}
+
+int GsAppCheckBatches(int n, GsBanded const b[]) {
+  int first = 0;
+  for (int k = 0; k < n; k++) {
+    const int ierr = b[k] ? GsBandedCheckStatus(b[k]) : 0;
+    if (ierr && !first) first = ierr;
+  }
+  return first;
+}

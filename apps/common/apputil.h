@@ -23,6 +23,12 @@ int GsAppPeriodicMemberBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, 
  * row-major n x batch grid (a sweep along its slow axis without transposing). */
 int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsDataType dt,
                          GsBanded *A);
+/* Factor A (its errors reported now), then switch it to deferred status checks: a time-stepping
+ * loop's solves then queue without waiting for their status (GsAppCheckBatches reports them). */
+int GsAppFactorDeferred(GsBanded A, const GsVec diag[]);
+/* GsBandedCheckStatus on each of the n batches (NULL entries skipped); the first error, after
+ * checking them all (each starts a new period). */
+int GsAppCheckBatches(int n, GsBanded const b[]);
 /* All entries of v (double or float) as doubles on the host, and back. */
 int GsAppGetHost(GsVec v, double *vals);
 int GsAppSetHost(GsVec v, const double *vals);

@@ -81,11 +81,11 @@ static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffus
   GsCall(GsAppConstantBands(ctx, n, 5, lhs, pt, H->lhs));
   GsCall(GsAppConstantBands(ctx, n, 5, rhs, pt, H->rhs));
   GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, pt, &H->A));
-  GsCall(GsBandedFactor(H->A, H->lhs));
+  GsCall(GsAppFactorDeferred(H->A, H->lhs));
   if (H->ny > 1) {
     GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, pt, H->lhsy));
     GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, pt, &H->Ay));
-    GsCall(GsBandedFactor(H->Ay, H->lhsy));
+    GsCall(GsAppFactorDeferred(H->Ay, H->lhsy));
     GsCall(stencils_2d(ctx, H, rhs, l));
     GsCall(GsVecCreate(ctx, N, pt, &H->p));
   }
@@ -197,6 +197,9 @@ int GsHyperdiffusionStep(GsHyperdiffusion h, GsInt steps) {
     h->steps++;
     h->t = (double)h->steps * h->d.dt;
   }
+  /* The solves ran with deferred status checks: one wait for the device per call, here. */
+  GsBanded const b[2] = {h->A, h->Ay};
+  GsCall(GsAppCheckBatches(2, b));
   return 0;
 }
 
