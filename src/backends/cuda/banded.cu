@@ -694,11 +694,17 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     const size_t smem = gs_tile_smem(bi->tile_l, bi->tile_p, GsDataTypeSize(bi->dt));
     const void *kern = bi->dt == GS_DOUBLE ? (const void *)gs_tile_k_d[li][per]
                                            : (const void *)gs_tile_k_f[li][per];
-    int per_sm = 1;
-    GsCallCuda(ctx,
-               cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    GsCallCuda(ctx,
-               cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, GS_TILE_THREADS, smem));
+    const int d = bi->dt != GS_DOUBLE;
+    if (cc->tile_smem[d][li][per] != smem) { /* first solve of this kernel and size */
+      int per_sm = 1;
+      GsCallCuda(
+          ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      GsCallCuda(
+          ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, GS_TILE_THREADS, smem));
+      cc->tile_smem[d][li][per] = smem;
+      cc->tile_per_sm[d][li][per] = per_sm;
+    }
+    const int per_sm = cc->tile_per_sm[d][li][per];
     /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
     const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
     const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
