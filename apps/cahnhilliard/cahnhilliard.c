@@ -254,7 +254,9 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
   GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "ctx is NULL");
   GsCheck(desc != NULL && ch != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", desc ? "ch" : "desc");
   *ch = NULL;
-  GsCall(GsAppCheckGrid(ctx, "Cahn-Hilliard", desc->n, desc->ensemble, desc->length, desc->dt));
+  GsInt ny = 1;
+  GsCall(GsAppCheckGrid(ctx, "Cahn-Hilliard", desc->n, desc->ny, desc->ensemble, desc->length,
+                        desc->dt, desc->precision, &ny));
   GsCheck(desc->D_member || (isfinite(desc->D) && desc->D > 0), ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: mobility D = %g must be positive", desc->D);
   GsCheck(desc->gamma_member || (isfinite(desc->gamma) && desc->gamma > 0), ctx,
@@ -263,15 +265,6 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
           "Cahn-Hilliard: order %d; 1 (SBDF1) or 2 (SBDF2)", desc->order);
   GsCheck(isfinite(desc->stabilize) && desc->stabilize >= 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: stabilization S = %g must be >= 0", desc->stabilize);
-  GsCheck(desc->precision == GS_DOUBLE || desc->precision == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
-          "Cahn-Hilliard: precision %d; GS_DOUBLE or GS_FLOAT", (int)desc->precision);
-  const GsInt ny = desc->ny > 1 ? desc->ny : 1;
-  GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
-          "Cahn-Hilliard: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
-  GsCheck(ny == 1 || desc->ensemble == 1, ctx, GS_ERR_ARG_INCOMP,
-          "Cahn-Hilliard: a 2D run is one member (ensemble %lld)", (long long)desc->ensemble);
-  GsCheck(ny <= ((GsInt)1 << 40) / desc->n, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "Cahn-Hilliard: %lld x %lld grid points is too many", (long long)desc->n, (long long)ny);
   GsCahnHilliard h = calloc(1, sizeof *h);
   GsCheck(h != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the Cahn-Hilliard solver");
   h->ctx = ctx;

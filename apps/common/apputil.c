@@ -47,8 +47,8 @@ int GsAppPeriodicColumns(GsContext ctx, int bands, GsInt n, GsInt batch, GsDataT
   return 0;
 }
 
-int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, double length,
-                   double dt) {
+int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ny, GsInt ensemble,
+                   double length, double dt, GsDataType precision, GsInt *rows) {
   GsCheck(n >= 5, ctx, GS_ERR_ARG_OUTOFRANGE,
           "%s: n = %lld grid points; the pentadiagonal stencil needs at least 5", what,
           (long long)n);
@@ -60,6 +60,16 @@ int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, dou
           "%s: domain length L = %g must be positive", what, length);
   GsCheck(isfinite(dt) && dt > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "%s: time step dt = %g must be positive", what, dt);
+  GsCheck(precision == GS_DOUBLE || precision == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
+          "%s: precision %d; GS_DOUBLE or GS_FLOAT", what, (int)precision);
+  const GsInt r = ny > 1 ? ny : 1;
+  GsCheck(ny >= 0 && (r == 1 || r >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
+          "%s: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", what, (long long)ny);
+  GsCheck(r == 1 || ensemble == 1, ctx, GS_ERR_ARG_INCOMP,
+          "%s: a 2D run is one member (ensemble %lld)", what, (long long)ensemble);
+  GsCheck(r <= ((GsInt)1 << 40) / n, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "%s: %lld x %lld grid points is too many", what, (long long)n, (long long)r);
+  *rows = r;
   return 0;
 }
 

@@ -34,10 +34,12 @@ int GsAppGetHost(GsVec v, double *vals);
 int GsAppSetHost(GsVec v, const double *vals);
 /* A new vector of n entries of type dt holding vals. */
 int GsAppVecFromHost(GsContext ctx, GsInt n, const double *vals, GsDataType dt, GsVec *out);
-/* The parameters every 1D periodic application has: n >= 5 points (the pentadiagonal stencil), an
- * ensemble of >= 1 members, a positive finite length and time step; named errors otherwise. */
-int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ensemble, double length,
-                   double dt);
+/* The parameters every periodic application has: n >= 5 points (the pentadiagonal stencil), ny
+ * 0 or 1 (1D) or >= 5 rows (2D, then one member), an ensemble of >= 1 members, at most 2^40 grid
+ * points, a positive finite length and time step, precision GS_DOUBLE or GS_FLOAT; named errors
+ * (prefixed with `what`) otherwise. *rows: the rows of a member (1 in 1D). */
+int GsAppCheckGrid(GsContext ctx, const char *what, GsInt n, GsInt ny, GsInt ensemble,
+                   double length, double dt, GsDataType precision, GsInt *rows);
 /* c must be a vector of ctx (double or float) with n * ensemble entries; `what` names the solver.
  */
 int GsAppCheckState(GsContext ctx, GsVec c, GsInt n, GsInt ensemble, const char *what);

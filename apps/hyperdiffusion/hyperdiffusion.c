@@ -101,18 +101,11 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   GsCheck(ctx != NULL, NULL, GS_ERR_ARG_NULL, "ctx is NULL");
   GsCheck(desc != NULL && h != NULL, ctx, GS_ERR_ARG_NULL, "%s is NULL", desc ? "h" : "desc");
   *h = NULL;
-  GsCall(GsAppCheckGrid(ctx, "hyperdiffusion", desc->n, desc->ensemble, desc->length, desc->dt));
+  GsInt ny = 1;
+  GsCall(GsAppCheckGrid(ctx, "hyperdiffusion", desc->n, desc->ny, desc->ensemble, desc->length,
+                        desc->dt, desc->precision, &ny));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
-  GsCheck(desc->precision == GS_DOUBLE || desc->precision == GS_FLOAT, ctx, GS_ERR_ARG_TYPE,
-          "hyperdiffusion: precision %d; GS_DOUBLE or GS_FLOAT", (int)desc->precision);
-  const GsInt ny = desc->ny > 1 ? desc->ny : 1;
-  GsCheck(desc->ny >= 0 && (ny == 1 || ny >= 5), ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: ny = %lld rows; 0 or 1 (1D) or at least 5 (2D)", (long long)desc->ny);
-  GsCheck(ny == 1 || desc->ensemble == 1, ctx, GS_ERR_ARG_INCOMP,
-          "hyperdiffusion: a 2D run is one member (ensemble %lld)", (long long)desc->ensemble);
-  GsCheck(ny <= ((GsInt)1 << 40) / desc->n, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "hyperdiffusion: %lld x %lld grid points is too many", (long long)desc->n, (long long)ny);
   GsHyperdiffusion H = calloc(1, sizeof *H);
   GsCheck(H != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the hyperdiffusion solver");
   H->ctx = ctx;
