@@ -3,9 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../../gsimpl.h"
 #include "cpuimpl.h"
@@ -23,9 +20,21 @@ static int cpu_init(GsContext ctx, int device) {
 
 static int cpu_destroy(GsContext ctx) {
   GsCpuContext *cc = ctx->bdata;
-  if (cc) free(cc->partials);
+  if (cc) free(cc->scratch);
   free(cc);
   ctx->bdata = NULL;
+  return 0;
+}
+
+int GsCpuScratch(GsContext ctx, size_t bytes, void **p) {
+  GsCpuContext *cc = ctx->bdata;
+  if (bytes > cc->cap) {
+    void *q = realloc(cc->scratch, bytes);
+    GsCheck(q != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %zu bytes of scratch", bytes);
+    cc->scratch = q;
+    cc->cap = bytes;
+  }
+  *p = cc->scratch;
   return 0;
 }
 

@@ -4,12 +4,30 @@
 
 #include "../../gsimpl.h"
 
-/* Per-context state (ctx->bdata): scratch for reduction partials, grown as needed, so that a
- * reduction allocates nothing in the common case (Krylov methods call them every iteration). */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Per-context state (ctx->bdata): scratch grown as needed, so that the kernels called every
+ * iteration or step (reductions' partial sums, the stencil's rows) allocate nothing in the common
+ * case. One kernel uses it at a time. */
 typedef struct {
-  double *partials;
-  size_t cap; /* doubles */
+  void *scratch;
+  size_t cap; /* bytes */
 } GsCpuContext;
+
+/* The context's scratch, at least `bytes` (contents undefined). */
+GS_INTERN int GsCpuScratch(GsContext ctx, size_t bytes, void **p);
+
+/* This thread's number in the current team and the team's size (0 and 1 without OpenMP). */
+static inline void GsCpuThread(int *t, int *nt) {
+  *t = 0;
+  *nt = 1;
+#ifdef _OPENMP
+  *t = omp_get_thread_num();
+  *nt = omp_get_num_threads();
+#endif
+}
 
 GS_INTERN void GsCpuFillVecKernels(GsVecKernels *k);
 GS_INTERN void GsCpuFillBandedKernels(GsBandedKernels *k);

@@ -4,10 +4,6 @@
  * count. */
 #include "cpuimpl.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 static inline double row_sum(const GsInt *rp, const int *col, const double *val, const double *x,
                              GsInt i) {
   double s = 0;
@@ -45,11 +41,8 @@ static GsInt merge_row_at(const GsInt *rp, GsInt m, GsInt d) {
 static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt m = A->m, total = A->m + A->nnz;
   _Pragma("omp parallel if (A->nnz > 65536)") {
-    int t = 0, T = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    T = omp_get_num_threads();
-#endif
+    int t, T;
+    GsCpuThread(&t, &T);
     const GsInt r0 = merge_row_at(A->rowptr, m, total / T * t + total % T * t / T);
     const GsInt r1 =
         t == T - 1 ? m : merge_row_at(A->rowptr, m, total / T * (t + 1) + total % T * (t + 1) / T);

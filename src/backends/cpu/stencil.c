@@ -7,10 +7,6 @@
 
 #include "cpuimpl.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 /* Scratch per thread: every term's ring of extended rows, and the row of sums. */
 static size_t scratch_entries(const GsStencilInfo *si) {
   return (size_t)si->nterms * (size_t)(2 * si->ry + 1) * (size_t)(si->nx + 2 * si->rx) +
@@ -104,13 +100,10 @@ int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt, con
 #endif
   if (nt < 1) nt = 1;
   void *buf = NULL;
-  GsCall(GsMallocHost(ctx, (size_t)nt * per * es, &buf));
+  GsCall(GsCpuScratch(ctx, (size_t)nt * per * es, &buf));
   _Pragma("omp parallel num_threads(nt)") {
-    int id = 0, n = 1;
-#ifdef _OPENMP
-    id = omp_get_thread_num();
-    n = omp_get_num_threads();
-#endif
+    int id, n;
+    GsCpuThread(&id, &n);
     const GsInt r0 = rows * id / n, r1 = rows * (id + 1) / n;
     if (dt == GS_DOUBLE)
       stencil_rows_double(si, (const double *const *)x, (double *)y, (double *)buf + per * id, r0,
@@ -118,7 +111,6 @@ int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt, con
     else
       stencil_rows_float(si, (const float *const *)x, (float *)y, (float *)buf + per * id, r0, r1);
   }
-  free(buf);
   return 0;
 }
 

@@ -74,15 +74,7 @@ void GsCpuCopy(GsInt n, const double *x, double *y) {
 
 /* Partial sums live in a scratch array of nchunks * nvals doubles; fold them in order. */
 static int alloc_partials(GsContext ctx, GsInt n, int nvals, double **part) {
-  GsCpuContext *cc = ctx->bdata;
-  size_t need = (size_t)nchunks(n) * (size_t)nvals;
-  if (need > cc->cap) {
-    double *p = realloc(cc->partials, need * sizeof *p);
-    GsCheck(p != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %zu reduction partials", need);
-    cc->partials = p;
-    cc->cap = need;
-  }
-  *part = cc->partials;
+  GsCall(GsCpuScratch(ctx, (size_t)nchunks(n) * (size_t)nvals * sizeof **part, (void **)part));
   return 0;
 }
 
