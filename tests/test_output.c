@@ -84,6 +84,29 @@ static void test_colormap(void) {
   CHECK(n[0] == 128 && n[1] == 128 && n[2] == 128, "NaN is not grey");
 }
 
+#ifdef GS_APPS_HAVE_PNG
+/* The RGB pixels of a PNG file (NULL after a recorded failure); *w, *h its size. */
+static unsigned char *read_rgb(const char *path, GsInt *w, GsInt *h) {
+  png_image img;
+  memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  unsigned char *px = NULL;
+  if (!CHECK(png_image_begin_read_from_file(&img, path), "PNG read of %s: %s", path, img.message))
+    return NULL;
+  img.format = PNG_FORMAT_RGB;
+  px = hs_malloc(PNG_IMAGE_SIZE(img));
+  if (!CHECK(png_image_finish_read(&img, NULL, px, 0, NULL), "PNG read of %s: %s", path,
+             img.message)) {
+    free(px);
+    px = NULL;
+  }
+  *w = (GsInt)img.width;
+  *h = (GsInt)img.height;
+  png_image_free(&img);
+  return px;
+}
+#endif
+
 static void test_png(GsContext ctx) {
   const GsInt nx = 64, ny = 40;
   double *v = hs_malloc((size_t)(nx * ny) * sizeof *v);
@@ -95,21 +118,11 @@ static void test_png(GsContext ctx) {
   printf("SKIP test_output png: built without libpng\n");
 #else
   if (!CHECK_OK(GsAppWritePNG(ctx, "out-test.png", nx, ny, v, 0, 0))) {
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    unsigned char *px = NULL;
-    if (png_image_begin_read_from_file(&img, "out-test.png")) {
-      img.format = PNG_FORMAT_RGB;
-      px = hs_malloc(PNG_IMAGE_SIZE(img));
-      CHECK(png_image_finish_read(&img, NULL, px, 0, NULL), "PNG read: %s", img.message);
-    } else {
-      CHECK(0, "PNG read: %s", img.message);
-    }
+    GsInt w = 0, h = 0;
+    unsigned char *px = read_rgb("out-test.png", &w, &h);
     if (px) {
-      const GsInt w = (GsInt)img.width;
-      CHECK(w > nx && img.height == (png_uint_32)ny, "PNG %lld x %u for a %lld x %lld field",
-            (long long)w, img.height, (long long)nx, (long long)ny);
+      CHECK(w > nx && h == ny, "PNG %lld x %lld for a %lld x %lld field", (long long)w,
+            (long long)h, (long long)nx, (long long)ny);
       unsigned char c0[3], c1[3];
       GsAppColorMap(0, c0);
       GsAppColorMap(1, c1);
@@ -121,7 +134,6 @@ static void test_png(GsContext ctx) {
             "PNG colour bar ends");
       free(px);
     }
-    png_image_free(&img);
     /* The range as text chunks. */
     FILE *f = fopen("out-test.png", "rb");
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
@@ -154,20 +166,12 @@ static void test_png(GsContext ctx) {
   }
   const double *frames[3] = {lo, v, hi};
   if (!CHECK_OK(GsAppWritePNGFrames(ctx, "out-frames.png", 3, nx, ny, frames, 0, 0))) {
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    unsigned char *px = NULL;
-    if (png_image_begin_read_from_file(&img, "out-frames.png")) {
-      img.format = PNG_FORMAT_RGB;
-      px = hs_malloc(PNG_IMAGE_SIZE(img));
-      CHECK(png_image_finish_read(&img, NULL, px, 0, NULL), "PNG read: %s", img.message);
-    }
+    GsInt pw = 0, ph = 0;
+    unsigned char *px = read_rgb("out-frames.png", &pw, &ph);
     const GsInt gap = nx / 32 + 2, bar_w = nx / 16 + 4, w = 3 * (nx + gap) + bar_w + 3;
-    CHECK(px && (GsInt)img.width == w && img.height == (png_uint_32)ny,
-          "PNG of 3 frames: %u x %u, expected %lld x %lld", img.width, img.height, (long long)w,
-          (long long)ny);
-    if (px && (GsInt)img.width == w) {
+    CHECK(px && pw == w && ph == ny, "PNG of 3 frames: %lld x %lld, expected %lld x %lld",
+          (long long)pw, (long long)ph, (long long)w, (long long)ny);
+    if (px && pw == w) {
       unsigned char c0[3], c1[3], mid[3];
       GsAppColorMap(0, c0);
       GsAppColorMap(1, c1);
@@ -179,7 +183,6 @@ static void test_png(GsContext ctx) {
             "PNG frames: colours of the frames and of the bar");
     }
     free(px);
-    png_image_free(&img);
   }
   remove("out-frames.png");
   CHECK_ERR(GsAppWritePNGFrames(ctx, "x.png", 0, nx, ny, frames, -1, 1), GS_ERR_ARG_OUTOFRANGE);
