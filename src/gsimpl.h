@@ -181,9 +181,11 @@ typedef struct {
 /* A stencil as the back ends see it (see include/gpusolve/stencil.h): nterms groups, each the
  * weights w[first[t] .. first[t + 1] - 1] at offsets (ox, oy) applied to x[input[t]]^power[t],
  * zero weights left out, in the order each point sums them (by ox, then oy). rx, ry: the largest
- * offsets in use. */
-#define GS_STENCIL_MAX_WEIGHTS                                                                     \
-  (GS_STENCIL_MAX_TERMS * (2 * GS_STENCIL_MAX_RADIUS + 1) * (2 * GS_STENCIL_MAX_RADIUS + 1))
+ * offsets in use. The same weights dense, for kernels that index them at compile time:
+ * k[t][(ox + R) W + oy + R] (W = 2 R + 1, zero where the list has none), and per term and column
+ * ox the range [lo, hi] of oy + R holding them (lo > hi: none). */
+#define GS_STENCIL_W (2 * GS_STENCIL_MAX_RADIUS + 1)
+#define GS_STENCIL_MAX_WEIGHTS (GS_STENCIL_MAX_TERMS * GS_STENCIL_W * GS_STENCIL_W)
 typedef struct {
   GsInt nx, ny, batch;
   int rx, ry;
@@ -196,6 +198,8 @@ typedef struct {
   short first[GS_STENCIL_MAX_TERMS + 1];
   signed char ox[GS_STENCIL_MAX_WEIGHTS], oy[GS_STENCIL_MAX_WEIGHTS];
   double w[GS_STENCIL_MAX_WEIGHTS];
+  signed char lo[GS_STENCIL_MAX_TERMS][GS_STENCIL_W], hi[GS_STENCIL_MAX_TERMS][GS_STENCIL_W];
+  double k[GS_STENCIL_MAX_TERMS][GS_STENCIL_MAX_WEIGHTS / GS_STENCIL_MAX_TERMS];
 } GsStencilInfo;
 
 typedef struct {

@@ -205,6 +205,10 @@ static void pack(GsStencil S) {
     si->conservative[nt] = (signed char)cons;
     si->total[nt] = cons ? S->sum[t] : 0.0;
     si->first[nt] = (short)q;
+    for (int c = 0; c < SIDE; c++) {
+      si->lo[nt][c] = SIDE;
+      si->hi[nt][c] = -1;
+    }
     for (int dx = -R; dx <= R; dx++) /* column by column: the GPU kernel's order */
       for (int dy = -R; dy <= R; dy++) {
         const double w = S->k[t][(dy + R) * SIDE + dx + R];
@@ -212,6 +216,9 @@ static void pack(GsStencil S) {
         si->ox[q] = (signed char)dx;
         si->oy[q] = (signed char)dy;
         si->w[q++] = w;
+        si->k[nt][(dx + R) * SIDE + dy + R] = w;
+        if (dy + R < si->lo[nt][dx + R]) si->lo[nt][dx + R] = (signed char)(dy + R);
+        if (dy + R > si->hi[nt][dx + R]) si->hi[nt][dx + R] = (signed char)(dy + R);
         si->rx = abs(dx) > si->rx ? abs(dx) : si->rx;
         si->ry = abs(dy) > si->ry ? abs(dy) : si->ry;
       }

@@ -13,16 +13,14 @@
  * instead of one per weight (25 and 5): with a weight per load the shared memory, not DRAM, bounded
  * a Cahn-Hilliard right-hand side (60 weights per point: ~0.24 ms at 4096^2 on an H200 against
  * ~0.09 ms of DRAM traffic). Halos are re-read by neighbouring tiles and mostly hit L2. Weights
- * live in the kernel's parameter space, dense by term, column and row, with each column's row
- * range: all indices are compile-time, so the strips stay in registers. Each point sums a term's
- * weights column by column (dx, then dy, ascending), as GsStencilInfo lists them and the CPU
- * kernel sums them, with fused multiply-adds. */
-#include <string.h>
-
+ * live in the kernel's parameter space (GsStencilInfo's dense view, built once by the front end),
+ * with each column's row range: all indices are compile-time, so the strips stay in registers. Each
+ * point sums a term's weights column by column (dx, then dy, ascending), as GsStencilInfo lists
+ * them and the CPU kernel sums them, with fused multiply-adds. */
 #include "cudaimpl.h"
 
 #define GS_ST_R GS_STENCIL_MAX_RADIUS
-#define GS_ST_W (2 * GS_ST_R + 1)          /* weights per column */
+#define GS_ST_W GS_STENCIL_W               /* weights per column */
 #define GS_ST_TX 32                        /* tile width = threads along x */
 #define GS_ST_NY 4                         /* threads along y */
 #define GS_ST_RPT 8                        /* consecutive rows per thread */
@@ -36,21 +34,9 @@ typedef struct {
   void *y;
 } GsStencilArrays;
 
-/* The kernel's view of the terms: dense weights k[t][(dx + R) W + dy + R] and, per term and column,
- * the range [lo, hi] of dy + R holding nonzero weights (lo > hi: none). */
-typedef struct {
-  GsInt nx, ny, batch;
-  int rx, ry, nterms;
-  signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
-  signed char cons[GS_STENCIL_MAX_TERMS]; /* conservative form, with total[t] */
-  signed char lo[GS_STENCIL_MAX_TERMS][GS_ST_W], hi[GS_STENCIL_MAX_TERMS][GS_ST_W];
-  double total[GS_STENCIL_MAX_TERMS];
-  double k[GS_STENCIL_MAX_TERMS][GS_ST_W * GS_ST_W];
-} GsStencilDense;
-
 #define GS_DEFINE_STENCIL(T)                                                                       \
   static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 8)                                  \
-      gs_stencil_##T(const __grid_constant__ GsStencilDense d,                                     \
+      gs_stencil_##T(const __grid_constant__ GsStencilInfo d,                                      \
                      const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
@@ -98,8 +84,8 @@ typedef struct {
            * (ctr is 0 otherwise, which leaves the products as they are). */                       \
           T ctr[GS_ST_RPT];                                                                        \
           _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) ctr[r] =                           \
-              d.cons[t] ? s[row0 + r + GS_ST_R][lx + GS_ST_R] : (T)0;                              \
-          if (d.cons[t]) {                                                                         \
+              d.conservative[t] ? s[row0 + r + GS_ST_R][lx + GS_ST_R] : (T)0;                      \
+          if (d.conservative[t]) {                                                                 \
             const T tot = (T)d.total[t];                                                           \
             _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] += tot * ctr[r];          \
           }                                                                                        \
@@ -128,33 +114,6 @@ typedef struct {
 GS_DEFINE_STENCIL(double)
 GS_DEFINE_STENCIL(float)
 
-/* The dense view of si's weights (zero weights were left out of si; they stay zero here). */
-static void dense_of(const GsStencilInfo *si, GsStencilDense *d) {
-  memset(d, 0, sizeof *d);
-  d->nx = si->nx;
-  d->ny = si->ny;
-  d->batch = si->batch;
-  d->rx = si->rx;
-  d->ry = si->ry;
-  d->nterms = si->nterms;
-  for (int t = 0; t < si->nterms; t++) {
-    d->input[t] = si->input[t];
-    d->power[t] = si->power[t];
-    d->cons[t] = si->conservative[t];
-    d->total[t] = si->total[t];
-    for (int cx = 0; cx < GS_ST_W; cx++) {
-      d->lo[t][cx] = GS_ST_W;
-      d->hi[t][cx] = -1;
-    }
-    for (int q = si->first[t]; q < si->first[t + 1]; q++) {
-      const int cx = si->ox[q] + GS_ST_R, cy = si->oy[q] + GS_ST_R;
-      d->k[t][cx * GS_ST_W + cy] = si->w[q];
-      if (cy < d->lo[t][cx]) d->lo[t][cx] = (signed char)cy;
-      if (cy > d->hi[t][cx]) d->hi[t][cx] = (signed char)cy;
-    }
-  }
-}
-
 static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
                               const void *const *x, void *y) {
   GsCudaContext *cc = NULL;
@@ -171,12 +130,10 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const dim3 grid((unsigned)tiles_x, (unsigned)(tiles_y < 65535 ? tiles_y : 65535),
                   (unsigned)(si->batch < 65535 ? si->batch : 65535));
   const dim3 block(GS_ST_TX, GS_ST_NY);
-  GsStencilDense d;
-  dense_of(si, &d);
   if (dt == GS_DOUBLE)
-    gs_stencil_double<<<grid, block, 0, cc->stream>>>(d, a, tiles_y);
+    gs_stencil_double<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
   else
-    gs_stencil_float<<<grid, block, 0, cc->stream>>>(d, a, tiles_y);
+    gs_stencil_float<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
   GsCheckLaunchCuda(ctx, "gs_stencil");
   return 0;
 }
