@@ -506,6 +506,16 @@ typedef struct {
         }                                                                                          \
   }                                                                                                \
                                                                                                    \
+  /* The rows [0, *phi) and [*plo, m) where W must be applied, from a periodic matrix's corner     \
+   * data (all rows when Factor could not record them); *phi <= *plo. */                           \
+  GS_BANDED_FN void gs_banded_w_rows_##S(const GsBandedShape *sh, const T *C, GsInt *phi,          \
+                                         GsInt *plo) {                                             \
+    const T *ext = C + GS_BANDED_CORNER_EXT(sh->bands);                                            \
+    const GsInt m = sh->m, a = ext[0] < 0 ? m : (GsInt)ext[0], b = ext[0] < 0 ? m : (GsInt)ext[1]; \
+    *phi = a;                                                                                      \
+    *plo = b > a ? b : a;                                                                          \
+  }                                                                                                \
+                                                                                                   \
   /* Column j of a periodic matrix's F block (the rows of E that reach column m + j) into W. */    \
   GS_BANDED_FN void gs_banded_corner_col_##S(const GsBandedShape *sh, const T *const *D, T *W,     \
                                              GsInt base, GsInt step, int j) {                      \
@@ -593,9 +603,8 @@ typedef struct {
       gs_banded_tail_##S(sh, C, ycor, z);                                                          \
       enum { K = KK };                                                                             \
       /* y -= W z over the rows where W matters, [0, phi) and [plo, m); loads of a chunk first. */ \
-      const T *ext = C + GS_BANDED_CORNER_EXT(nb);                                                 \
-      const GsInt phi = ext[0] < 0 ? m : (GsInt)ext[0];                                            \
-      const GsInt plo0 = ext[0] < 0 ? m : (GsInt)ext[1], plo = plo0 > phi ? plo0 : phi;            \
+      GsInt phi, plo;                                                                              \
+      gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
       for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
         if (i0 >= phi && i0 + K <= plo) { /* a chunk in the middle: skip to the last one */        \
           i0 = (plo - i0) / K * K + i0 - K;                                                        \

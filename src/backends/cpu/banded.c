@@ -543,12 +543,8 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
       gs_banded_tail_##S(&sh, C, ycor, z);                                                         \
       z0[s - s0] = z[0];                                                                           \
       z1[s - s0] = z[1];                                                                           \
-      /* Where W matters, as gs_banded_solve reads it. */                                          \
-      const T *ext = C + GS_BANDED_CORNER_EXT(bi->bands);                                          \
-      const GsInt k = s - s0, a = ext[0] < 0 ? m : (GsInt)ext[0];                                  \
-      const GsInt b = ext[0] < 0 ? m : (GsInt)ext[1];                                              \
-      phi[k] = a;                                                                                  \
-      plo[k] = b > a ? b : a;                                                                      \
+      const GsInt k = s - s0;                                                                      \
+      gs_banded_w_rows_##S(&sh, C, &phi[k], &plo[k]); /* where W matters, as the solve reads it */ \
       top = phi[k] > top ? phi[k] : top;                                                           \
       bottom = plo[k] < bottom ? plo[k] : bottom;                                                  \
     }                                                                                              \
