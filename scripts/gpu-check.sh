@@ -5,7 +5,8 @@
 #   GS_CHECK_SANITIZER=1  also run the GPU tests under compute-sanitizer memcheck (API errors
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
-#   GS_CHECK_SKIP  steps to leave out, space-separated: vec (vector benchmark), banded (GPU banded
+#   GS_TEST_TIMEOUT  seconds one GPU test may run (default 300)
+#   GS_CHECK_SKIP  steps to leave out, space-separated: ctest-cpu (the CPU tests), vec (vector benchmark), banded (GPU banded
 #                  sweep), banded-cpu (CPU banded sweeps), sparse (SpMV/CG benchmarks), apps
 #                  (Cahn-Hilliard steps), apps-tune (the same and the ADI sweeps with other
 #                  partition counts), demo
@@ -37,16 +38,16 @@ step() { # step NAME LOG COMMAND...: run, log, remember failure, keep going
 step configure build.log cmake -S . -B "$BUILD" -DGS_ENABLE_CUDA=ON -DGS_WERROR=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}"
 step build build.log cmake --build "$BUILD" -j "$(nproc)"
-step "ctest gpu" ctest.log bash -c "cd '$BUILD' && ctest -L gpu --output-on-failure"
+skip() { [[ " ${GS_CHECK_SKIP:-} " == *" $1 "* ]]; }
+step "ctest gpu" ctest.log bash -c "cd '$BUILD' && ctest -L gpu --output-on-failure --timeout ${GS_TEST_TIMEOUT:-300}"
 # Eight CPU tests at once, each with two OpenMP threads (sixteen each would oversubscribe the
 # cores and slow tiny OpenMP regions down to milliseconds).
-step "ctest cpu" ctest.log bash -c "cd '$BUILD' && OMP_NUM_THREADS=2 ctest -L cpu --output-on-failure -j 8"
+skip ctest-cpu || step "ctest cpu" ctest.log bash -c "cd '$BUILD' && OMP_NUM_THREADS=2 ctest -L cpu --output-on-failure -j 8"
 if [ "${GS_CHECK_SANITIZER:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for t in test_vec test_equiv; do
     step "memcheck $t" ctest.log compute-sanitizer --report-api-errors no --error-exitcode 1 "$BUILD/tests/$t" /gpu/cuda
   done
 fi
-skip() { [[ " ${GS_CHECK_SKIP:-} " == *" $1 "* ]]; }
 step info bench.log "$BUILD/tools/gpusolve" info
 skip demo || step demo bench.log "$BUILD/tools/gpusolve" demo -cpu_n 16777216
 # shellcheck disable=SC2086

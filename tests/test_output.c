@@ -135,7 +135,7 @@ static void test_png(GsContext ctx) {
       free(px);
     }
     /* The range as text chunks. */
-    FILE *f = fopen("out-test.png", "rb");
+    FILE *volatile f = fopen("out-test.png", "rb"); /* volatile: kept across png's longjmp */
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png_create_info_struct(png);
     if (f && png && info && !setjmp(png_jmpbuf(png))) {
