@@ -482,7 +482,10 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
           zt[sl][1] = h > 1 ? z[1] : (T)0;                                                         \
         }                                                                                          \
         __syncthreads();                                                                           \
-        if (on) {                                                                                  \
+        /* Only chunks that reach the rows where W is above rounding (Factor's extents). */        \
+        GsInt phi, plo;                                                                            \
+        gs_banded_w_rows_##S(&sh, C, &phi, &plo);                                                  \
+        if (on && (r0 < phi || r0 + L > plo)) {                                                    \
           const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
           _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
               gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;             \

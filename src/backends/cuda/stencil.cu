@@ -5,18 +5,20 @@
  *
  * A block of 32 x 4 threads owns a tile of 32 x 32 points; each thread 8 consecutive rows of one
  * column. For each input the block stages the tile and its halo (the largest radii in use,
- * wrapped periodically) in shared memory; for each power above 1 it raises the staged values once
- * into a second buffer. A thread then walks the term's weights column by column: it loads the
- * column strip its 8 rows need (8 + 2 ry values, only the rows the column's nonzero weights reach)
- * into registers and applies every weight of the column to it. Shared-memory loads per point and
- * term are (8 + 2 ry) / 8 per column in use (7.5 for a full 5 x 5, 3.5 for a 5-point cross)
- * instead of one per weight (25 and 5): with a weight per load the shared memory, not DRAM, bounded
- * a Cahn-Hilliard right-hand side (60 weights per point: ~0.24 ms at 4096^2 on an H200 against
- * ~0.09 ms of DRAM traffic). Halos are re-read by neighbouring tiles and mostly hit L2. Weights
- * live in the kernel's parameter space (GsStencilInfo's dense view, built once by the front end),
- * with each column's row range: all indices are compile-time, so the strips stay in registers. Each
- * point sums a term's weights column by column (dx, then dy, ascending), as GsStencilInfo lists
- * them and the CPU kernel sums them, with fused multiply-adds. */
+ * wrapped periodically) in shared memory, row by row with the threads of a warp along a row, and
+ * with it the input raised to the first power above 1 its terms use (into a second buffer; another
+ * power of the same input is raised from the staged values when its term comes). A thread then
+ * walks the term's weights column by column: it loads the column strip its 8 rows need (8 + 2 ry
+ * values, only the rows the column's nonzero weights reach) into registers and applies every weight
+ * of the column to it. Shared-memory loads per point and term are (8 + 2 ry) / 8 per column in use
+ * (7.5 for a full 5 x 5, 3.5 for a 5-point cross) instead of one per weight (25 and 5): with a
+ * weight per load the shared memory, not DRAM, bounded a Cahn-Hilliard right-hand side (60 weights
+ * per point: ~0.24 ms at 4096^2 on an H200 against ~0.09 ms of DRAM traffic). Halos are re-read by
+ * neighbouring tiles and mostly hit L2. Weights live in the kernel's parameter space
+ * (GsStencilInfo's dense view, built once by the front end), with each column's row range: all
+ * indices are compile-time, so the strips stay in registers. Each point sums a term's weights
+ * column by column (dx, then dy, ascending), as GsStencilInfo lists them and the CPU kernel sums
+ * them, with fused multiply-adds. */
 #include "cudaimpl.h"
 
 #define GS_ST_R GS_STENCIL_MAX_RADIUS
@@ -35,14 +37,13 @@ typedef struct {
 } GsStencilArrays;
 
 #define GS_DEFINE_STENCIL(T)                                                                       \
-  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 8)                                  \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 7)                                  \
       gs_stencil_##T(const __grid_constant__ GsStencilInfo d,                                      \
                      const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
     const GsInt nx = d.nx, ny = d.ny;                                                              \
     const int rx = d.rx, ry = d.ry, lx = threadIdx.x, row0 = threadIdx.y * GS_ST_RPT;              \
-    const int tid = threadIdx.y * GS_ST_TX + lx;                                                   \
     const GsInt x0 = (GsInt)blockIdx.x * GS_ST_TX;                                                 \
     /* Columns and rows of the tile that exist (the last tiles may be cut). */                     \
     const int cw = (int)(nx - x0 < GS_ST_TX ? nx - x0 : GS_ST_TX);                                 \
@@ -53,31 +54,48 @@ typedef struct {
         const int hw = cw + 2 * rx, hh = ch + 2 * ry; /* staged cells */                           \
         T acc[GS_ST_RPT];                                                                          \
         _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] = (T)0;                       \
-        int staged = -1;                                                                           \
+        int staged = -1, powered = 0; /* the input in s_in; the power in s_pw (0: none) */         \
         for (int t = 0; t < d.nterms; t++) {                                                       \
           const int in = d.input[t], p = d.power[t];                                               \
           if (in != staged) {                                                                      \
+            /* The first power above 1 this input is raised to, staged with it. */                 \
+            int pk = 0;                                                                            \
+            for (int u = t; u < d.nterms && !pk; u++)                                              \
+              if (d.input[u] == in && d.power[u] > 1) pk = d.power[u];                             \
             const T *src = (const T *)a.x[in] + base;                                              \
             __syncthreads(); /* the previous input's sums are done */                              \
-            for (int c = tid; c < hw * hh; c += GS_ST_TX * GS_ST_NY) {                             \
-              const int r = c / hw, q = c - r * hw;                                                \
-              GsInt gy = y0 + r - ry, gx = x0 + q - rx;                                            \
+            /* Row by row, 32 threads along a row (coalesced), no divisions; the wrap once per     \
+             * row and per column. */                                                              \
+            for (int r = threadIdx.y; r < hh; r += GS_ST_NY) {                                     \
+              GsInt gy = y0 + r - ry;                                                              \
               gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
-              gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                     \
-              s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = src[gy * nx + gx];                        \
+              const T *srow = src + gy * nx;                                                       \
+              for (int q = lx; q < hw; q += GS_ST_TX) {                                            \
+                GsInt gx = x0 + q - rx;                                                            \
+                gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                   \
+                const T u = srow[gx];                                                              \
+                const int sr = r + GS_ST_R - ry, sq = q + GS_ST_R - rx;                            \
+                s_in[sr][sq] = u;                                                                  \
+                if (pk) s_pw[sr][sq] = pk == 2 ? u * u : u * u * u;                                \
+              }                                                                                    \
             }                                                                                      \
             staged = in;                                                                           \
+            powered = pk;                                                                          \
             __syncthreads();                                                                       \
           }                                                                                        \
           T(*s)[GS_ST_PX] = s_in;                                                                  \
           if (p > 1) {                                                                             \
-            __syncthreads(); /* the previous power's sums are done */                              \
-            for (int c = tid; c < hw * hh; c += GS_ST_TX * GS_ST_NY) {                             \
-              const int r = c / hw + GS_ST_R - ry, q = c % hw + GS_ST_R - rx;                      \
-              const T u = s_in[r][q];                                                              \
-              s_pw[r][q] = p == 2 ? u * u : u * u * u;                                             \
+            if (p != powered) { /* a second power of the same input */                             \
+              __syncthreads();  /* the previous power's sums are done */                           \
+              for (int r = threadIdx.y; r < hh; r += GS_ST_NY)                                     \
+                for (int q = lx; q < hw; q += GS_ST_TX) {                                          \
+                  const int sr = r + GS_ST_R - ry, sq = q + GS_ST_R - rx;                          \
+                  const T u = s_in[sr][sq];                                                        \
+                  s_pw[sr][sq] = p == 2 ? u * u : u * u * u;                                       \
+                }                                                                                  \
+              powered = p;                                                                         \
+              __syncthreads();                                                                     \
             }                                                                                      \
-            __syncthreads();                                                                       \
             s = s_pw;                                                                              \
           }                                                                                        \
           /* Conservative form: the total times the centre values, then differences from them      \
