@@ -37,13 +37,14 @@ typedef struct {
 } GsStencilArrays;
 
 #define GS_DEFINE_STENCIL(T)                                                                       \
-  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 7)                                  \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 6)                                  \
       gs_stencil_##T(const __grid_constant__ GsStencilInfo d,                                      \
                      const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
     const GsInt nx = d.nx, ny = d.ny;                                                              \
     const int rx = d.rx, ry = d.ry, lx = threadIdx.x, row0 = threadIdx.y * GS_ST_RPT;              \
+    const int tid = threadIdx.y * GS_ST_TX + lx;                                                   \
     const GsInt x0 = (GsInt)blockIdx.x * GS_ST_TX;                                                 \
     /* Columns and rows of the tile that exist (the last tiles may be cut). */                     \
     const int cw = (int)(nx - x0 < GS_ST_TX ? nx - x0 : GS_ST_TX);                                 \
@@ -64,20 +65,26 @@ typedef struct {
               if (d.input[u] == in && d.power[u] > 1) pk = d.power[u];                             \
             const T *src = (const T *)a.x[in] + base;                                              \
             __syncthreads(); /* the previous input's sums are done */                              \
-            /* Row by row, 32 threads along a row (coalesced), no divisions; the wrap once per     \
-             * row and per column. */                                                              \
+            /* The tile's own columns row by row, the warp along a row (coalesced); then the       \
+             * 2 rx halo columns of every row, one value per thread. No divisions but by 2 rx. */  \
             for (int r = threadIdx.y; r < hh; r += GS_ST_NY) {                                     \
               GsInt gy = y0 + r - ry;                                                              \
               gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
-              const T *srow = src + gy * nx;                                                       \
-              for (int q = lx; q < hw; q += GS_ST_TX) {                                            \
-                GsInt gx = x0 + q - rx;                                                            \
-                gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                   \
-                const T u = srow[gx];                                                              \
-                const int sr = r + GS_ST_R - ry, sq = q + GS_ST_R - rx;                            \
-                s_in[sr][sq] = u;                                                                  \
-                if (pk) s_pw[sr][sq] = pk == 2 ? u * u : u * u * u;                                \
+              if (lx < cw) {                                                                       \
+                const T u = src[gy * nx + x0 + lx];                                                \
+                s_in[r + GS_ST_R - ry][lx + GS_ST_R] = u;                                          \
+                if (pk) s_pw[r + GS_ST_R - ry][lx + GS_ST_R] = pk == 2 ? u * u : u * u * u;        \
               }                                                                                    \
+            }                                                                                      \
+            for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                         \
+              const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                         \
+              const int q = c < rx ? c : cw + c; /* staged column, 0 .. hw - 1 */                  \
+              GsInt gy = y0 + r - ry, gx = x0 + q - rx;                                            \
+              gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
+              gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                     \
+              const T u = src[gy * nx + gx];                                                       \
+              s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                        \
+              if (pk) s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = pk == 2 ? u * u : u * u * u;      \
             }                                                                                      \
             staged = in;                                                                           \
             powered = pk;                                                                          \
@@ -111,8 +118,10 @@ typedef struct {
             const int lo = d.lo[t][cx], hi = d.hi[t][cx];                                          \
             if (lo > hi) continue; /* the same for the whole block */                              \
             T strip[GS_ST_SR];                                                                     \
-            _Pragma("unroll") for (int e = 0; e < GS_ST_SR; e++) strip[e] =                        \
-                e >= lo && e < hi + GS_ST_RPT ? s[row0 + e][lx + cx] : (T)0;                       \
+            /* All of the strip: rows outside the weights' range are never multiplied (their       \
+             * weights are zero and skipped), and a per-row range test cost more than the loads.   \
+             */                                                                                    \
+            _Pragma("unroll") for (int e = 0; e < GS_ST_SR; e++) strip[e] = s[row0 + e][lx + cx];  \
             _Pragma("unroll") for (int cy = 0; cy < GS_ST_W; cy++) {                               \
               const T w = (T)d.k[t][cx * GS_ST_W + cy];                                            \
               if (w != (T)0) {                                                                     \
