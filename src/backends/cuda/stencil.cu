@@ -117,6 +117,12 @@ typedef struct {
           _Pragma("unroll") for (int cx = 0; cx < GS_ST_W; cx++) {                                 \
             const int lo = d.lo[t][cx], hi = d.hi[t][cx];                                          \
             if (lo > hi) continue; /* the same for the whole block */                              \
+            if (ry == 0) {         /* rows apart (a 1D ensemble): one weight per column */         \
+              const T w = (T)d.k[t][cx * GS_ST_W + GS_ST_R];                                       \
+              _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] +=                      \
+                  w * (s[row0 + r + GS_ST_R][lx + cx] - ctr[r]);                                   \
+              continue;                                                                            \
+            }                                                                                      \
             T strip[GS_ST_SR];                                                                     \
             /* All of the strip: rows outside the weights' range are never multiplied (their       \
              * weights are zero and skipped), and a per-row range test cost more than the loads.   \
