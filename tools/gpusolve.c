@@ -946,7 +946,7 @@ static void ch_help(void) {
       "stderr. Defaults: n 256, NY 1, E 1, S 2000, dt 5e-4, D 1, G 0.01, L 2 pi, order 2, no\n"
       "stabilization, double, M 0, A 0.05, seed 1, K 200.\n"
       "-bench 1: time per step of 2D SBDF2 at 1024^2, 2048^2, 4096^2 (and 4096^2 in float, at\n"
-      "dt / 4096, where single precision still resolves the implicit solves) and of\n"
+      "dt / 4096, where single precision still holds) and of\n"
       "a 1D ensemble of 65536 x 1024 (smaller on the CPU) against 10 (2D) or 2 (1D) words per\n"
       "point over the copy bandwidth measured in the same run; JSON suite apps.\n");
 }
@@ -1089,9 +1089,9 @@ static int ch_breakdown(GsContext ctx, GsCahnHilliard ch, GsInt steps, double *s
  * (stencil: c, cprev in, rhs out; each solve one in, one out) and 5 in 1D. JSON suite "apps". */
 static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int gpu, GsInt steps,
                     const char *json) {
-  /* n, ny, ensemble, float. Single precision resolves the implicit solves only while
-   * a = D gamma dt / dx^4 stays small (a^2 u below about 1e-3, u the unit roundoff): at dt 5e-4 it
-   * fails from 1024^2 up, so the float case at 4096^2 takes dt / 8^4, the a of 512^2 at dt 5e-4. */
+  /* n, ny, ensemble, float. Single precision holds in 2D only while a = D gamma dt / dx^4 stays
+   * small (the ADI splitting term rounds by a^2 u, u the unit roundoff; below about 1e-3): at dt
+   * 5e-4 it fails from 1024^2 up, so the float case at 4096^2 takes dt / 8^4, the a of 512^2. */
   static const GsInt gpu_cases[][4] = {{1024, 1024, 1, 0},
                                        {2048, 2048, 1, 0},
                                        {4096, 4096, 1, 0},
