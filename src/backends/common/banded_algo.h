@@ -34,6 +34,13 @@
 #else
 #define GS_BANDED_FN GS_HOST_DEVICE static inline
 #endif
+/* The one-row steps shared by the sweeps: always inlined in kernels (a call would cost the
+ * sweeps their registers). */
+#if defined(__CUDACC__)
+#define GS_BANDED_ROW_FN GS_HOST_DEVICE static __forceinline__ __attribute__((unused))
+#else
+#define GS_BANDED_ROW_FN GS_BANDED_FN
+#endif
 
 /* Per-matrix corner data of a periodic system: the last h rows' coefficients by diagonal
  * (h x bands), then S^-1 (h x h), row-major, then phi and plo: W = E^-1 F only matters in rows
@@ -86,6 +93,49 @@ typedef struct {
       x[rb + i * rs] = (T)NAN;                                                                     \
   }                                                                                                \
                                                                                                    \
+  /* One row i of the LDL^T: l2 = a / d2, l1 = (b - l2 d2 l1p) / d1, d = c - l1^2 d1 - l2^2 d2     \
+   * from the two pivots above (d1, d2) and the row above's l1 (l1p); 1/d into *id. Every LDL^T    \
+   * sweep (per system here, by blocks of systems on the CPU) takes its rows from this. */         \
+  GS_BANDED_ROW_FN int gs_banded_ldl_row_##S(GsInt i, T a, T b, T c, T d1, T d2, T l1p, T *l2o,    \
+                                             T *l1o, T *dout, T *id) {                             \
+    const T l2 = i >= 2 ? a / d2 : (T)0;                                                           \
+    const T l1 = i >= 1 ? (b - l2 * d2 * l1p) / d1 : (T)0;                                         \
+    const T d = c - l1 * l1 * d1 - l2 * l2 * d2;                                                   \
+    const double scale = fabs((double)c) + 2 * (fabs((double)a) + fabs((double)b));                \
+    if (!(d > (T)((EPS)*scale)))                                                                   \
+      return d == d && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;               \
+    *id = (T)1 / d;                                                                                \
+    if (!isfinite((double)l1) || !isfinite((double)l2) || !isfinite((double)*id))                  \
+      return GS_BANDED_NOT_FINITE;                                                                 \
+    *l2o = l2;                                                                                     \
+    *l1o = l1;                                                                                     \
+    *dout = d;                                                                                     \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
+  /* One row of the LU without pivoting: beta = b - a g2, alpha = c - a d2 - beta g1,              \
+   * gamma = (d - beta d1) / alpha, delta = e / alpha, from the two rows above (g: gamma, d:       \
+   * delta); with penta 0 (tri) the terms of a, e, g2, d1, d2 are left out: beta = b,              \
+   * alpha = c - b g1, gamma = d / alpha. A pivot not clearly above the row's scale is             \
+   * GS_BANDED_ZERO_PIVOT; with check, gamma, delta and 1/alpha must be finite too (the fused      \
+   * factor+solve checks its solution instead). Every LU sweep takes its rows from this. */        \
+  GS_BANDED_ROW_FN int gs_banded_lu_row_##S(int penta, T a, T b, T c, T d, T e, T g1, T g2, T d1,  \
+                                            T d2, int check, T *beta, T *ia, T *gam, T *del) {     \
+    *beta = penta ? b - a * g2 : b;                                                                \
+    const T alpha = penta ? c - a * d2 - *beta * g1 : c - b * g1;                                  \
+    const T scale = penta ? (T)(fabs((double)a) + fabs((double)b) + fabs((double)c) +              \
+                                fabs((double)d) + fabs((double)e))                                 \
+                          : (T)(fabs((double)b) + fabs((double)c) + fabs((double)d));              \
+    if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                                    \
+      return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;       \
+    *ia = (T)1 / alpha;                                                                            \
+    *gam = penta ? (d - *beta * d1) * *ia : d * *ia;                                               \
+    *del = penta ? e * *ia : (T)0;                                                                 \
+    if (check && (!isfinite((double)*gam) || !isfinite((double)*del) || !isfinite((double)*ia)))   \
+      return GS_BANDED_NOT_FINITE;                                                                 \
+    return GS_BANDED_OK;                                                                           \
+  }                                                                                                \
+                                                                                                   \
   /* LDL^T of rows [0, m) of a symmetric positive definite block, reading only the lower diagonals \
    * and the main one (penta D[0..2], tri D[0..1]). Penta: l2_i = a_i / d_{i-2},                   \
    * l1_i = (b_i - l2_i d_{i-2} l1_{i-1}) / d_{i-1}, d_i = c_i - l1_i^2 d_{i-1} - l2_i^2 d_{i-2},  \
@@ -115,16 +165,10 @@ typedef struct {
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u, q = base + i * step;                                               \
         if (i < m) {                                                                               \
-          const T l2 = i >= 2 ? va[u] / d2 : (T)0;                                                 \
-          const T l1 = i >= 1 ? (vb[u] - l2 * d2 * l1p) / d1 : (T)0;                               \
-          const T d = vc[u] - l1 * l1 * d1 - l2 * l2 * d2;                                         \
-          const double scale =                                                                     \
-              fabs((double)vc[u]) + 2 * (fabs((double)va[u]) + fabs((double)vb[u]));               \
-          if (!(d > (T)((EPS)*scale)))                                                             \
-            return d == d && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;         \
-          const T id = (T)1 / d;                                                                   \
-          if (!isfinite((double)l1) || !isfinite((double)l2) || !isfinite((double)id))             \
-            return GS_BANDED_NOT_FINITE;                                                           \
+          T l2, l1, d, id;                                                                         \
+          const int st =                                                                           \
+              gs_banded_ldl_row_##S(i, va[u], vb[u], vc[u], d1, d2, l1p, &l2, &l1, &d, &id);       \
+          if (st) return st;                                                                       \
           if (penta) {                                                                             \
             F[0][q] = l2;                                                                          \
             F[1][q] = l1;                                                                          \
@@ -239,18 +283,11 @@ typedef struct {
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u, q = base + i * step;                                             \
           if (i < m) {                                                                             \
-            const T ai = va[u], bi = vb[u], ci = vc[u], di = vd[u], ei = ve[u];                    \
-            const T beta = bi - ai * g2;                                                           \
-            const T alpha = ci - ai * d2 - beta * g1;                                              \
-            const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +           \
-                                fabs((double)di) + fabs((double)ei));                              \
-            if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                            \
-              return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT                       \
-                                                      : GS_BANDED_NOT_FINITE;                      \
-            const T ia = (T)1 / alpha;                                                             \
-            const T gam = (di - beta * d1) * ia, del = ei * ia;                                    \
-            if (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))         \
-              return GS_BANDED_NOT_FINITE;                                                         \
+            const T ai = va[u];                                                                    \
+            T beta, ia, gam, del;                                                                  \
+            const int st = gs_banded_lu_row_##S(1, ai, vb[u], vc[u], vd[u], ve[u], g1, g2, d1, d2, \
+                                                1, &beta, &ia, &gam, &del);                        \
+            if (st) return st;                                                                     \
             F[0][q] = ai;                                                                          \
             F[1][q] = beta;                                                                        \
             F[2][q] = ia;                                                                          \
@@ -278,14 +315,11 @@ typedef struct {
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
           const GsInt i = i0 + u, q = base + i * step;                                             \
           if (i < m) {                                                                             \
-            const T ai = va[u], bi = vb[u], ci = vc[u];                                            \
-            const T alpha = bi - ai * g1;                                                          \
-            const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci));           \
-            if (!(fabs((double)alpha) > (double)(EPS) * (double)scale))                            \
-              return alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT                       \
-                                                      : GS_BANDED_NOT_FINITE;                      \
-            const T ia = (T)1 / alpha, gam = ci * ia;                                              \
-            if (!isfinite((double)gam) || !isfinite((double)ia)) return GS_BANDED_NOT_FINITE;      \
+            const T ai = va[u];                                                                    \
+            T beta, ia, gam, del;                                                                  \
+            const int st = gs_banded_lu_row_##S(0, (T)0, ai, vb[u], vc[u], (T)0, g1, (T)0, (T)0,   \
+                                                (T)0, 1, &beta, &ia, &gam, &del);                  \
+            if (st) return st;                                                                     \
             F[0][q] = ai;                                                                          \
             F[1][q] = ia;                                                                          \
             F[2][q] = gam;                                                                         \
@@ -405,17 +439,12 @@ typedef struct {
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u, q = base + i * step;                                               \
         if (i < m && !st) {                                                                        \
-          /* tri is penta with a = e = 0 and beta = b. */                                          \
-          const T ai = va[u], bi = vb[u], ci = vc[u], di = vd[u], ei = ve[u];                      \
-          const T beta = bi - ai * g2;                                                             \
-          const T alpha = ci - ai * d2 - beta * g1;                                                \
-          const T scale = (T)(fabs((double)ai) + fabs((double)bi) + fabs((double)ci) +             \
-                              fabs((double)di) + fabs((double)ei));                                \
-          if (!(fabs((double)alpha) > (double)(EPS) * (double)scale)) {                            \
-            st = alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;   \
-          } else {                                                                                 \
-            const T ia = (T)1 / alpha;                                                             \
-            const T gam = (di - beta * d1) * ia, del = ei * ia;                                    \
+          const T ai = va[u];                                                                      \
+          T beta, ia, gam, del;                                                                    \
+          /* tri too in the penta form (a = e = 0), as this sweep has always run it. */            \
+          st = gs_banded_lu_row_##S(1, ai, vb[u], vc[u], vd[u], ve[u], g1, g2, d1, d2, 0, &beta,   \
+                                    &ia, &gam, &del);                                              \
+          if (!st) {                                                                               \
             const T g = (vf[u] - ai * p2 - beta * p1) * ia;                                        \
             if (penta) {                                                                           \
               F[3][q] = gam;                                                                       \

@@ -382,19 +382,9 @@ GS_CPU_TILE(float, f)
             if (!spd && i + 1 < m) vd = D[2][q];                                                   \
           }                                                                                        \
           if (spd) { /* gs_banded_ldl: d2, d1 pivots; g1 holds l1 of the row above */              \
-            const T l2 = i >= 2 ? va / d2[k] : (T)0;                                               \
-            const T l1 = i >= 1 ? (vb - l2 * d2[k] * g1[k]) / d1[k] : (T)0;                        \
-            const T d = vc - l1 * l1 * d1[k] - l2 * l2 * d2[k];                                    \
-            const double scale = fabs((double)vc) + 2 * (fabs((double)va) + fabs((double)vb));     \
-            if (!(d > (T)((EPS)*scale))) {                                                         \
-              st[k] = d == d && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;      \
-              continue;                                                                            \
-            }                                                                                      \
-            const T id = (T)1 / d;                                                                 \
-            if (!isfinite((double)l1) || !isfinite((double)l2) || !isfinite((double)id)) {         \
-              st[k] = GS_BANDED_NOT_FINITE;                                                        \
-              continue;                                                                            \
-            }                                                                                      \
+            T l2, l1, d, id;                                                                       \
+            st[k] = gs_banded_ldl_row_##S(i, va, vb, vc, d1[k], d2[k], g1[k], &l2, &l1, &d, &id);  \
+            if (st[k]) continue;                                                                   \
             if (penta) {                                                                           \
               F[0][q] = l2;                                                                        \
               F[1][q] = l1;                                                                        \
@@ -408,38 +398,23 @@ GS_CPU_TILE(float, f)
             g1[k] = l1;                                                                            \
             continue;                                                                              \
           }                                                                                        \
-          /* LU (tri is penta with a = e = 0, beta = b, as in gs_banded_factor_solve). */          \
-          const T ai = penta ? va : (T)0, bi_ = penta ? vb : vb;                                   \
-          const T ci = vc, di = vd, ei = penta ? ve : (T)0;                                        \
-          const T beta = penta ? bi_ - ai * g2[k] : bi_;                                           \
-          const T alpha = penta ? ci - ai * d2[k] - beta * g1[k] : ci - bi_ * g1[k];               \
-          const T scale = penta ? (T)(fabs((double)ai) + fabs((double)bi_) + fabs((double)ci) +    \
-                                      fabs((double)di) + fabs((double)ei))                         \
-                                : (T)(fabs((double)bi_) + fabs((double)ci) + fabs((double)di));    \
-          if (!(fabs((double)alpha) > (double)(EPS) * (double)scale)) {                            \
-            st[k] =                                                                                \
-                alpha == alpha && scale == scale ? GS_BANDED_ZERO_PIVOT : GS_BANDED_NOT_FINITE;    \
-            continue;                                                                              \
-          }                                                                                        \
-          const T ia = (T)1 / alpha;                                                               \
-          const T gam = penta ? (di - beta * d1[k]) * ia : di * ia, del = ei * ia;                 \
-          if (!fused &&                                                                            \
-              (!isfinite((double)gam) || !isfinite((double)del) || !isfinite((double)ia))) {       \
-            st[k] = GS_BANDED_NOT_FINITE;                                                          \
-            continue;                                                                              \
-          }                                                                                        \
+          /* LU (tri: a = e = 0, beta = b). */                                                     \
+          T beta, ia, gam, del;                                                                    \
+          st[k] = gs_banded_lu_row_##S(penta, va, vb, vc, vd, ve, g1[k], g2[k], d1[k], d2[k],      \
+                                       !fused, &beta, &ia, &gam, &del);                            \
+          if (st[k]) continue;                                                                     \
           if (fused) {                                                                             \
             const T g =                                                                            \
-                penta ? (f[q] - ai * p2[k] - beta * p1[k]) * ia : (f[q] - bi_ * p1[k]) * ia;       \
+                penta ? (f[q] - va * p2[k] - beta * p1[k]) * ia : (f[q] - vb * p1[k]) * ia;        \
             x[q] = g;                                                                              \
             p2[k] = p1[k];                                                                         \
             p1[k] = g;                                                                             \
           } else if (penta) {                                                                      \
-            F[0][q] = ai;                                                                          \
+            F[0][q] = va;                                                                          \
             F[1][q] = beta;                                                                        \
             F[2][q] = ia;                                                                          \
           } else {                                                                                 \
-            F[0][q] = bi_;                                                                         \
+            F[0][q] = vb;                                                                          \
             F[1][q] = ia;                                                                          \
           }                                                                                        \
           F[penta ? 3 : 2][q] = gam;                                                               \
