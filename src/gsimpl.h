@@ -32,6 +32,17 @@ extern "C" {
 
 typedef enum { GS_PW_MULT = 0, GS_PW_DIVIDE = 1 } GsPointwiseOp;
 
+/* Coefficients and results that stay in the back end's memory (a GsScalars), so that a chain of
+ * operations needs no host round trip. A coefficient given here is num[0] / den[0], and the
+ * operation does nothing at all (no update, no result written) unless den[0] > 0 for each one
+ * given; results go to res[0], res[1], ... NULL members: the host value of that coefficient, the
+ * host results. */
+typedef struct {
+  const double *anum, *aden; /* alpha */
+  const double *bnum, *bden; /* beta (pw_mult_aypx) */
+  double *res;
+} GsDevScalars;
+
 /* Vector kernels. Arrays live in the back end's preferred memory space (GsBackendOps.mem) and are
  * n entries of type dt. Reductions accumulate in double and deliver their result to host memory;
  * they are deterministic (same bits for the same input and device) when ctx->deterministic is set.
@@ -68,16 +79,20 @@ typedef struct {
   /* x += alpha p; r -= alpha q; then, over the new r, *rr = r . r and *rwr = sum r_i z_i with
    * z_i = w_i r_i rounded to dt (w NULL: *rwr = *rr). x and p are both NULL or both not: NULL
    * leaves out the x update, with r, *rr and *rwr the same bits as with it. x != r; p, q, w may be
-   * x or r (each entry is read before it is written). rwr and rr are never NULL. */
+   * x or r (each entry is read before it is written). rwr and rr are never NULL. With ds (NULL:
+   * none): alpha from ds->anum / ds->aden, and the results to ds->res[0] (rr) and, with w,
+   * ds->res[1] (rwr) instead of the host. */
   int (*axpy_pair)(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
-                   const void *p, const void *q, const void *w, double *rwr, double *rr);
+                   const void *p, const void *q, const void *w, double *rwr, double *rr,
+                   const GsDevScalars *ds);
   /* y = w .* x + beta y with w .* x rounded to dt first (w NULL: y = x + beta y) and, when z is
    * not NULL, z += alpha y with y on entry, rounded as axpby(alpha, y, 1, z) rounds it. Without z,
    * beta != 0 (the front end handles beta == 0 without reading y); with z, beta == 0 gives
    * y = w .* x (or x) without the beta term, y still read for z. w or x may be y; z is none of
-   * y, w, x. */
+   * y, w, x. With ds (NULL: none; only with z): alpha and beta from it, y always read and beta
+   * applied as a multiply-add (a beta of 0 adds 0 y). */
   int (*pw_mult_aypx)(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta, const void *w,
-                      const void *x, void *z, double alpha);
+                      const void *x, void *z, double alpha, const GsDevScalars *ds);
 } GsVecKernels;
 
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
@@ -169,9 +184,10 @@ typedef struct {
 typedef struct {
   /* y = alpha A x + beta y (beta = 0: y is only written). When xy is not NULL (square matrices,
    * alpha = 1, beta = 0), also *xy = x . y, fused into the product where the kernel can (set
-   * *fused = 1), else left to the caller (*fused = 0). */
+   * *fused = 1), else left to the caller (*fused = 0). With ds (NULL: none) and xy, a fused dot
+   * goes to ds->res[0] in the back end's memory instead of *xy. */
   int (*spmv)(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
-              double *y, double *xy, int *fused);
+              double *y, double *xy, int *fused, const GsDevScalars *ds);
   /* Blocks (merge_blocks) the merge kernel uses for A; 0 where it needs no scratch. */
   GsInt (*merge_blocks)(const GsMatInfo *A);
   /* Fill A->merge_start once per matrix (NULL where the kernel needs nothing). */
@@ -212,7 +228,7 @@ typedef struct {
 GS_INTERN int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
                                 const void *const *x, void *y);
 GS_INTERN int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x,
-                           double beta, double *y, double *xy, int *fused);
+                           double beta, double *y, double *xy, int *fused, const GsDevScalars *ds);
 
 typedef struct GsBackendOps {
   const char *family; /* "/cpu", "/gpu/cuda" */
@@ -235,6 +251,13 @@ typedef struct GsBackendOps {
   int (*memcpy)(GsContext ctx, void *dst, GsMemType dmem, const void *src, GsMemType smem,
                 size_t bytes);
   int (*copy_bandwidth)(GsContext ctx, size_t bytes, int repeats, double *gbytes_per_s);
+  /* Queue a copy of bytes from src (back-end memory) to dst (host memory from host_alloc) behind
+   * the work queued so far, and a mark after it (*mark: created on first use); read_wait waits
+   * for the mark only, not for work queued later; mark_destroy frees it. NULL (back ends that
+   * compute on the host): the front end copies at once. */
+  int (*read_async)(GsContext ctx, void *dst, const void *src, size_t bytes, void **mark);
+  int (*read_wait)(GsContext ctx, void *mark);
+  int (*mark_destroy)(GsContext ctx, void *mark);
   /* Timers for the event log: begin/end mark the back end's queue; end waits for it and adds the
    * elapsed seconds to *seconds. */
   int (*timer_create)(GsContext ctx, void **timer);
@@ -303,6 +326,16 @@ struct GsContext_s {
 enum { GS_VALID_HOST = 1, GS_VALID_DEVICE = 2 };
 enum { GS_ACCESS_NONE = 0, GS_ACCESS_READ = 1, GS_ACCESS_WRITE = 2, GS_ACCESS_READWRITE = 3 };
 
+struct GsScalars_s {
+  GsContext ctx;
+  int n;
+  double *d;          /* n values in the compute space */
+  double *h;          /* n values on the host (pinned where the back end has host_alloc) */
+  int h_owned;        /* 1: malloc'd; 2: host_alloc'd */
+  int rfirst, rcount; /* the read begun (rcount 0: none) */
+  void *mark;
+};
+
 struct GsVec_s {
   GsContext ctx;
   GsInt n;
@@ -361,6 +394,10 @@ GS_INTERN int GsVecGetComputeArray(GsVec v, int access, void **p);
  * by `owner` ("the matrix", "the batch"); a named error otherwise. Its length into *n. */
 GS_INTERN int GsVecCheckFor(GsContext ctx, GsVec v, const char *name, const char *owner,
                             GsDataType dt, GsInt *n);
+
+/* s (named `name`) must be scalars of ctx with entries [first, first + count); a named error
+ * otherwise. */
+GS_INTERN int GsScalarsCheckFor(GsContext ctx, GsScalars s, const char *name, int first, int count);
 
 /* Drop the error-trace target if it is ctx's buffer (before ctx is freed). */
 GS_INTERN void GsErrorForgetContext(GsContext ctx);

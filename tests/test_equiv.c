@@ -424,6 +424,54 @@ static void ops_fused(Case *c, HsRng *rng) {
           tag, GsDataTypeName(c->dt), (long long)n, c->unaligned ? " unaligned" : "", nox_c[0],
           nox_c[1], nox_g[0], nox_g[1], rwr_c, rr_c, rwr_g, rr_g);
 
+    /* The *Scalars forms, alpha = a / 1 and beta = beta / 1 kept in a GsScalars on each side:
+     * the results and vectors of the host-coefficient forms on each back end, and the vectors
+     * as close across them. */
+    {
+      GsContext xc = NULL, xg = NULL;
+      GsScalars Sc = NULL, Sg = NULL;
+      const double sv[5] = {a, 1.0, beta, 1.0, 0.0};
+      double gc[2] = {NAN, NAN}, gg[2] = {NAN, NAN};
+      GsVecGetContext(Ro.c, &xc);
+      GsVecGetContext(Ro.g, &xg);
+      if (!CHECK_OK(GsScalarsCreate(xc, 6, &Sc)) && !CHECK_OK(GsScalarsCreate(xg, 6, &Sg)) &&
+          !CHECK_OK(GsScalarsSet(Sc, 0, 5, sv)) && !CHECK_OK(GsScalarsSet(Sg, 0, 5, sv))) {
+        const GsScalarRatio ac = {Sc, 0, 1}, ag = {Sg, 0, 1}, bc = {Sc, 2, 3}, bg = {Sg, 2, 3};
+        pair_set(&Xo, x0);
+        pair_set(&Ro, r0);
+        CHECK_OK(GsVecAXPYPairScalars(Xo.c, Ro.c, ac, c->X.c, c->Y.c, hw ? Wp.c : NULL, Sc, 4));
+        CHECK_OK(GsVecAXPYPairScalars(Xo.g, Ro.g, ag, c->X.g, c->Y.g, hw ? Wp.g : NULL, Sg, 4));
+        CHECK_OK(GsScalarsGet(Sc, 4, 2, gc));
+        CHECK_OK(GsScalarsGet(Sg, 4, 2, gg));
+        CHECK(!memcmp(&gc[0], &rr_c, sizeof rr_c) && !memcmp(&gg[0], &rr_g, sizeof rr_g) &&
+                  (!hw || (!memcmp(&gc[1], &rwr_c, sizeof rwr_c) &&
+                           !memcmp(&gg[1], &rwr_g, sizeof rwr_g))),
+              "AXPYPairScalars%s %s n=%lld: cpu %.17g, %.17g, device %.17g, %.17g; AXPYPair "
+              "cpu %.17g, %.17g, device %.17g, %.17g",
+              tag, GsDataTypeName(c->dt), (long long)n, gc[0], gc[1], gg[0], gg[1], rr_c, rwr_c,
+              rr_g, rwr_g);
+        read_both(c, &Ro);
+        snprintf(what, sizeof what, "AXPYPairScalars r%s", tag);
+        cmp_elems(c, what, c->sc, 4);
+        CHECK_OK(GsVecAXPYPointwiseMultAYPXScalars(Xo.c, ac, Ro.c, bc, hw ? Wp.c : NULL, c->X.c));
+        CHECK_OK(GsVecAXPYPointwiseMultAYPXScalars(Xo.g, ag, Ro.g, bg, hw ? Wp.g : NULL, c->X.g));
+        read_both(c, &Xo);
+        for (GsInt i = 0; i < n; i++)
+          c->sc[i] = 4 * (fabsl((LD)a * c->x[i]) + fabsl((LD)x0[i])) + fabsl((LD)a * r0[i]) +
+                     4 * fabsl((LD)a * c->y[i]);
+        snprintf(what, sizeof what, "AXPYPointwiseMultAYPXScalars z%s", tag);
+        cmp_elems(c, what, c->sc, 8);
+        read_both(c, &Ro);
+        for (GsInt i = 0; i < n; i++)
+          c->sc[i] = fabsl((LD)c->x[i] * (hw ? w[i] : 1)) +
+                     fabsl((LD)beta) * (fabsl((LD)r0[i]) + fabsl((LD)a * c->y[i]));
+        snprintf(what, sizeof what, "AXPYPointwiseMultAYPXScalars y%s", tag);
+        cmp_elems(c, what, c->sc, 8);
+      }
+      GsScalarsDestroy(&Sc);
+      GsScalarsDestroy(&Sg);
+    }
+
     /* y = w .* x + beta y, y starting as r0 */
     pair_set(&Ro, r0);
     CHECK_OK(GsVecPointwiseMultAYPX(Ro.c, beta, hw ? Wp.c : NULL, c->X.c));

@@ -360,6 +360,21 @@ static void check_mult_dot(GsContext ctx, GsMat A, const char *what, HsRng *r) {
     const double e = (double)(fabsl(xy - want) / (scale + 1e-300L));
     CHECK(worst <= 1e-13, "%s: MultDot y relative error %g", what, worst);
     CHECK(e <= 1e-13, "%s: x . Ax = %.17g, want %.17Lg (relative error %g)", what, xy, want, e);
+    /* The same pass with the dot kept in a GsScalars: the same bits, y the same. */
+    GsScalars S = NULL;
+    double xs[2] = {NAN, NAN};
+    if (!CHECK_OK(GsScalarsCreate(ctx, 2, &S)) && !CHECK_OK(GsVecSet(y, NAN)) &&
+        !CHECK_OK(GsMatMultDotScalars(A, x, y, S, 1)) && !CHECK_OK(GsScalarsGet(S, 0, 2, xs))) {
+      double *hy2 = hs_malloc((size_t)m * sizeof *hy2);
+      CHECK_OK(GsVecGetValuesHost(y, hy2));
+      CHECK(xs[0] == 0 && !memcmp(&xs[1], &xy, sizeof xy),
+            "%s: MultDotScalars stored %.17g (slot 0: %g), MultDot gave %.17g", what, xs[1], xs[0],
+            xy);
+      CHECK(m == 0 || !memcmp(hy, hy2, (size_t)m * sizeof *hy), "%s: MultDotScalars y differs",
+            what);
+      free(hy2);
+    }
+    GsScalarsDestroy(&S);
   }
   GsVecDestroy(&x);
   GsVecDestroy(&y);
@@ -476,6 +491,14 @@ static void test_kernels(GsContext ctx, HsRng *r) {
       CHECK_ERR(GsMatMultDot(mats[3], x, x, &d), GS_ERR_ARG_INCOMP);
       CHECK_ERR(GsMatMultDot(mats[3], x, NULL, &d), GS_ERR_ARG_NULL);
       CHECK_ERR(GsMatMultDot(mats[3], x, x, NULL), GS_ERR_ARG_NULL);
+      GsScalars S = NULL;
+      if (!CHECK_OK(GsScalarsCreate(ctx, 2, &S))) {
+        CHECK_ERR(GsMatMultDotScalars(mats[3], x, x, S, 0), GS_ERR_ARG_INCOMP);
+        CHECK_ERR(GsMatMultDotScalars(mats[3], x, x, S, 2), GS_ERR_ARG_OUTOFRANGE);
+        CHECK_MSG(ctx, "for x . Ax");
+        CHECK_ERR(GsMatMultDotScalars(mats[3], x, x, NULL, 0), GS_ERR_ARG_NULL);
+      }
+      GsScalarsDestroy(&S);
     }
     GsVecDestroy(&x);
   }

@@ -723,6 +723,8 @@ static void op_random(Case *c, HsRng *r) {
   free(first);
 }
 
+static void op_scalars(Case *c, HsRng *rng);
+
 static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
   Case c = {.ctx = ctx, .dt = dt, .n = n};
   c.x = random_values(r, dt, n);
@@ -743,6 +745,7 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
     op_axpy_pair(&c, r);
     op_pw_mult_aypx(&c, r);
     op_axpy_pw_mult_aypx(&c, r);
+    op_scalars(&c, r);
     op_random(&c, r);
     /* The inputs were only read. */
     get_values(c.X, dt, n, c.out);
@@ -762,6 +765,181 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
   free(c.out);
   free(c.ex);
   free(c.sc);
+}
+
+/* The *Scalars forms of the fused CG updates: with the coefficients in a GsScalars they store the
+ * bits of the host-coefficient forms for the same alpha and beta, and their results are the bits
+ * those give (with w and without); a denominator that is 0, negative or NaN leaves every vector
+ * and result untouched. */
+static void op_scalars(Case *c, HsRng *rng) {
+  GsInt n = c->n;
+  GsDataType dt = c->dt;
+  double *x0 = random_values(rng, dt, n), *r0 = random_values(rng, dt, n);
+  double *wv = random_values(rng, dt, n), *a1 = hs_malloc((size_t)n * sizeof *a1);
+  double *a2 = hs_malloc((size_t)n * sizeof *a2), *b1 = hs_malloc((size_t)n * sizeof *b1);
+  double *b2 = hs_malloc((size_t)n * sizeof *b2);
+  GsVec X1 = new_vec(c->ctx, dt, n, NULL), R1 = new_vec(c->ctx, dt, n, NULL);
+  GsVec X2 = new_vec(c->ctx, dt, n, NULL), R2 = new_vec(c->ctx, dt, n, NULL);
+  GsVec Wv = new_vec(c->ctx, dt, n, wv);
+  GsScalars S = NULL;
+  if (CHECK_OK(GsScalarsCreate(c->ctx, 8, &S)) || !X1 || !R1 || !X2 || !R2 || !Wv) goto done;
+  const char *tn = dt == GS_DOUBLE ? "double" : "float";
+  for (int hw = 0; hw < 2; hw++) {
+    GsVec W = hw ? Wv : NULL;
+    /* slots: 0, 1 alpha's num and den; 2, 3 beta's; 4, 5 results */
+    double sv[6] = {hs_range(rng, -3, 3),
+                    hs_range(rng, 0.5, 2),
+                    hs_range(rng, -2, 2),
+                    hs_range(rng, 0.5, 2),
+                    -7,
+                    -7};
+    const double alpha = sv[0] / sv[1], beta = sv[2] / sv[3];
+    CHECK_OK(GsScalarsSet(S, 0, 6, sv));
+    const GsScalarRatio ra = {S, 0, 1}, rb = {S, 2, 3};
+    double rwr = NAN, rr = NAN, got[2] = {NAN, NAN};
+    set_values(X1, dt, n, x0);
+    set_values(R1, dt, n, r0);
+    set_values(X2, dt, n, x0);
+    set_values(R2, dt, n, r0);
+    CHECK_OK(GsVecAXPYPair(X1, R1, alpha, c->X, c->Y, W, &rwr, &rr));
+    CHECK_OK(GsVecAXPYPairScalars(X2, R2, ra, c->X, c->Y, W, S, 4));
+    CHECK_OK(GsScalarsGet(S, 4, 2, got));
+    CHECK(!memcmp(&got[0], &rr, sizeof rr), "AXPYPairScalars %s n=%lld w=%d: rr %.17g, host %.17g",
+          tn, (long long)n, hw, got[0], rr);
+    CHECK(hw ? !memcmp(&got[1], &rwr, sizeof rwr) : got[1] == -7,
+          "AXPYPairScalars %s n=%lld w=%d: s[5] %.17g (rwr %.17g; without w untouched)", tn,
+          (long long)n, hw, got[1], rwr);
+    get_values(X1, dt, n, a1);
+    get_values(X2, dt, n, a2);
+    get_values(R1, dt, n, b1);
+    get_values(R2, dt, n, b2);
+    CHECK(n == 0 ||
+              (!memcmp(a1, a2, (size_t)n * sizeof *a1) && !memcmp(b1, b2, (size_t)n * sizeof *b1)),
+          "AXPYPairScalars %s n=%lld w=%d: x or r differ from GsVecAXPYPair's", tn, (long long)n,
+          hw);
+    /* z += alpha y, y = w .* x + beta y: y is R*, z is X*; beta as set and 0 */
+    for (int b0 = 0; b0 < 2; b0++) {
+      const double bb = b0 ? 0.0 : beta, zero = 0;
+      if (b0) CHECK_OK(GsScalarsSet(S, 2, 1, &zero));
+      CHECK_OK(GsVecAXPYPointwiseMultAYPX(X1, alpha, R1, bb, W, c->X));
+      CHECK_OK(GsVecAXPYPointwiseMultAYPXScalars(X2, ra, R2, rb, W, c->X));
+      get_values(X1, dt, n, a1);
+      get_values(X2, dt, n, a2);
+      get_values(R1, dt, n, b1);
+      get_values(R2, dt, n, b2);
+      CHECK(n == 0 || (!memcmp(a1, a2, (size_t)n * sizeof *a1) &&
+                       !memcmp(b1, b2, (size_t)n * sizeof *b1)),
+            "AXPYPointwiseMultAYPXScalars %s n=%lld w=%d beta=%g: z or y differ from the host "
+            "form's",
+            tn, (long long)n, hw, bb);
+    }
+    /* Steps not to take: nothing changes, no result is written. */
+    const double dens[3] = {0.0, -1.0, NAN};
+    for (int d = 0; d < 3; d++) {
+      const double res[2] = {-7, -7};
+      CHECK_OK(GsScalarsSet(S, 4, 2, res));
+      CHECK_OK(GsScalarsSet(S, 1, 1, &dens[d]));
+      CHECK_OK(GsVecAXPYPairScalars(X2, R2, ra, c->X, c->Y, W, S, 4));
+      CHECK_OK(GsVecAXPYPointwiseMultAYPXScalars(X2, ra, R2, rb, W, c->X));
+      CHECK_OK(GsScalarsSet(S, 1, 1, &sv[1]));
+      CHECK_OK(GsScalarsSet(S, 3, 1, &dens[d]));
+      CHECK_OK(GsVecAXPYPointwiseMultAYPXScalars(X2, ra, R2, rb, W, c->X));
+      CHECK_OK(GsScalarsSet(S, 3, 1, &sv[3]));
+      CHECK_OK(GsScalarsGet(S, 4, 2, got));
+      get_values(X2, dt, n, a1);
+      get_values(R2, dt, n, b1);
+      CHECK(got[0] == -7 && got[1] == -7 &&
+                (n == 0 || (!memcmp(a1, a2, (size_t)n * sizeof *a1) &&
+                            !memcmp(b1, b2, (size_t)n * sizeof *b1))),
+            "Scalars forms %s n=%lld w=%d with denominator %g: something was written", tn,
+            (long long)n, hw, dens[d]);
+    }
+  }
+done:
+  GsScalarsDestroy(&S);
+  GsVecDestroy(&X1);
+  GsVecDestroy(&R1);
+  GsVecDestroy(&X2);
+  GsVecDestroy(&R2);
+  GsVecDestroy(&Wv);
+  free(x0);
+  free(r0);
+  free(wv);
+  free(a1);
+  free(a2);
+  free(b1);
+  free(b2);
+}
+
+/* GsScalars itself: set, get, a read that sees the values of its Begin while later work changes
+ * them, and every misuse a named error. */
+static void test_scalars(GsContext ctx) {
+  GsScalars S = NULL, T = NULL;
+  CHECK_ERR(GsScalarsCreate(ctx, 0, &S), GS_ERR_ARG_OUTOFRANGE);
+  CHECK(S == NULL, "a failed GsScalarsCreate left a handle");
+  CHECK_ERR(GsScalarsCreate(ctx, 3, NULL), GS_ERR_ARG_NULL);
+  if (CHECK_OK(GsScalarsCreate(ctx, 4, &S))) return;
+  int n = 0;
+  CHECK_OK(GsScalarsGetSize(S, &n));
+  CHECK(n == 4, "GsScalarsGetSize: %d, not 4", n);
+  double v[4] = {NAN, NAN, NAN, NAN};
+  CHECK_OK(GsScalarsGet(S, 0, 4, v));
+  CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0, "new scalars are not all 0");
+  const double in[2] = {1.5, -2.25};
+  CHECK_OK(GsScalarsSet(S, 2, 2, in));
+  CHECK_OK(GsScalarsGet(S, 1, 3, v));
+  CHECK(v[0] == 0 && v[1] == 1.5 && v[2] == -2.25, "GsScalarsSet/Get: %g %g %g", v[0], v[1], v[2]);
+  /* The read gives the values at its Begin; an update queued after it does not reach it. */
+  GsVec a = NULL, b = NULL;
+  CHECK_OK(GsVecCreate(ctx, 1000, GS_DOUBLE, &a));
+  CHECK_OK(GsVecDuplicate(a, &b));
+  CHECK_OK(GsVecSet(a, 1.0));
+  CHECK_OK(GsVecSet(b, 2.0));
+  const double ratio[2] = {3.0, 1.0};
+  CHECK_OK(GsScalarsSet(S, 0, 2, ratio));
+  CHECK_OK(GsScalarsReadBegin(S, 2, 2));
+  CHECK_ERR(GsScalarsReadBegin(S, 0, 1), GS_ERR_WRONG_STATE);
+  CHECK_MSG(ctx, "still open");
+  const GsScalarRatio r3 = {S, 0, 1};
+  CHECK_OK(GsVecAXPYPairScalars(NULL, a, r3, NULL, b, NULL, S, 2)); /* a = 1 - 6, s[2] = 25000 */
+  double w[2] = {NAN, NAN};
+  CHECK_OK(GsScalarsReadEnd(S, w));
+  CHECK(w[0] == 1.5 && w[1] == -2.25, "GsScalarsReadEnd: %g %g, not the values at its Begin", w[0],
+        w[1]);
+  CHECK_OK(GsScalarsGet(S, 2, 1, w));
+  CHECK(w[0] == 25000.0, "AXPYPairScalars result %g, not 25000", w[0]);
+  CHECK_ERR(GsScalarsReadEnd(S, w), GS_ERR_WRONG_STATE);
+  CHECK_MSG(ctx, "no read begun");
+  /* Ranges, NULLs, other contexts. */
+  CHECK_ERR(GsScalarsSet(S, 3, 2, in), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "outside the 4 scalars");
+  CHECK_ERR(GsScalarsGet(S, -1, 1, v), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsScalarsReadBegin(S, 0, 0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsScalarsGet(S, 0, 1, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsScalarsGet(NULL, 0, 1, v), GS_ERR_ARG_NULL);
+  const GsScalarRatio bad = {S, 0, 4}, none = {NULL, 0, 1};
+  CHECK_ERR(GsVecAXPYPairScalars(NULL, a, bad, NULL, b, NULL, S, 2), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "of alpha");
+  CHECK_ERR(GsVecAXPYPairScalars(NULL, a, none, NULL, b, NULL, S, 2), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPYPairScalars(NULL, a, r3, NULL, b, b, S, 3), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "for the results");
+  CHECK_ERR(GsVecAXPYPointwiseMultAYPXScalars(b, r3, a, bad, NULL, a), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "of beta");
+  GsContext other = NULL;
+  if (!CHECK_OK(GsInit("/cpu", &other)) && !CHECK_OK(GsScalarsCreate(other, 2, &T))) {
+    const GsScalarRatio foreign = {T, 0, 1};
+    CHECK_ERR(GsVecAXPYPairScalars(NULL, a, foreign, NULL, b, NULL, S, 2), GS_ERR_ARG_INCOMP);
+    CHECK_MSG(ctx, "another context");
+  }
+  GsScalarsDestroy(&T);
+  GsDestroy(&other);
+  /* A read left open is safe to destroy. */
+  CHECK_OK(GsScalarsReadBegin(S, 0, 2));
+  CHECK_OK(GsScalarsDestroy(&S));
+  CHECK(S == NULL, "GsScalarsDestroy left the handle");
+  CHECK_OK(GsScalarsDestroy(&S));
+  GsVecDestroy(&a);
+  GsVecDestroy(&b);
 }
 
 /* ---- Array access -------------------------------------------------------------------------- */
@@ -1385,6 +1563,7 @@ int main(int argc, char **argv) {
   test_random_range(ctx);
   test_failure_unwinds(ctx);
   test_norm_range(ctx, &r);
+  test_scalars(ctx);
 
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));

@@ -59,6 +59,10 @@ int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y);
 
 /* y = A x and *xy = x . y in one pass where the kernel allows (CG's p . Ap); square matrices. */
 int GsMatMultDot(GsMat A, GsVec x, GsVec y, double *xy);
+/* The same with x . y into s[i] (a GsScalars of the matrix's context), without a host round trip
+ * where the kernel fuses the dot (CSR and SELL-C-sigma forms; the others compute it apart and
+ * store it). */
+int GsMatMultDotScalars(GsMat A, GsVec x, GsVec y, GsScalars s, int i);
 
 /* How products read the matrix (the matrix stays CSR; the other forms are copies made for the
  * kernel):

@@ -21,6 +21,8 @@ typedef enum { GS_NORM_1 = 0, GS_NORM_2 = 1, GS_NORM_INF = 2 } GsNormType;
 typedef struct GsContext_s *GsContext;
 /* A vector of n entries with a host and (on GPU back ends) a device copy. */
 typedef struct GsVec_s *GsVec;
+/* A few doubles kept where the context computes (device memory on a GPU back end): see vec.h. */
+typedef struct GsScalars_s *GsScalars;
 
 #ifdef __cplusplus
 extern "C" {

@@ -96,6 +96,50 @@ int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x);
  * in GsVecPointwiseMultAYPX). w and x may be y; z must be none of y, w and x. */
 int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x);
 
+/* ---- Scalars where the vectors are ----------------------------------------------------------
+ * A GsScalars holds n doubles in the memory where the context computes (device memory on a GPU).
+ * The *Scalars operations write their reductions into it and take their coefficients from it, so
+ * a solver can queue step after step without waiting for the host in between: a GPU back end
+ * then never idles between the kernels of an iteration. The host reads the values with
+ * GsScalarsGet (waits for the work queued so far) or GsScalarsReadBegin ... GsScalarsReadEnd,
+ * which waits only for the work queued before the Begin, so work queued in between keeps the
+ * device busy while the host waits.
+ *
+ * A coefficient from a GsScalars is a ratio, s[num] / s[den], taken as a step length: an
+ * operation given one whose denominator is not positive (zero, negative or NaN) does nothing at
+ * all, writes no vector and no result, as a solver that stops on such a breakdown needs (CG's
+ * p . Ap <= 0). */
+typedef struct {
+  GsScalars s;
+  int num, den; /* entries of s */
+} GsScalarRatio;
+
+/* n >= 1 scalars, all 0. */
+int GsScalarsCreate(GsContext ctx, int n, GsScalars *s);
+/* Free them and set *s = NULL; safe on NULL and twice. */
+int GsScalarsDestroy(GsScalars *s);
+int GsScalarsGetSize(GsScalars s, int *n);
+/* s[first .. first + count - 1] = v[0 .. count - 1], in order with the queued work. */
+int GsScalarsSet(GsScalars s, int first, int count, const double *v);
+/* v[0 .. count - 1] = s[first .. first + count - 1], after the work queued so far. */
+int GsScalarsGet(GsScalars s, int first, int count, double *v);
+/* Queue a read of s[first .. first + count - 1] behind the work queued so far; GsScalarsReadEnd
+ * waits for it (only) and gives the values. One read at a time per GsScalars (a second Begin
+ * before the End is GS_ERR_WRONG_STATE). */
+int GsScalarsReadBegin(GsScalars s, int first, int count);
+int GsScalarsReadEnd(GsScalars s, double *v);
+
+/* GsVecAXPYPair with alpha = a.s[a.num] / a.s[a.den] (nothing done unless a.s[a.den] > 0) and the
+ * results to s: s[res] = r . r and, when w is given, s[res + 1] = r . (w .* r) (the bits
+ * GsVecAXPYPair gives for the same alpha). */
+int GsVecAXPYPairScalars(GsVec x, GsVec r, GsScalarRatio a, GsVec p, GsVec q, GsVec w, GsScalars s,
+                         int res);
+/* GsVecAXPYPointwiseMultAYPX with alpha and beta from GsScalars (nothing done unless both
+ * denominators are > 0). z and y get the bits GsVecAXPYPointwiseMultAYPX gives for the same
+ * alpha and beta, except that y is always read and a beta of 0 adds 0 y. */
+int GsVecAXPYPointwiseMultAYPXScalars(GsVec z, GsScalarRatio alpha, GsVec y, GsScalarRatio beta,
+                                      GsVec w, GsVec x);
+
 /* Fill with uniform random numbers in [lo, hi), reproducible from seed on every back end. */
 int GsVecSetRandom(GsVec x, uint64_t seed, double lo, double hi);
 

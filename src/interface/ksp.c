@@ -42,6 +42,7 @@ struct GsKsp_s {
   double *hist;
   GsInt nhist, cap_hist;
   GsLogEvent ev_solve;
+  GsScalars sc; /* CG's scalars on the operator's side (device memory on a GPU) */
 };
 
 const char *GsConvergedReasonName(GsConvergedReason r) {
@@ -109,6 +110,7 @@ int GsKspDestroy(GsKsp *ksp) {
   if (!ksp || !*ksp) return 0;
   GsKsp k = *ksp;
   free_work(k);
+  GsScalarsDestroy(&k->sc);
   free(k->hist);
   k->ctx->nobjects--;
   free(k);
@@ -254,13 +256,16 @@ static int op_mult(GsKsp k, GsVec x, GsVec y) {
   return 0;
 }
 
-/* y = A x and *xy = x . y: in one pass for a matrix (GsMatMultDot). */
-static int op_mult_dot(GsKsp k, GsVec x, GsVec y, double *xy) {
+/* y = A x and s[i] = x . y, kept on the operator's side: in one pass for a matrix
+ * (GsMatMultDotScalars). */
+static int op_mult_dot_scalars(GsKsp k, GsVec x, GsVec y, GsScalars s, int i) {
   if (k->A) {
-    GsCall(GsMatMultDot(k->A, x, y, xy));
+    GsCall(GsMatMultDotScalars(k->A, x, y, s, i));
   } else {
+    double xy = 0;
     GsCall(op_mult(k, x, y));
-    GsCall(GsVecDot(x, y, xy));
+    GsCall(GsVecDot(x, y, &xy));
+    GsCall(GsScalarsSet(s, i, 1, &xy));
   }
   return 0;
 }
@@ -400,8 +405,17 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
 /* Per iteration: q = A p and p . q, then two fused passes: r -= alpha q with r . M^-1 r and r . r
  * (GsVecAXPYPair without x), and x += alpha p with p = M^-1 r + beta p (GsVecAXPYPointwiseMultAYPX,
  * the pass that reads p anyway: 10 values per entry instead of 11). Jacobi's M^-1 r is dinv .* r,
- * which both passes form on the fly, so z is only used to start. x gets the bits the update in
- * AXPYPair gave it; on a break between the two passes GsVecAXPY brings it up to date. */
+ * which both passes form on the fly, so z is only used to start.
+ *
+ * The scalars stay on the operator's side (GsScalars): alpha = r.z / p.q and beta = r.z' / r.z
+ * are read there by the passes that use them, so the host never stands between two passes. It
+ * reads p.q, r.r and r.z' once per iteration (GsScalarsReadBegin after the residual pass), and
+ * with a matrix operator it queues the next product before it waits for them: the device works
+ * through the convergence test, at the price of one unused product when the test stops the
+ * solve. A step with p.q <= 0 (or NaN) is skipped by the passes themselves (the ratio's rule),
+ * which leaves x and r as the host-side loop left them. Slots: 0 holds p.q; an iteration of
+ * parity j writes r.r and r.z (without Jacobi, r.z is r.r) at 1 + 2 (1 - j) and reads the r.z of
+ * its parity, so the two r.z of beta are both at hand. */
 static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   GsVec r = k->work[0], z = k->work[1], p = k->work[2], q = k->work[3];
   const int pc = k->pc != GS_PC_NONE;
@@ -419,31 +433,43 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     return 0;
   }
   GsCall(GsVecCopy(z, p));
+  int stop = 0;
+  GsCall(test_converged(k, 0, rnorm, x, b, &stop));
+  if (stop) return 0;
+  if (!k->sc) GsCall(GsScalarsCreate(k->ctx, 5, &k->sc));
+  GsScalars s = k->sc;
+  if (s->rcount) { /* left open by a solve that failed between its Begin and End */
+    double v[5];
+    GsCall(GsScalarsReadEnd(s, v));
+  }
+  GsCall(GsScalarsSet(s, 1 + pc, 1, &rz));
+  const int ahead = k->A != NULL; /* a user's operator is never called for nothing */
+  GsCall(op_mult_dot_scalars(k, p, q, s, 0));
   for (GsInt its = 0;; its++) {
-    int stop = 0;
-    GsCall(test_converged(k, its, rnorm, x, b, &stop));
-    if (stop) break;
-    double pq = 0;
-    GsCall(op_mult_dot(k, p, q, &pq));
-    if (!(pq > 0)) {
+    const int j = (int)(its & 1), res = 1 + 2 * (1 - j), rz_cur = 1 + 2 * j + pc, rz_new = res + pc;
+    const GsScalarRatio alpha = {s, rz_cur, 0}, beta = {s, rz_new, rz_cur};
+    GsCall(GsVecAXPYPairScalars(NULL, r, alpha, NULL, q, dinv, s, res));
+    GsCall(GsScalarsReadBegin(s, 0, 5));
+    GsCall(GsVecAXPYPointwiseMultAYPXScalars(x, alpha, p, beta, dinv, r));
+    if (ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
+    double v[5];
+    GsCall(GsScalarsReadEnd(s, v));
+    const double pq = v[0];
+    if (!(pq > 0)) { /* neither pass ran: x and r are those of iteration its */
       k->reason = pq != pq ? GS_DIVERGED_NANORINF : GS_DIVERGED_INDEFINITE_MAT;
       break;
     }
-    const double alpha = rz / pq;
-    double rz_new, rr;
-    GsCall(GsVecAXPYPair(NULL, r, alpha, NULL, q, dinv, &rz_new, &rr));
-    rnorm = sqrt(rr);
+    rnorm = sqrt(v[res]);
     /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives). */
     if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
-    if (rz_new < 0) {
-      GsCall(GsVecAXPY(x, alpha, p)); /* x += alpha p, which the second pass would have done */
+    if (v[rz_new] < 0) { /* x += alpha p is done */
       k->its = its + 1;
       k->reason = GS_DIVERGED_INDEFINITE_PC;
       break;
     }
-    const double beta = rz_new / rz;
-    rz = rz_new;
-    GsCall(GsVecAXPYPointwiseMultAYPX(x, alpha, p, beta, dinv, r));
+    GsCall(test_converged(k, its + 1, rnorm, x, b, &stop));
+    if (stop) break;
+    if (!ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
   }
   return 0;
 }

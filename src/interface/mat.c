@@ -753,8 +753,10 @@ int GsMatGetSELL(GsMat A, GsInt *C, GsInt *nslices, const GsInt **slice_ptr, con
   return 0;
 }
 
-/* y = alpha A x + beta y, and *xy = x . y when xy is not NULL (alpha 1, beta 0). */
-static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy) {
+/* y = alpha A x + beta y, and *xy = x . y when xy is not NULL (alpha 1, beta 0); with ds, x . y
+ * goes to ds->res[0] in the back end's memory instead. */
+static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy,
+                const GsDevScalars *ds) {
   GsContext ctx = A->ctx;
   GsCall(check_vec(A, x, "x", A->n));
   GsCall(check_vec(A, y, "y", A->m));
@@ -808,13 +810,13 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     void *px = NULL, *py = NULL;
     GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, &px));
     GsCall(GsVecGetComputeArray(y, beta == 0 ? GS_ACCESS_WRITE : GS_ACCESS_READWRITE, &py));
-    ierr =
-        ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py, xy, &fused);
+    ierr = ctx->ops->mat.spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py, xy, &fused,
+                              ds);
   } else {
     /* On the host: the back end's kernel, or for a device back end without a suitable one the
      * CPU kernel on host copies of the vectors. */
     int (*spmv)(GsContext, const GsMatInfo *, double, const double *, double, double *, double *,
-                int *) =
+                int *, const GsDevScalars *) =
         ctx->ops->mat.spmv && ctx->ops->mem == GS_MEM_HOST ? ctx->ops->mat.spmv : GsCpuMatSpMV;
     const double *px = NULL;
     double *py = NULL;
@@ -829,7 +831,7 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     GsCall(GsVecGetArrayRead(x, GS_MEM_HOST, (const void **)&px));
     GsCall(beta == 0 ? GsVecGetArrayWrite(y, GS_MEM_HOST, (void **)&py)
                      : GsVecGetArray(y, GS_MEM_HOST, (void **)&py));
-    ierr = spmv(ctx, &info, alpha, px, beta, py, NULL, &fused);
+    ierr = spmv(ctx, &info, alpha, px, beta, py, NULL, &fused, NULL);
     GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, (void **)&py)
                      : GsVecRestoreArray(y, (void **)&py));
     GsCall(GsVecRestoreArrayRead(x, (const void **)&px));
@@ -839,13 +841,17 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
   GsCall(GsLogEventEnd(ctx, A->ev_mult, bytes, 2.0 * (double)A->nnz));
-  if (xy && !fused) GsCall(GsVecDot(x, y, xy));
+  if (xy && !fused) {
+    GsCall(GsVecDot(x, y, xy));
+    /* the unfused dot to where it was asked for */
+    if (ds) GsCall(GsMemCopy(ctx, ds->res, ctx->ops->mem, xy, GS_MEM_HOST, sizeof(double)));
+  }
   return 0;
 }
 
 int GsMatMult(GsMat A, double alpha, GsVec x, double beta, GsVec y) {
   GsCheckHandle(NULL, A);
-  GsCall(mult(A, alpha, x, beta, y, NULL));
+  GsCall(mult(A, alpha, x, beta, y, NULL, NULL));
   return 0;
 }
 
@@ -854,6 +860,17 @@ int GsMatMultDot(GsMat A, GsVec x, GsVec y, double *xy) {
   GsCheckHandle(A->ctx, xy);
   GsCheck(A->m == A->n, A->ctx, GS_ERR_ARG_SIZE, "x . Ax needs a square matrix, not %lld x %lld",
           (long long)A->m, (long long)A->n);
-  GsCall(mult(A, 1.0, x, 0.0, y, xy));
+  GsCall(mult(A, 1.0, x, 0.0, y, xy, NULL));
+  return 0;
+}
+
+int GsMatMultDotScalars(GsMat A, GsVec x, GsVec y, GsScalars s, int i) {
+  GsCheckHandle(NULL, A);
+  GsCall(GsScalarsCheckFor(A->ctx, s, "for x . Ax", i, 1));
+  GsCheck(A->m == A->n, A->ctx, GS_ERR_ARG_SIZE, "x . Ax needs a square matrix, not %lld x %lld",
+          (long long)A->m, (long long)A->n);
+  GsDevScalars ds = {NULL, NULL, NULL, NULL, s->d + i};
+  double xy = 0;
+  GsCall(mult(A, 1.0, x, 0.0, y, &xy, &ds));
   return 0;
 }

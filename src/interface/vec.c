@@ -568,8 +568,22 @@ int GsVecDotNorm2(GsVec x, GsVec y, double *dot, double *nrm2) {
   return 0;
 }
 
-int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
-                  double *rr) {
+/* The results of an operation on empty vectors into ds->res[0 .. nres - 1]: zeros, unless a
+ * coefficient's denominator says the step is not to be taken. */
+static int empty_results(GsContext ctx, const GsDevScalars *ds, int nres) {
+  double v[2] = {0, 0};
+  if (ds->aden) {
+    GsCall(GsMemCopy(ctx, v, GS_MEM_HOST, ds->aden, ctx->ops->mem, sizeof(double)));
+    if (!(v[0] > 0)) return 0;
+    v[0] = 0;
+  }
+  GsCall(GsMemCopy(ctx, ds->res, ctx->ops->mem, v, GS_MEM_HOST, (size_t)nres * sizeof(double)));
+  return 0;
+}
+
+/* GsVecAXPYPair, with alpha and the results in back-end memory when ds is given. */
+static int axpy_pair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
+                     double *rr, const GsDevScalars *ds) {
   CHECK_VEC(r);
   GsContext ctx = r->ctx;
   GsCheck(x || !p, ctx, GS_ERR_ARG_NULL, "vector x is NULL but p is not (both or neither)");
@@ -595,7 +609,9 @@ int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, dou
   EV_TRY(ctx, ctx->ev.vec_axpy_pair, compute_ptr(r, GS_ACCESS_READWRITE, &pr));
   if (r->n)
     EV_TRY(ctx, ctx->ev.vec_axpy_pair,
-           ctx->ops->vec.axpy_pair(ctx, r->dt, r->n, px, pr, alpha, pp, pq, pw, &vrwr, &vrr));
+           ctx->ops->vec.axpy_pair(ctx, r->dt, r->n, px, pr, alpha, pp, pq, pw, &vrwr, &vrr, ds));
+  else if (ds) /* no entries: the sums are 0, unless the step is one not to take */
+    EV_TRY(ctx, ctx->ev.vec_axpy_pair, empty_results(ctx, ds, 1 + (w != NULL)));
   /* 3 values per entry (r, q read; r written) and 4 flops (the update of r, r . r); x adds 3
    * values (x, p read; x written) and 2 flops; w adds a read and 3 flops (w r and its product
    * with r). */
@@ -603,6 +619,24 @@ int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, dou
          (4 + 2 * (x != NULL) + 3 * (w != NULL)) * NF(r));
   if (rwr) *rwr = vrwr;
   if (rr) *rr = vrr;
+  return 0;
+}
+
+int GsVecAXPYPair(GsVec x, GsVec r, double alpha, GsVec p, GsVec q, GsVec w, double *rwr,
+                  double *rr) {
+  GsCall(axpy_pair(x, r, alpha, p, q, w, rwr, rr, NULL));
+  return 0;
+}
+
+int GsVecAXPYPairScalars(GsVec x, GsVec r, GsScalarRatio a, GsVec p, GsVec q, GsVec w, GsScalars s,
+                         int res) {
+  CHECK_VEC(r);
+  GsContext ctx = r->ctx;
+  GsCall(GsScalarsCheckFor(ctx, a.s, "of alpha", a.num, 1));
+  GsCall(GsScalarsCheckFor(ctx, a.s, "of alpha", a.den, 1));
+  GsCall(GsScalarsCheckFor(ctx, s, "for the results", res, 1 + (w != NULL)));
+  GsDevScalars ds = {a.s->d + a.num, a.s->d + a.den, NULL, NULL, s->d + res};
+  GsCall(axpy_pair(x, r, 0.0, p, q, w, NULL, NULL, &ds));
   return 0;
 }
 
@@ -623,7 +657,7 @@ int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x) {
   /* beta == 0: y = w .* x (or x) must not read y, which may hold NaN or garbage (as in AXPBY). */
   if (x->n && beta != 0.0)
     EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
-           ctx->ops->vec.pw_mult_aypx(ctx, x->dt, x->n, py, beta, pw, px, NULL, 0.0));
+           ctx->ops->vec.pw_mult_aypx(ctx, x->dt, x->n, py, beta, pw, px, NULL, 0.0, NULL));
   else if (x->n && w)
     EV_TRY(ctx, ctx->ev.vec_pw_mult_aypx,
            ctx->ops->vec.pointwise(ctx, x->dt, x->n, GS_PW_MULT, py, pw, px));
@@ -634,7 +668,8 @@ int GsVecPointwiseMultAYPX(GsVec y, double beta, GsVec w, GsVec x) {
   return 0;
 }
 
-int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x) {
+static int axpy_pw_mult_aypx(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x,
+                             const GsDevScalars *ds) {
   CHECK_VEC(z);
   CHECK_VEC(y);
   CHECK_VEC(x);
@@ -653,11 +688,30 @@ int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVe
   EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx, compute_ptr(z, GS_ACCESS_READWRITE, &pz));
   if (z->n)
     EV_TRY(ctx, ctx->ev.vec_axpy_pw_mult_aypx,
-           ctx->ops->vec.pw_mult_aypx(ctx, z->dt, z->n, py, beta, pw, px, pz, alpha));
+           ctx->ops->vec.pw_mult_aypx(ctx, z->dt, z->n, py, beta, pw, px, pz, alpha, ds));
   /* 5 values per entry (z, y, x read; z, y written) and 2 flops (z += alpha y), whatever beta (y is
    * read for z); w adds a read and a flop; beta != 0 adds 2 flops. */
   EV_END(ctx, vec_axpy_pw_mult_aypx, (5 + (w != NULL)) * NB(z),
-         (2 + (w != NULL) + 2 * (beta != 0.0)) * NF(z));
+         (2 + (w != NULL) + 2 * (ds || beta != 0.0)) * NF(z));
+  return 0;
+}
+
+int GsVecAXPYPointwiseMultAYPX(GsVec z, double alpha, GsVec y, double beta, GsVec w, GsVec x) {
+  GsCall(axpy_pw_mult_aypx(z, alpha, y, beta, w, x, NULL));
+  return 0;
+}
+
+int GsVecAXPYPointwiseMultAYPXScalars(GsVec z, GsScalarRatio alpha, GsVec y, GsScalarRatio beta,
+                                      GsVec w, GsVec x) {
+  CHECK_VEC(z);
+  GsContext ctx = z->ctx;
+  GsCall(GsScalarsCheckFor(ctx, alpha.s, "of alpha", alpha.num, 1));
+  GsCall(GsScalarsCheckFor(ctx, alpha.s, "of alpha", alpha.den, 1));
+  GsCall(GsScalarsCheckFor(ctx, beta.s, "of beta", beta.num, 1));
+  GsCall(GsScalarsCheckFor(ctx, beta.s, "of beta", beta.den, 1));
+  GsDevScalars ds = {alpha.s->d + alpha.num, alpha.s->d + alpha.den, beta.s->d + beta.num,
+                     beta.s->d + beta.den, NULL};
+  GsCall(axpy_pw_mult_aypx(z, 0.0, y, 0.0, w, x, &ds));
   return 0;
 }
 

@@ -84,9 +84,10 @@ static void spmv_hybrid(const GsMatInfo *A, double alpha, const double *x, doubl
 }
 
 int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
-                 double *y, double *xy, int *fused) {
+                 double *y, double *xy, int *fused, const GsDevScalars *ds) {
   (void)ctx;
   (void)xy;
+  (void)ds;
   if (fused) *fused = 0; /* the dot is the caller's: a separate pass costs little on the host */
   if (A->kernel == GS_SPMV_SELL)
     spmv_sell(A, alpha, x, beta, y);

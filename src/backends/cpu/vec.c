@@ -253,6 +253,16 @@ static double fold_max(const double *part, GsInt nc) {
     } else {                                                                                       \
       GS_CPU_AYPX_LOOP(T, 0, 0, 1)                                                                 \
     }                                                                                              \
+  }                                                                                                \
+  /* The same with z, always with the beta term. */                                                \
+  static void pw_mult_aypx_beta_##S(GsInt n, T *y, double b, const T *w, const T *x, T *z,         \
+                                    double a) {                                                    \
+    const T tb = (T)b, ta = (T)a;                                                                  \
+    if (w) {                                                                                       \
+      GS_CPU_AYPX_LOOP(T, 1, 1, 1)                                                                 \
+    } else {                                                                                       \
+      GS_CPU_AYPX_LOOP(T, 0, 1, 1)                                                                 \
+    }                                                                                              \
   }
 
 GS_CPU_KERNELS(double, d)
@@ -387,19 +397,39 @@ static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, con
   return 0;
 }
 
+/* A coefficient from the scalars (host memory here): 0 when the step is not to be taken. */
+static int dev_ratio(const double *num, const double *den, double *v) {
+  if (!(*den > 0)) return 0;
+  *v = *num / *den;
+  return 1;
+}
+
 static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double a,
-                       const void *p, const void *q, const void *w, double *rwr, double *rr) {
+                       const void *p, const void *q, const void *w, double *rwr, double *rr,
+                       const GsDevScalars *ds) {
   double *part = NULL;
+  if (ds && ds->anum && !dev_ratio(ds->anum, ds->aden, &a)) return 0;
   GsCall(alloc_partials(ctx, n, 2, &part));
   DISPATCH(dt, axpy_pair_d(n, x, r, a, p, q, w, part), axpy_pair_f(n, x, r, a, p, q, w, part));
   *rr = fold(part, nchunks(n), 2, 0);
   *rwr = w ? fold(part, nchunks(n), 2, 1) : *rr;
+  if (ds && ds->res) {
+    ds->res[0] = *rr;
+    if (w) ds->res[1] = *rwr;
+  }
   return 0;
 }
 
 static int k_pw_mult_aypx(GsContext ctx, GsDataType dt, GsInt n, void *y, double b, const void *w,
-                          const void *x, void *z, double a) {
+                          const void *x, void *z, double a, const GsDevScalars *ds) {
   (void)ctx;
+  if (ds) {
+    if (!dev_ratio(ds->anum, ds->aden, &a) || !dev_ratio(ds->bnum, ds->bden, &b)) return 0;
+    /* always the beta term (a beta of 0 adds 0 y), as the GPU's kernel has it */
+    DISPATCH(dt, pw_mult_aypx_beta_d(n, y, b, w, x, z, a),
+             pw_mult_aypx_beta_f(n, y, b, w, x, z, a));
+    return 0;
+  }
   DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x, z, a), pw_mult_aypx_f(n, y, b, w, x, z, a));
   return 0;
 }

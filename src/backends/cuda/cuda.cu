@@ -205,6 +205,38 @@ static int GsCudaMemcpy(GsContext ctx, void *dst, GsMemType dmem, const void *sr
   return 0;
 }
 
+/* A copy to pinned host memory queued on the stream, and an event after it to wait for. */
+static int GsCudaReadAsync(GsContext ctx, void *dst, const void *src, size_t bytes, void **mark) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  if (!*mark) {
+    cudaEvent_t ev = NULL;
+    GsCallCuda(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    *mark = (void *)ev;
+  }
+  GsCallCuda(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cc->stream));
+  GsCallCuda(ctx, cudaEventRecord((cudaEvent_t)*mark, cc->stream));
+  return 0;
+}
+
+static int GsCudaReadWait(GsContext ctx, void *mark) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaEventSynchronize((cudaEvent_t)mark));
+  return 0;
+}
+
+/* Like the timers: an event needs no current device, and this may run after destroy. */
+static int GsCudaMarkDestroy(GsContext ctx, void *mark) {
+  if (!mark) return 0;
+  cudaError_t err = cudaEventDestroy((cudaEvent_t)mark);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return GsCudaRaise(ctx, err, "cudaEventDestroy");
+  }
+  return 0;
+}
+
 static int GsCompareDouble(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -338,6 +370,9 @@ extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
   ops->host_free = GsCudaHostFree;
   ops->memcpy = GsCudaMemcpy;
   ops->copy_bandwidth = GsCudaCopyBandwidth;
+  ops->read_async = GsCudaReadAsync;
+  ops->read_wait = GsCudaReadWait;
+  ops->mark_destroy = GsCudaMarkDestroy;
   ops->timer_create = GsCudaTimerCreate;
   ops->timer_destroy = GsCudaTimerDestroy;
   ops->timer_begin = GsCudaTimerBegin;

@@ -257,7 +257,7 @@ static unsigned int spmv_grid(const GsCudaContext *cc, GsInt threads) {
 }
 
 static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
-                  double *y, double *xy, int *fused) {
+                  double *y, double *xy, int *fused, const GsDevScalars *ds) {
   GsCudaContext *cc = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
   if (fused) *fused = 0;
@@ -274,7 +274,8 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   a.dot = xy != NULL && (A->kernel == GS_SPMV_CSR || A->kernel == GS_SPMV_SELL);
   a.partials = cc->partials;
   a.counter = cc->counter;
-  a.result = cc->results;
+  /* the dot straight to the caller's scalars, or to the context's results for the host */
+  a.result = a.dot && ds && ds->res ? ds->res : cc->results;
   if (A->kernel == GS_SPMV_SELL || A->kernel == GS_SPMV_HYBRID) {
     int cshift = 0;
     while (((GsInt)1 << cshift) < A->sell_c)
@@ -308,7 +309,7 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
     GsCheckLaunchCuda(ctx, "gs_spmv_csr_k");
   }
   if (a.dot) {
-    GsCall(GsFetchResults(ctx, cc, 1, xy));
+    if (a.result == cc->results) GsCall(GsFetchResults(ctx, cc, 1, xy));
     *fused = 1;
   }
   return 0;

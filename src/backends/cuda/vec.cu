@@ -356,10 +356,20 @@ typedef struct {
   void *x, *r;           /* updated (x when the kernel has it) */
   const void *p, *q, *w; /* read (p and w when the kernel has them) */
   double alpha;
+  const double *anum, *aden; /* alpha = anum[0] / aden[0] from device memory (anum not NULL) */
   double *partials;
   unsigned int *counter;
   double *result;
 } GsPairArgs;
+
+/* A coefficient from device memory (GsDevScalars): num / den, or 0 returned when den is not
+ * positive (the step is not taken: the kernel then returns at once, in every thread alike). */
+static __device__ __forceinline__ int GsDevRatio(const double *num, const double *den, double *v) {
+  const double d = __ldg(den);
+  if (!(d > 0)) return 0;
+  *v = __ldg(num) / d;
+  return 1;
+}
 
 typedef void (*GsPairKernel)(GsInt, GsPairArgs);
 
@@ -375,6 +385,7 @@ typedef void (*GsPairKernel)(GsInt, GsPairArgs);
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsPairArgs a) {                                                                \
     enum { U = GS_PAIR_UNROLL(W) };                                                                \
+    if (a.anum && !GsDevRatio(a.anum, a.aden, &a.alpha)) return;                                   \
     typedef GsPack_##T##_##W P;                                                                    \
     P *rp = (P *)a.r;                                                                              \
     const P *qp = (const P *)a.q;                                                                  \
@@ -452,6 +463,8 @@ typedef struct {
   void *y, *z;       /* updated (z when the kernel has it) */
   double s0, s1;     /* 1 and beta: the scalars of GS_OP_AXPBY, as AXPBY(y, 1, beta, m) has them */
   double alpha;
+  /* alpha and beta (s1) from device memory when anum is not NULL */
+  const double *anum, *aden, *bnum, *bden;
 } GsAypxArgs;
 
 typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
@@ -480,6 +493,8 @@ typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsAypxArgs a) {                                                                \
     enum { U = GS_AYPX_UNROLL(HW, HZ, W) };                                                        \
+    if (a.anum && (!GsDevRatio(a.anum, a.aden, &a.alpha) || !GsDevRatio(a.bnum, a.bden, &a.s1)))   \
+      return;                                                                                      \
     typedef GsPack_##T##_##W P;                                                                    \
     const P *xp = (const P *)a.x;                                                                  \
     GS_IF(HW, const P *wp = (const P *)a.w;)                                                       \
@@ -856,14 +871,19 @@ static int GsVecDotNorm2_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void 
 }
 
 static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double alpha,
-                              const void *p, const void *q, const void *w, double *rwr,
-                              double *rr) {
+                              const void *p, const void *q, const void *w, double *rwr, double *rr,
+                              const GsDevScalars *ds) {
   GsCudaContext *cc = NULL;
   double res[2] = {0.0, 0.0};
   GsCall(GsCheckType(ctx, dt));
   if (n > 0) {
     GsCall(GsCudaBegin(ctx, &cc));
-    GsPairArgs a = {x, r, p, q, w, alpha, cc->partials, cc->counter, cc->results};
+    GsPairArgs a = {x, r, p, q, w, alpha, NULL, NULL, cc->partials, cc->counter, cc->results};
+    if (ds) {
+      a.anum = ds->anum;
+      a.aden = ds->aden;
+      if (ds->res) a.result = ds->res;
+    }
     const int d = dt == GS_FLOAT, hx = x != NULL, hw = w != NULL;
     /* GsAligned16(NULL) holds: an absent array does not force the scalar kernel. */
     const int aligned =
@@ -873,7 +893,7 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
                     [aligned]<<<GsBlocks(cc, n, pw, GS_PAIR_UNROLL(pw), GS_CUDA_BLOCKS_PER_SM),
                                 GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
     GsCheckLaunchCuda(ctx, gs_k_axpy_pair_name[hx][hw]);
-    GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
+    if (a.result == cc->results) GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
   }
   *rr = res[0];
   *rwr = w ? res[1] : res[0];
@@ -881,8 +901,9 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
 }
 
 static int GsVecPointwiseMultAYPX_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *y, double beta,
-                                       const void *w, const void *x, void *z, double alpha) {
-  if (!w && !z) { /* y = 1 x + beta y, beta != 0 */
+                                       const void *w, const void *x, void *z, double alpha,
+                                       const GsDevScalars *ds) {
+  if (!w && !z && !ds) { /* y = 1 x + beta y, beta != 0 */
     GsStreamArgs a;
     memset(&a, 0, sizeof a);
     a.x = x;
@@ -897,8 +918,16 @@ static int GsVecPointwiseMultAYPX_Cuda(GsContext ctx, GsDataType dt, GsInt n, vo
   GsCall(GsCheckType(ctx, dt));
   if (n <= 0) return 0;
   GsCall(GsCudaBegin(ctx, &cc));
-  GsAypxArgs a = {x, w, y, z, 1.0, beta, alpha};
-  const int d = dt == GS_FLOAT, hw = w != NULL, hz = z != NULL, hb = beta != 0.0;
+  GsAypxArgs a = {x, w, y, z, 1.0, beta, alpha, NULL, NULL, NULL, NULL};
+  if (ds) {
+    GsCheck(z != NULL, ctx, GS_ERR_INTERNAL, "pw_mult_aypx with device scalars needs z");
+    a.anum = ds->anum;
+    a.aden = ds->aden;
+    a.bnum = ds->bnum;
+    a.bden = ds->bden;
+  }
+  /* device scalars: the kernel with the beta term, whatever beta turns out to be */
+  const int d = dt == GS_FLOAT, hw = w != NULL, hz = z != NULL, hb = ds || beta != 0.0;
   GsCheck(hz || hb, ctx, GS_ERR_ARG_OUTOFRANGE, "pw_mult_aypx without z needs beta != 0");
   const int aligned = GsAligned16(x) && GsAligned16(w) && GsAligned16(y) && GsAligned16(z);
   const int pw = GsPackWidth(d, aligned);
