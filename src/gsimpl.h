@@ -153,9 +153,9 @@ typedef struct {
  *   windows of sigma rows) in slices of sell_c; slice s holds its entries column-major from
  *   sell_ptr[s], padded to its longest row with column -1 and value 0. sell_perm maps positions to
  *   rows (NULL: identity); sell_len gives each position's length (host kernels only).
- * - GS_SPMV_MERGE: CSR (rowptr 64-bit, col, val) split into equal runs of rows + entries (merge
- *   path); device kernels find where each run starts in merge_start and pass partial sums of
- *   rows cut by a run through merge_row / merge_val (merge_blocks entries each).
+ * - GS_SPMV_MERGE: CSR (rowptr 64-bit and, where nnz fits, rowptr32; col, val) split into equal
+ * runs of rows + entries (merge path); device kernels find where each run starts in merge_start and
+ * pass partial sums of rows cut by a run through merge_row / merge_val (merge_blocks entries each).
  * - GS_SPMV_HYBRID: SELL over sell_m positions (the rows of at most a threshold of entries,
  * sell_perm maps them to rows) and merge over the long rows, whose CSR is merge_m rows, merge_nnz
  * entries (rowptr, col, val) and whose row numbers are merge_rows. For GS_SPMV_MERGE, merge_m = m,

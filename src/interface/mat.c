@@ -665,6 +665,16 @@ static int upload_form(GsMat A) {
     const size_t nb = (size_t)(A->merge_blocks ? A->merge_blocks : 1);
     GsCall(to_device(ctx, (void **)&A->d_rowptr64, hyb ? A->long_rowptr : A->rowptr,
                      ((size_t)mm + 1) * sizeof(GsInt)));
+    if (mnz <= INT_MAX) { /* the product reads 32-bit row ends where they fit */
+      const GsInt *src = hyb ? A->long_rowptr : A->rowptr;
+      int *rp = malloc(((size_t)mm + 1) * sizeof *rp);
+      GsCheck(rp != NULL, ctx, GS_ERR_MEMORY, "cannot allocate 32-bit row offsets");
+      for (GsInt i = 0; i <= mm; i++)
+        rp[i] = (int)src[i];
+      const int ierr = to_device(ctx, (void **)&A->d_rowptr, rp, ((size_t)mm + 1) * sizeof(int));
+      free(rp);
+      GsCall(ierr);
+    }
     if (hyb)
       GsCall(to_device(ctx, (void **)&A->d_long_rows, A->long_rows, (size_t)mm * sizeof(int)));
     GsCall(GsMemAlloc(ctx, nb * sizeof(GsInt), (void **)&A->d_merge_row));

@@ -23,7 +23,7 @@
  *
  * CSR and SELL can also return x . y from the same pass (the dot of CG's p . Ap): the kernels then
  * stride over the rows with a fixed grid and finish with GsReduceFinish. x is read through the
- * read-only cache. */
+ * read-only cache, except by the merge kernel (see there). */
 #include <string.h>
 
 #include "cudaimpl.h"
@@ -105,7 +105,10 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
 /* ---- Merge path --------------------------------------------------------------------------------
  */
 
-#define GS_MERGE_IPT 7 /* merge items (row ends or entries) per thread */
+/* Merge items (row ends or entries) per thread. Smaller tiles keep more of them in flight across
+ * the blocks of an SM: H200, power law 2^22, x gathered through L1: 7 items 571 us, 9 574, 15 602;
+ * through L2 only (__ldcg): 7 540, 6 474, 5 470, 4 471, 3 474, 2 548 (cuSPARSE 464). */
+#define GS_MERGE_IPT 5
 #define GS_MERGE_TILE (GS_SPMV_THREADS * GS_MERGE_IPT)
 
 /* Rows whose end comes among the first d items of the merge of the row ends re[0..m) with the
@@ -137,10 +140,10 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
 }
 
 static __global__ void __launch_bounds__(GS_SPMV_THREADS)
-    gs_spmv_merge_k(GsInt m, GsInt nnz, const GsInt *__restrict__ rp, const int *__restrict__ col,
-                    const double *__restrict__ val, const int *__restrict__ rows,
-                    const GsInt *__restrict__ start, GsSpMVArgs a, GsInt *__restrict__ carry_row,
-                    double *__restrict__ carry_val) {
+    gs_spmv_merge_k(GsInt m, GsInt nnz, const GsInt *__restrict__ rp, const int *__restrict__ rp32,
+                    const int *__restrict__ col, const double *__restrict__ val,
+                    const int *__restrict__ rows, const GsInt *__restrict__ start, GsSpMVArgs a,
+                    GsInt *__restrict__ carry_row, double *__restrict__ carry_val) {
   __shared__ int s_end[GS_MERGE_TILE];     /* ends of the tile's rows, relative to j0 */
   __shared__ double s_prod[GS_MERGE_TILE]; /* val * x of the tile's entries */
   __shared__ int s_wfirst[GS_CUDA_WARPS], s_wlast[GS_CUDA_WARPS];
@@ -151,20 +154,22 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
   const GsInt i0 = start[blockIdx.x], i1 = start[blockIdx.x + 1], j0 = d0 - i0;
   const int nr = (int)(i1 - i0), nz = (int)(d1 - i1 - j0);
   /* All loads of the tile in flight at once: offsets, columns and values, then the gathers of
-   * x (a loop over k would wait for each gather in turn). */
+   * x (a loop over k would wait for each gather in turn), which go to L2 without a line in L1:
+   * the rows' columns are anywhere, L1 hits are rare, and the matrix's 32-bit row ends where
+   * they fit (rp32). */
   {
     int c[GS_MERGE_IPT];
     double v[GS_MERGE_IPT];
 #pragma unroll
     for (int u = 0; u < GS_MERGE_IPT; u++) {
       const int k = t + u * GS_SPMV_THREADS;
-      if (k < nr) s_end[k] = (int)(rp[i0 + k + 1] - j0);
+      if (k < nr) s_end[k] = (int)((rp32 ? (GsInt)rp32[i0 + k + 1] : rp[i0 + k + 1]) - j0);
       c[u] = k < nz ? __ldcs(col + j0 + k) : -1;
       v[u] = k < nz ? __ldcs(val + j0 + k) : 0.0;
     }
 #pragma unroll
     for (int u = 0; u < GS_MERGE_IPT; u++)
-      if (c[u] >= 0) s_prod[t + u * GS_SPMV_THREADS] = v[u] * __ldg(a.x + c[u]);
+      if (c[u] >= 0) s_prod[t + u * GS_SPMV_THREADS] = v[u] * __ldcg(a.x + c[u]);
   }
   __syncthreads();
   /* This thread's share of the tile: items [l0, l1), starting at row i, entry j. */
@@ -292,8 +297,8 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
     GsCheck(nb <= A->merge_blocks && nb <= 0x7fffffff, ctx, GS_ERR_INTERNAL,
             "merge SpMV: %lld blocks, scratch for %lld", (long long)nb, (long long)A->merge_blocks);
     gs_spmv_merge_k<<<(unsigned int)nb, GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->merge_m, A->merge_nnz, A->rowptr, A->col, A->val, A->merge_rows, A->merge_start, a,
-        A->merge_row, A->merge_val);
+        A->merge_m, A->merge_nnz, A->rowptr, A->rowptr32, A->col, A->val, A->merge_rows,
+        A->merge_start, a, A->merge_row, A->merge_val);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_k");
     gs_spmv_merge_fix_k<<<(unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS),
                           GS_SPMV_THREADS, 0, cc->stream>>>(A->merge_m, nb, A->merge_row,
