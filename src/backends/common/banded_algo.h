@@ -42,6 +42,12 @@
 #define GS_BANDED_ROW_FN GS_BANDED_FN
 #endif
 
+/* Index i of a periodic system of n rows brought into [0, n), for i in (-n, 2n): the band's reach
+ * past either end (a 64-bit remainder costs a GPU thread about a hundred instructions). */
+GS_BANDED_FN GsInt gs_banded_wrap(GsInt i, GsInt n) {
+  return i < 0 ? i + n : i >= n ? i - n : i;
+}
+
 /* Per-matrix corner data of a periodic system: the last h rows' coefficients by diagonal
  * (h x bands), then S^-1 (h x h), row-major, then phi and plo: W = E^-1 F only matters in rows
  * [0, phi) and [plo, m) (phi = -1: everywhere), so the solve corrects only those rows. */
@@ -494,7 +500,7 @@ typedef struct {
       for (int o = -h; o <= h; o++) {                                                              \
         const T v = D[o + h][base + row * step];                                                   \
         C[r * nb + (o + h)] = v;                                                                   \
-        const GsInt col = ((row + o) % n + n) % n;                                                 \
+        const GsInt col = gs_banded_wrap(row + o, n);                                              \
         for (int l = 0; l < h; l++) {                                                              \
           if (col >= m)                                                                            \
             Sm[r][l] += col == m + l ? v : (T)0;                                                   \
@@ -564,7 +570,7 @@ typedef struct {
     for (GsInt i = 0; i < m; i++) {                                                                \
       if (i >= h && i < m - h) continue; /* only rows near the ends reach the last columns */      \
       for (int o = -h; o <= h; o++) {                                                              \
-        const GsInt col = ((i + o) % n + n) % n;                                                   \
+        const GsInt col = gs_banded_wrap(i + o, n);                                                \
         if (col == m + j) W[base + i * step] += D[o + h][base + i * step];                         \
       }                                                                                            \
     }                                                                                              \
@@ -603,7 +609,7 @@ typedef struct {
     for (int r = 0; r < h; r++) {                                                                  \
       T s = z[r];                                                                                  \
       for (int o = -h; o <= h; o++) {                                                              \
-        const GsInt col = ((m + r + o) % n + n) % n;                                               \
+        const GsInt col = gs_banded_wrap(m + r + o, n);                                            \
         if (col < h)                                                                               \
           s -= C[r * nb + (o + h)] * ycor[col];                                                    \
         else if (col < m)                                                                          \
@@ -685,7 +691,7 @@ typedef struct {
         GsInt col = i + o;                                                                         \
         if (col < 0 || col >= n) {                                                                 \
           if (!sh->periodic) continue;                                                             \
-          col = (col + n) % n;                                                                     \
+          col = gs_banded_wrap(col, n);                                                            \
         }                                                                                          \
         s += D[o + h][db + i * ds] * x[rb + col * rs];                                             \
       }                                                                                            \

@@ -403,6 +403,9 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       const int arr = q / np, i = q % np;                                                          \
       tab[((i / L) * (L + 1) + i % L) * NW + arr] = gtab[q];                                       \
     }                                                                                              \
+    /* Periodic: the corner data too, read by every group's tail (a global load each time). */     \
+    __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
+    if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
     __syncthreads();                                                                               \
     const int lane = t % 32, kk = lane % pp, ss = (t / 32) * (32 / pp) + lane / pp;                \
     for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
@@ -473,7 +476,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
           }                                                                                        \
         __syncthreads();                                                                           \
         if (on && k == 0) {                                                                        \
-          gs_banded_tail_##S(&sh, C, yc[sl], z);                                                   \
+          gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                  \
           for (int r = 0; r < h; r++) {                                                            \
             x[rb + (m + r) * rs] = z[r];                                                           \
             chk += z[r] * (T)0;                                                                    \
@@ -484,7 +487,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
         __syncthreads();                                                                           \
         /* Only chunks that reach the rows where W is above rounding (Factor's extents). */        \
         GsInt phi, plo;                                                                            \
-        gs_banded_w_rows_##S(&sh, C, &phi, &plo);                                                  \
+        gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                 \
         if (on && (r0 < phi || r0 + L > plo)) {                                                    \
           const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
           _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
