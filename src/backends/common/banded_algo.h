@@ -69,6 +69,12 @@ typedef struct {
   int bands, h, periodic;
   GsInt n, m; /* rows; rows of the banded block (n - h when periodic, else n) */
   int spd;    /* LDL^T instead of LU */
+  /* GPU kernels only (NULL on the CPU): when the 32 lanes of a warp sweep 32 systems whose
+   * right-hand sides lie stage_ls apart with contiguous rows, all in step (same rows, no early
+   * exit), stage points at the warp's buffer of 32 x (K + 1) values and the sweeps load and
+   * store f and x through it (gs_chunk_load / gs_chunk_store). */
+  void *stage;
+  GsInt stage_ls;
 } GsBandedShape;
 
 /* Rows are processed in chunks of GS_BANDED_CHUNK: all loads of a chunk are issued before any of
@@ -92,7 +98,68 @@ typedef struct {
 #define GS_UNROLL_ALL
 #endif
 
-#define GS_BANDED_ALGOS_K(T, S, EPS, KK)                                                           \
+/* Code for the device pass of a CUDA compilation only. */
+#if defined(__CUDA_ARCH__)
+#define GS_IF_DEVICE(...) __VA_ARGS__
+#else
+#define GS_IF_DEVICE(...)
+#endif
+
+#define GS_BANDED_ALGOS_K(T, S, EPS, KK) GS_BANDED_ALGOS_KS(T, S, EPS, KK, 0)
+/* STAGE 1: the sweeps can stage through shared memory (a GPU kernel sets sh->stage); 0 leaves
+ * that code out, so kernels that never stage keep their registers. */
+#define GS_BANDED_ALGOS_KS(T, S, EPS, KK, STAGE)                                                   \
+  /* The K entries of rows i0 + u (dir > 0) or i0 - u (dir < 0) of a right-hand side at base b,    \
+   * step st into v (rows outside [0, m) as 0). With sh->stage (contiguous rows, st == 1), the     \
+   * warp loads its 32 systems' chunks together, K consecutive rows at a time (one 32-byte sector  \
+   * per K / 4 lanes instead of one per lane), and hands them round through shared memory. */      \
+  GS_BANDED_ROW_FN void gs_chunk_load_##S(const GsBandedShape *sh, const T *src, GsInt b,          \
+                                          GsInt st, GsInt i0, int dir, GsInt m, T *v) {            \
+    enum { K = KK };                                                                               \
+    GS_IF_DEVICE(if (STAGE && 32 % K == 0 && sh->stage) {                                          \
+      T *buf = (T *)sh->stage;                                                                     \
+      const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;                      \
+      const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * sh->stage_ls;              \
+      const int in = i >= 0 && i < m;                                                              \
+      GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                                  \
+        const int sys = q * (32 / K) + sub;                                                        \
+        buf[sys * (K + 1) + r] = in ? src[b0 + sys * sh->stage_ls + i] : (T)0;                     \
+      }                                                                                            \
+      __syncwarp();                                                                                \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];                    \
+      __syncwarp();                                                                                \
+      return;                                                                                      \
+    })                                                                                             \
+    (void)sh;                                                                                      \
+    GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
+      const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
+      v[u] = i >= 0 && i < m ? src[b + i * st] : (T)0;                                             \
+    }                                                                                              \
+  }                                                                                                \
+  /* Store v to those rows (the inverse of gs_chunk_load). */                                      \
+  GS_BANDED_ROW_FN void gs_chunk_store_##S(const GsBandedShape *sh, T *dst, GsInt b, GsInt st,     \
+                                           GsInt i0, int dir, GsInt m, const T *v) {               \
+    enum { K = KK };                                                                               \
+    GS_IF_DEVICE(if (STAGE && 32 % K == 0 && sh->stage) {                                          \
+      T *buf = (T *)sh->stage;                                                                     \
+      const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;                      \
+      const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * sh->stage_ls;              \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];                    \
+      __syncwarp();                                                                                \
+      if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                             \
+          const int sys = q * (32 / K) + sub;                                                      \
+          dst[b0 + sys * sh->stage_ls + i] = buf[sys * (K + 1) + r];                               \
+        }                                                                                          \
+      __syncwarp();                                                                                \
+      return;                                                                                      \
+    })                                                                                             \
+    (void)sh;                                                                                      \
+    GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
+      const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
+      if (i >= 0 && i < m) dst[b + i * st] = v[u];                                                 \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
   /* Fill one system's solution with NaN (its matrix could not be factored). */                    \
   GS_BANDED_FN void gs_banded_poison_##S(GsInt n, T *x, GsInt rb, GsInt rs) {                      \
     for (GsInt i = 0; i < n; i++)                                                                  \
@@ -202,11 +269,11 @@ typedef struct {
     const int penta = sh->bands == 5;                                                              \
     T z2 = 0, z1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
-      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
+      T vf[K], v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                              \
+      gs_chunk_load_##S(sh, f, rb, rs, i0, 1, m, vf);                                              \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u, q = fb + i * fs;                                                   \
         if (i < m) {                                                                               \
-          vf[u] = f[rb + i * rs];                                                                  \
           v0[u] = F[0][q];                                                                         \
           v1[u] = F[1][q];                                                                         \
           if (penta) v2[u] = F[2][q];                                                              \
@@ -225,20 +292,21 @@ typedef struct {
           }                                                                                        \
           z2 = z1;                                                                                 \
           z1 = z;                                                                                  \
-          x[rb + i * rs] = y;                                                                      \
+          vf[u] = y;                                                                               \
         }                                                                                          \
       }                                                                                            \
+      gs_chunk_store_##S(sh, x, rb, rs, i0, 1, m, vf);                                             \
     }                                                                                              \
     /* x_i = y_i - l1_{i+1} x_{i+1} - l2_{i+2} x_{i+2}: the multipliers of the rows below, kept    \
      * from the iterations that loaded them. */                                                    \
     T x1 = 0, x2 = 0, l1n = 0, l2n1 = 0, l2n2 = 0;                                                 \
     int finite = 1;                                                                                \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
-      T vy[K] = {0}, v0[K] = {0}, v1[K] = {0};                                                     \
+      T vy[K], v0[K] = {0}, v1[K] = {0};                                                           \
+      gs_chunk_load_##S(sh, x, rb, rs, i0, -1, m, vy);                                             \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u, q = fb + i * fs;                                                   \
         if (i >= 0) {                                                                              \
-          vy[u] = x[rb + i * rs];                                                                  \
           v0[u] = F[0][q];                                                                         \
           if (penta) v1[u] = F[1][q];                                                              \
         }                                                                                          \
@@ -256,12 +324,13 @@ typedef struct {
             xi = vy[u] - l1n * x1;                                                                 \
             l1n = v0[u];                                                                           \
           }                                                                                        \
-          x[rb + i * rs] = xi;                                                                     \
+          vy[u] = xi;                                                                              \
           finite &= isfinite((double)xi) ? 1 : 0;                                                  \
           x2 = x1;                                                                                 \
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
+      gs_chunk_store_##S(sh, x, rb, rs, i0, -1, m, vy);                                            \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -348,12 +417,12 @@ typedef struct {
     T x1 = 0, x2 = 0;                                                                              \
     int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
-      T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
+      T vg[K], vc[K] = {0}, vd[K] = {0};                                                           \
+      gs_chunk_load_##S(sh, x, rb, rs, i0, -1, m, vg);                                             \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
           const GsInt q = fb + i * fs;                                                             \
-          vg[u] = x[rb + i * rs];                                                                  \
           vc[u] = F[penta ? 3 : 2][q];                                                             \
           if (penta) vd[u] = F[4][q];                                                              \
         }                                                                                          \
@@ -362,12 +431,13 @@ typedef struct {
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
           const T xi = penta ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;               \
-          x[rb + i * rs] = xi;                                                                     \
+          vg[u] = xi;                                                                              \
           finite &= isfinite((double)xi) ? 1 : 0;                                                  \
           x2 = x1;                                                                                 \
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
+      gs_chunk_store_##S(sh, x, rb, rs, i0, -1, m, vg);                                            \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -383,12 +453,12 @@ typedef struct {
     /* Forward: g_i = (f_i - a_i g_{i-2} - beta_i g_{i-1}) / alpha_i (tri: no beta term). */       \
     T p2 = 0, p1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
-      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
+      T vf[K], v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                              \
+      gs_chunk_load_##S(sh, f, rb, rs, i0, 1, m, vf);                                              \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
           const GsInt q = fb + i * fs;                                                             \
-          vf[u] = f[rb + i * rs];                                                                  \
           v0[u] = F[0][q];                                                                         \
           v1[u] = F[1][q];                                                                         \
           if (penta) v2[u] = F[2][q];                                                              \
@@ -405,9 +475,10 @@ typedef struct {
             g = (vf[u] - v0[u] * p1) * v1[u];                                                      \
           }                                                                                        \
           p1 = g;                                                                                  \
-          x[rb + i * rs] = g;                                                                      \
+          vf[u] = g;                                                                               \
         }                                                                                          \
       }                                                                                            \
+      gs_chunk_store_##S(sh, x, rb, rs, i0, 1, m, vf);                                             \
     }                                                                                              \
     /* Back substitution. */                                                                       \
     return gs_banded_back_##S(sh, F, fb, fs, x, rb, rs);                                           \

@@ -29,6 +29,12 @@ GS_BANDED_ALGOS_K(double, dw, DBL_EPSILON, GS_PART_CHUNK)
 GS_BANDED_ALGOS_K(float, fw, FLT_EPSILON, GS_PART_CHUNK)
 GS_BANDED_PART_ALGOS_K(double, dw, DBL_EPSILON, GS_PART_CHUNK)
 GS_BANDED_PART_ALGOS_K(float, fw, FLT_EPSILON, GS_PART_CHUNK)
+/* The sweeps again with staging compiled in (suffix s), for the kernels that solve contiguous
+ * right-hand sides of a shared matrix: other kernels keep the registers they had without it. */
+GS_BANDED_ALGOS_KS(double, ds, DBL_EPSILON, GS_BANDED_CHUNK, 1)
+GS_BANDED_ALGOS_KS(float, fs, FLT_EPSILON, GS_BANDED_CHUNK, 1)
+GS_BANDED_ALGOS_KS(double, dws, DBL_EPSILON, GS_PART_CHUNK, 1)
+GS_BANDED_ALGOS_KS(float, fws, FLT_EPSILON, GS_PART_CHUNK, 1)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
 
@@ -79,6 +85,50 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   }
 }
 
+/* Let a warp stage its right-hand sides through shared memory (GsBandedShape.stage, buf: the
+ * warp's 32 x (K + 1) values) when its 32 lanes all have work (t: the thread's index among total
+ * threads with work) and sweep 32 systems of contiguous rows a stride apart (rb: the lane's first
+ * row) with one shared matrix, so that every lane takes the same path through the sweeps. */
+static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, GsBandedShape *sh,
+                                                      GsInt t, GsInt total, GsInt rb, void *buf) {
+  const int lane = (int)(threadIdx.x & 31);
+  if (a->interleaved || !a->shared || t - lane + 32 > total) return; /* the same in every lane */
+  const GsInt r0 = __shfl_sync(0xffffffffu, rb, 0);
+  if (!__all_sync(0xffffffffu, rb == r0 + (GsInt)lane * a->stride)) return;
+  sh->stage = buf;
+  sh->stage_ls = a->stride;
+}
+
+/* The solve kernel, sweeping with the algorithms of suffix A; STG 1: staging contiguous
+ * right-hand sides of a shared matrix (launched only for those). */
+#define GS_CUDA_BANDED_SOLVE(T, S, A, NAME, BANDS, PER, STG)                                       \
+  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
+      gs_banded_##NAME##_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Fp, const T *C,                 \
+                                           const int *fstatus, const T *f, T *x, int *status,      \
+                                           GsBandedDevSummary *sum) {                              \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.nrhs) return;                                                             \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    sh.periodic = PER;                                                                             \
+    const GsInt s = t % a.batch, blk = t / a.batch, mat = a.shared ? 0 : s;                        \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    GsInt rb, rs, fb, fs;                                                                          \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += blk * a.rhs_len;                                                                         \
+    gs_mat_place(&a, s, &fb, &fs);                                                                 \
+    GS_IF(STG, __shared__ T stage[GS_BANDED_THREADS / 32][32 * (GS_BANDED_CHUNK + 1)];             \
+          gs_stage_setup(&a, &sh, t, a.batch * a.nrhs, rb, stage[threadIdx.x / 32]);)              \
+    int st = fstatus[mat];                                                                         \
+    if (st)                                                                                        \
+      gs_banded_poison_##S(sh.n, x, rb, rs);                                                       \
+    else                                                                                           \
+      st = gs_banded_solve_##A(&sh, F, C + mat * a.corner_len, fb, fs, f, x, rb, rs);              \
+    if (st) gs_mark(status, s, st, sum);                                                           \
+  }
+
 /* Kernels for element type T, BANDS (3 or 5) and PER (periodic 0/1) known at compile time: after
  * inlining, every index into the diagonal and factor pointer arrays is a constant, so they live
  * in registers rather than local memory, and the periodic code vanishes from non-periodic
@@ -101,30 +151,8 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
     gs_mat_place(&a, s, &base, &step);                                                             \
     fstatus[s] = gs_banded_factor_##S(&sh, D, F, C + s * a.corner_len, base, step);                \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
-      gs_banded_solve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Fp, const T *C,                    \
-                                        const int *fstatus, const T *f, T *x, int *status,         \
-                                        GsBandedDevSummary *sum) {                                 \
-    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
-    if (t >= a.batch * a.nrhs) return;                                                             \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = PER;                                                                             \
-    const GsInt s = t % a.batch, blk = t / a.batch, mat = a.shared ? 0 : s;                        \
-    const T *F[GS_BANDED_MAX_FAC];                                                                 \
-    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
-    GsInt rb, rs, fb, fs;                                                                          \
-    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
-    rb += blk * a.rhs_len;                                                                         \
-    gs_mat_place(&a, s, &fb, &fs);                                                                 \
-    int st = fstatus[mat];                                                                         \
-    if (st)                                                                                        \
-      gs_banded_poison_##S(sh.n, x, rb, rs);                                                       \
-    else                                                                                           \
-      st = gs_banded_solve_##S(&sh, F, C + mat * a.corner_len, fb, fs, f, x, rb, rs);              \
-    if (st) gs_mark(status, s, st, sum);                                                           \
-  }                                                                                                \
+  GS_CUDA_BANDED_SOLVE(T, S, S, solve, BANDS, PER, 0)                                              \
+  GS_CUDA_BANDED_SOLVE(T, S, S##s, solve_st, BANDS, PER, 1)                                        \
   static __global__ void __launch_bounds__(GS_BANDED_THREADS, GS_BANDED_MIN_BLOCKS)                \
       gs_banded_fsolve_k_##S##BANDS##PER(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, const T *f, T *x,  \
                                          int *status, GsBandedDevSummary *sum) {                   \
@@ -183,6 +211,9 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   static const GsSolveK_##S gs_solve_k_##S[2][2] = {                                               \
       {gs_banded_solve_k_##S##30, gs_banded_solve_k_##S##31},                                      \
       {gs_banded_solve_k_##S##50, gs_banded_solve_k_##S##51}};                                     \
+  static const GsSolveK_##S gs_solve_st_k_##S[2][2] = {                                            \
+      {gs_banded_solve_st_k_##S##30, gs_banded_solve_st_k_##S##31},                                \
+      {gs_banded_solve_st_k_##S##50, gs_banded_solve_st_k_##S##51}};                               \
   static const GsMultK_##S gs_mult_k_##S[2][2] = {                                                 \
       {gs_banded_mult_k_##S##30, gs_banded_mult_k_##S##31},                                        \
       {gs_banded_mult_k_##S##50, gs_banded_mult_k_##S##51}};
@@ -205,6 +236,36 @@ GS_CUDA_BANDED_ALL(float, f)
   _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (T *)Fp.p[k];               \
   GsInt base, step;                                                                                \
   gs_mat_place(&a, s, &base, &step)
+
+/* The partial solves of a partitioned batch, sweeping with the algorithms of suffix A; STG 1:
+ * staging contiguous right-hand sides of a shared matrix. */
+#define GS_CUDA_BANDED_PSOLVE1(T, S, A, NAME, BANDS, STG)                                          \
+  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
+      gs_banded_##NAME##_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,  \
+                                      T *x, int *status, GsBandedDevSummary *sum) {                \
+    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    if (t >= a.batch * a.parts) return;                                                            \
+    const GsInt s = t % a.batch;                                                                   \
+    const int j = (int)(t / a.batch);                                                              \
+    if (fstatus[a.shared ? 0 : s]) return;                                                         \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.bands = BANDS;                                                                              \
+    sh.h = BANDS / 2;                                                                              \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    GsInt rb, rs, fb, fs, r0, r1;                                                                  \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += a.blk * a.rhs_len;                                                                       \
+    gs_mat_place(&a, s, &fb, &fs);                                                                 \
+    gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                     \
+    sh.m = r1 - r0;                                                                                \
+    sh.periodic = 0;                                                                               \
+    GS_IF(STG, __shared__ T stage[GS_PART_THREADS / 32][32 * (GS_PART_CHUNK + 1)];                 \
+          gs_stage_setup(&a, &sh, t, a.batch * a.parts, rb, stage[threadIdx.x / 32]);)             \
+    /* Rows the correction skips are final here: check them now. */                                \
+    if (!gs_banded_lu_solve_##A(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
+      gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
+  }
 
 #define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
@@ -245,30 +306,8 @@ GS_CUDA_BANDED_ALL(float, f)
     fstatus[s] = gs_banded_part_periodic_##S(&sh, D, F, base, step, a.parts, C + s * a.corner_len, \
                                              X + s * GS_BANDED_PART_X(BANDS, a.parts, 0));         \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
-      gs_banded_psolve1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const int *fstatus, const T *f,   \
-                                     T *x, int *status, GsBandedDevSummary *sum) {                 \
-    const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
-    if (t >= a.batch * a.parts) return;                                                            \
-    const GsInt s = t % a.batch;                                                                   \
-    const int j = (int)(t / a.batch);                                                              \
-    if (fstatus[a.shared ? 0 : s]) return;                                                         \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    const T *F[GS_BANDED_MAX_FAC];                                                                 \
-    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
-    GsInt rb, rs, fb, fs, r0, r1;                                                                  \
-    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
-    rb += a.blk * a.rhs_len;                                                                       \
-    gs_mat_place(&a, s, &fb, &fs);                                                                 \
-    gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                     \
-    sh.m = r1 - r0;                                                                                \
-    sh.periodic = 0;                                                                               \
-    /* Rows the correction skips are final here: check them now. */                                \
-    if (!gs_banded_lu_solve_##S(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
-      gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
-  }                                                                                                \
+  GS_CUDA_BANDED_PSOLVE1(T, S, S, psolve1, BANDS, 0)                                               \
+  GS_CUDA_BANDED_PSOLVE1(T, S, S##s, psolve1_st, BANDS, 1)                                         \
   static __global__ void gs_banded_psolve2_k_##S##BANDS(                                           \
       GsBandedKArgs a, const T *C, const int *fstatus, const T *f, const T *x, T *X) {             \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
@@ -339,6 +378,8 @@ GS_CUDA_BANDED_PART(float, fw, 5)
   static const GsPF3_##S gs_pf3_##S[2] = {gs_banded_pfactor3_k_##S##3,                             \
                                           gs_banded_pfactor3_k_##S##5};                            \
   static const GsPS1_##S gs_ps1_##S[2] = {gs_banded_psolve1_k_##S##3, gs_banded_psolve1_k_##S##5}; \
+  static const GsPS1_##S gs_ps1st_##S[2] = {gs_banded_psolve1_st_k_##S##3,                         \
+                                            gs_banded_psolve1_st_k_##S##5};                        \
   static const GsPS2_##S gs_ps2_##S[2] = {gs_banded_psolve2_k_##S##3, gs_banded_psolve2_k_##S##5}; \
   static const GsPS3_##S gs_ps3_##S[2] = {gs_banded_psolve3_k_##S##3, gs_banded_psolve3_k_##S##5};
 
@@ -726,21 +767,23 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }
+  /* Contiguous right-hand sides of a shared matrix: the kernels that stage them. */
+  const int st = !bi->interleaved && bi->shared;
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
     const int b5 = bi->bands == 5;
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
       if (bi->dt == GS_DOUBLE) {
-        gs_ps1_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const double *)f,
-                                                               (double *)x, status, dsum);
+        (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+            a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
         gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
         gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
-        gs_ps1_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(a, Fp, fstatus, (const float *)f,
-                                                               (float *)x, status, dsum);
+        (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+            a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
         gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
         gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
@@ -754,10 +797,10 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   const unsigned int nb = blocks_for(bi->batch * nrhs);
   const int b5 = bi->bands == 5, per = bi->periodic;
   if (bi->dt == GS_DOUBLE)
-    gs_solve_k_d[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+    (st ? gs_solve_st_k_d : gs_solve_k_d)[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
   else
-    gs_solve_k_f[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+    (st ? gs_solve_st_k_f : gs_solve_k_f)[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_solve_k");
   GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
