@@ -69,13 +69,20 @@ typedef struct {
   int bands, h, periodic;
   GsInt n, m; /* rows; rows of the banded block (n - h when periodic, else n) */
   int spd;    /* LDL^T instead of LU */
-  /* GPU kernels only (NULL on the CPU): when the 32 lanes of a warp sweep 32 systems whose
-   * right-hand sides lie stage_ls apart with contiguous rows, all in step (same rows, no early
-   * exit), stage points at the warp's buffer of 32 x (K + 1) values and the sweeps load and
-   * store f and x through it (gs_chunk_load / gs_chunk_store). */
-  void *stage;
-  GsInt stage_ls;
 } GsBandedShape;
+
+/* Staging (GPU kernels that instantiate the sweeps with STAGE 1): when the 32 lanes of a warp
+ * sweep 32 systems whose right-hand sides lie ls apart with contiguous rows, all in step (same
+ * rows, no early exit), the sweeps load and store f and x through shared memory, a chunk of the
+ * 32 systems at a time (gs_chunk_load / gs_chunk_store). The kernel's dynamic shared memory
+ * holds ls for each of its (at most GS_BANDED_STAGE_WARPS) warps, 0 where a warp does not
+ * stage, then each warp's buffer of 32 x (K + 1) values. */
+#define GS_BANDED_STAGE_WARPS 4
+#define GS_BANDED_STAGE_BYTES(K, es)                                                               \
+  (GS_BANDED_STAGE_WARPS * (sizeof(GsInt) + 32 * ((size_t)(K) + 1) * (es)))
+#if defined(__CUDACC__)
+extern __shared__ GsInt gs_stage_smem[];
+#endif
 
 /* Rows are processed in chunks of GS_BANDED_CHUNK: all loads of a chunk are issued before any of
  * its arithmetic and stores. The recurrences themselves are sequential, but their inputs are not,
@@ -106,54 +113,55 @@ typedef struct {
 #endif
 
 #define GS_BANDED_ALGOS_K(T, S, EPS, KK) GS_BANDED_ALGOS_KS(T, S, EPS, KK, 0)
-/* STAGE 1: the sweeps can stage through shared memory (a GPU kernel sets sh->stage); 0 leaves
- * that code out, so kernels that never stage keep their registers. */
+/* STAGE 1: the sweeps can stage through shared memory (GS_BANDED_STAGE_WARPS); 0 leaves that
+ * code out, so kernels that never stage keep their registers. */
 #define GS_BANDED_ALGOS_KS(T, S, EPS, KK, STAGE)                                                   \
   /* The K entries of rows i0 + u (dir > 0) or i0 - u (dir < 0) of a right-hand side at base b,    \
-   * step st into v (rows outside [0, m) as 0). With sh->stage (contiguous rows, st == 1), the     \
-   * warp loads its 32 systems' chunks together, K consecutive rows at a time (one 32-byte sector  \
-   * per K / 4 lanes instead of one per lane), and hands them round through shared memory. */      \
-  GS_BANDED_ROW_FN void gs_chunk_load_##S(const GsBandedShape *sh, const T *src, GsInt b,          \
-                                          GsInt st, GsInt i0, int dir, GsInt m, T *v) {            \
+   * step st into v (rows outside [0, m) as 0). Where the warp stages (contiguous rows, st == 1,   \
+   * see GS_BANDED_STAGE_WARPS), it loads its 32 systems' chunks together, K consecutive rows at a \
+   * time (one 32-byte sector per K / 4 lanes instead of one per lane), and hands them round       \
+   * through shared memory. */                                                                     \
+  GS_BANDED_ROW_FN void gs_chunk_load_##S(const T *src, GsInt b, GsInt st, GsInt i0, int dir,      \
+                                          GsInt m, T *v) {                                         \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(if (STAGE && 32 % K == 0 && sh->stage) {                                          \
-      T *buf = (T *)sh->stage;                                                                     \
-      const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;                      \
-      const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * sh->stage_ls;              \
-      const int in = i >= 0 && i < m;                                                              \
-      GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                                  \
-        const int sys = q * (32 / K) + sub;                                                        \
-        buf[sys * (K + 1) + r] = in ? src[b0 + sys * sh->stage_ls + i] : (T)0;                     \
-      }                                                                                            \
-      __syncwarp();                                                                                \
-      GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];                    \
-      __syncwarp();                                                                                \
-      return;                                                                                      \
-    })                                                                                             \
-    (void)sh;                                                                                      \
+    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
+                 if (STAGE && 32 % K == 0 && ls) {                                                 \
+                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
+                   const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
+                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
+                   const int in = i >= 0 && i < m;                                                 \
+                   GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                     \
+                     const int sys = q * (32 / K) + sub;                                           \
+                     buf[sys * (K + 1) + r] = in ? src[b0 + sys * ls + i] : (T)0;                  \
+                   }                                                                               \
+                   __syncwarp();                                                                   \
+                   GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];       \
+                   __syncwarp();                                                                   \
+                   return;                                                                         \
+                 })                                                                                \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
       const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
       v[u] = i >= 0 && i < m ? src[b + i * st] : (T)0;                                             \
     }                                                                                              \
   }                                                                                                \
   /* Store v to those rows (the inverse of gs_chunk_load). */                                      \
-  GS_BANDED_ROW_FN void gs_chunk_store_##S(const GsBandedShape *sh, T *dst, GsInt b, GsInt st,     \
-                                           GsInt i0, int dir, GsInt m, const T *v) {               \
+  GS_BANDED_ROW_FN void gs_chunk_store_##S(T *dst, GsInt b, GsInt st, GsInt i0, int dir, GsInt m,  \
+                                           const T *v) {                                           \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(if (STAGE && 32 % K == 0 && sh->stage) {                                          \
-      T *buf = (T *)sh->stage;                                                                     \
-      const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;                      \
-      const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * sh->stage_ls;              \
-      GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];                    \
-      __syncwarp();                                                                                \
-      if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                             \
-          const int sys = q * (32 / K) + sub;                                                      \
-          dst[b0 + sys * sh->stage_ls + i] = buf[sys * (K + 1) + r];                               \
-        }                                                                                          \
-      __syncwarp();                                                                                \
-      return;                                                                                      \
-    })                                                                                             \
-    (void)sh;                                                                                      \
+    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
+                 if (STAGE && 32 % K == 0 && ls) {                                                 \
+                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
+                   const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
+                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
+                   GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];       \
+                   __syncwarp();                                                                   \
+                   if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                \
+                       const int sys = q * (32 / K) + sub;                                         \
+                       dst[b0 + sys * ls + i] = buf[sys * (K + 1) + r];                            \
+                     }                                                                             \
+                   __syncwarp();                                                                   \
+                   return;                                                                         \
+                 })                                                                                \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
       const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
       if (i >= 0 && i < m) dst[b + i * st] = v[u];                                                 \
@@ -269,16 +277,17 @@ typedef struct {
     const int penta = sh->bands == 5;                                                              \
     T z2 = 0, z1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
-      T vf[K], v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                              \
-      gs_chunk_load_##S(sh, f, rb, rs, i0, 1, m, vf);                                              \
+      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u, q = fb + i * fs;                                                   \
         if (i < m) {                                                                               \
+          if (!STAGE) vf[u] = f[rb + i * rs];                                                      \
           v0[u] = F[0][q];                                                                         \
           v1[u] = F[1][q];                                                                         \
           if (penta) v2[u] = F[2][q];                                                              \
         }                                                                                          \
       }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(f, rb, rs, i0, 1, m, vf); /* after the factors' loads */        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
@@ -292,25 +301,29 @@ typedef struct {
           }                                                                                        \
           z2 = z1;                                                                                 \
           z1 = z;                                                                                  \
-          vf[u] = y;                                                                               \
+          if (STAGE)                                                                               \
+            vf[u] = y;                                                                             \
+          else                                                                                     \
+            x[rb + i * rs] = y;                                                                    \
         }                                                                                          \
       }                                                                                            \
-      gs_chunk_store_##S(sh, x, rb, rs, i0, 1, m, vf);                                             \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, 1, m, vf);                                      \
     }                                                                                              \
     /* x_i = y_i - l1_{i+1} x_{i+1} - l2_{i+2} x_{i+2}: the multipliers of the rows below, kept    \
      * from the iterations that loaded them. */                                                    \
     T x1 = 0, x2 = 0, l1n = 0, l2n1 = 0, l2n2 = 0;                                                 \
     int finite = 1;                                                                                \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
-      T vy[K], v0[K] = {0}, v1[K] = {0};                                                           \
-      gs_chunk_load_##S(sh, x, rb, rs, i0, -1, m, vy);                                             \
+      T vy[K] = {0}, v0[K] = {0}, v1[K] = {0};                                                     \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u, q = fb + i * fs;                                                   \
         if (i >= 0) {                                                                              \
+          if (!STAGE) vy[u] = x[rb + i * rs];                                                      \
           v0[u] = F[0][q];                                                                         \
           if (penta) v1[u] = F[1][q];                                                              \
         }                                                                                          \
       }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(x, rb, rs, i0, -1, m, vy);                                      \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
@@ -324,13 +337,16 @@ typedef struct {
             xi = vy[u] - l1n * x1;                                                                 \
             l1n = v0[u];                                                                           \
           }                                                                                        \
-          vy[u] = xi;                                                                              \
+          if (STAGE)                                                                               \
+            vy[u] = xi;                                                                            \
+          else                                                                                     \
+            x[rb + i * rs] = xi;                                                                   \
           finite &= isfinite((double)xi) ? 1 : 0;                                                  \
           x2 = x1;                                                                                 \
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
-      gs_chunk_store_##S(sh, x, rb, rs, i0, -1, m, vy);                                            \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, -1, m, vy);                                     \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -417,27 +433,31 @@ typedef struct {
     T x1 = 0, x2 = 0;                                                                              \
     int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
-      T vg[K], vc[K] = {0}, vd[K] = {0};                                                           \
-      gs_chunk_load_##S(sh, x, rb, rs, i0, -1, m, vg);                                             \
+      T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
           const GsInt q = fb + i * fs;                                                             \
+          if (!STAGE) vg[u] = x[rb + i * rs];                                                      \
           vc[u] = F[penta ? 3 : 2][q];                                                             \
           if (penta) vd[u] = F[4][q];                                                              \
         }                                                                                          \
       }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(x, rb, rs, i0, -1, m, vg); /* after the factors' loads */       \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
           const T xi = penta ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;               \
-          vg[u] = xi;                                                                              \
+          if (STAGE)                                                                               \
+            vg[u] = xi;                                                                            \
+          else                                                                                     \
+            x[rb + i * rs] = xi;                                                                   \
           finite &= isfinite((double)xi) ? 1 : 0;                                                  \
           x2 = x1;                                                                                 \
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
-      gs_chunk_store_##S(sh, x, rb, rs, i0, -1, m, vg);                                            \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, -1, m, vg);                                     \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -453,17 +473,18 @@ typedef struct {
     /* Forward: g_i = (f_i - a_i g_{i-2} - beta_i g_{i-1}) / alpha_i (tri: no beta term). */       \
     T p2 = 0, p1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
-      T vf[K], v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                              \
-      gs_chunk_load_##S(sh, f, rb, rs, i0, 1, m, vf);                                              \
+      T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
           const GsInt q = fb + i * fs;                                                             \
+          if (!STAGE) vf[u] = f[rb + i * rs];                                                      \
           v0[u] = F[0][q];                                                                         \
           v1[u] = F[1][q];                                                                         \
           if (penta) v2[u] = F[2][q];                                                              \
         }                                                                                          \
       }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(f, rb, rs, i0, 1, m, vf); /* after the factors' loads */        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
@@ -475,10 +496,13 @@ typedef struct {
             g = (vf[u] - v0[u] * p1) * v1[u];                                                      \
           }                                                                                        \
           p1 = g;                                                                                  \
-          vf[u] = g;                                                                               \
+          if (STAGE)                                                                               \
+            vf[u] = g;                                                                             \
+          else                                                                                     \
+            x[rb + i * rs] = g;                                                                    \
         }                                                                                          \
       }                                                                                            \
-      gs_chunk_store_##S(sh, x, rb, rs, i0, 1, m, vf);                                             \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, 1, m, vf);                                      \
     }                                                                                              \
     /* Back substitution. */                                                                       \
     return gs_banded_back_##S(sh, F, fb, fs, x, rb, rs);                                           \

@@ -17,7 +17,7 @@ GS_BANDED_TILE_ALGOS(float, f)
 #define GS_CPU_SB 256
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
-  GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd, NULL, 0};
+  GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd};
   return sh;
 }
 

@@ -85,18 +85,20 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   }
 }
 
-/* Let a warp stage its right-hand sides through shared memory (GsBandedShape.stage, buf: the
- * warp's 32 x (K + 1) values) when its 32 lanes all have work (t: the thread's index among total
- * threads with work) and sweep 32 systems of contiguous rows a stride apart (rb: the lane's first
- * row) with one shared matrix, so that every lane takes the same path through the sweeps. */
-static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, GsBandedShape *sh,
-                                                      GsInt t, GsInt total, GsInt rb, void *buf) {
+/* Let a warp stage its right-hand sides through shared memory (GS_BANDED_STAGE_WARPS) when its
+ * 32 lanes all have work (t: the thread's index among total threads with work) and sweep 32
+ * systems of contiguous rows a stride apart (rb: the lane's first row) with one shared matrix, so
+ * that every lane takes the same path through the sweeps; else mark the warp as not staging. */
+static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, GsInt t, GsInt total,
+                                                      GsInt rb) {
   const int lane = (int)(threadIdx.x & 31);
-  if (a->interleaved || !a->shared || t - lane + 32 > total) return; /* the same in every lane */
-  const GsInt r0 = __shfl_sync(0xffffffffu, rb, 0);
-  if (!__all_sync(0xffffffffu, rb == r0 + (GsInt)lane * a->stride)) return;
-  sh->stage = buf;
-  sh->stage_ls = a->stride;
+  GsInt ls = 0;
+  if (!a->interleaved && a->shared && t - lane + 32 <= total) { /* the same in every lane */
+    const GsInt r0 = __shfl_sync(0xffffffffu, rb, 0);
+    if (__all_sync(0xffffffffu, rb == r0 + (GsInt)lane * a->stride)) ls = a->stride;
+  }
+  if (lane == 0) gs_stage_smem[threadIdx.x >> 5] = ls;
+  __syncwarp(__activemask());
 }
 
 /* The solve kernel, sweeping with the algorithms of suffix A; STG 1: staging contiguous
@@ -119,8 +121,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += blk * a.rhs_len;                                                                         \
     gs_mat_place(&a, s, &fb, &fs);                                                                 \
-    GS_IF(STG, __shared__ T stage[GS_BANDED_THREADS / 32][32 * (GS_BANDED_CHUNK + 1)];             \
-          gs_stage_setup(&a, &sh, t, a.batch * a.nrhs, rb, stage[threadIdx.x / 32]);)              \
+    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.nrhs, rb);)                                        \
     int st = fstatus[mat];                                                                         \
     if (st)                                                                                        \
       gs_banded_poison_##S(sh.n, x, rb, rs);                                                       \
@@ -260,8 +261,7 @@ GS_CUDA_BANDED_ALL(float, f)
     gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                     \
     sh.m = r1 - r0;                                                                                \
     sh.periodic = 0;                                                                               \
-    GS_IF(STG, __shared__ T stage[GS_PART_THREADS / 32][32 * (GS_PART_CHUNK + 1)];                 \
-          gs_stage_setup(&a, &sh, t, a.batch * a.parts, rb, stage[threadIdx.x / 32]);)             \
+    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.parts, rb);)                                       \
     /* Rows the correction skips are final here: check them now. */                                \
     if (!gs_banded_lu_solve_##A(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
       gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
@@ -769,20 +769,23 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   }
   /* Contiguous right-hand sides of a shared matrix: the kernels that stage them. */
   const int st = !bi->interleaved && bi->shared;
+  const size_t es = GsDataTypeSize(bi->dt);
+  const size_t sm_part = st ? GS_BANDED_STAGE_BYTES(GS_PART_CHUNK, es) : 0,
+               sm_thread = st ? GS_BANDED_STAGE_BYTES(GS_BANDED_CHUNK, es) : 0;
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
     const int b5 = bi->bands == 5;
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
       if (bi->dt == GS_DOUBLE) {
-        (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+        (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
             a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
         gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
         gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
-        (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+        (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
             a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
         gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
@@ -797,10 +800,12 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   const unsigned int nb = blocks_for(bi->batch * nrhs);
   const int b5 = bi->bands == 5, per = bi->periodic;
   if (bi->dt == GS_DOUBLE)
-    (st ? gs_solve_st_k_d : gs_solve_k_d)[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+    (st ? gs_solve_st_k_d
+        : gs_solve_k_d)[b5][per]<<<nb, GS_BANDED_THREADS, sm_thread, cc->stream>>>(
         a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
   else
-    (st ? gs_solve_st_k_f : gs_solve_k_f)[b5][per]<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+    (st ? gs_solve_st_k_f
+        : gs_solve_k_f)[b5][per]<<<nb, GS_BANDED_THREADS, sm_thread, cc->stream>>>(
         a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_solve_k");
   GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
