@@ -72,18 +72,14 @@ typedef struct {
 } GsBandedShape;
 
 /* Staging (GPU kernels that instantiate the sweeps with STAGE 1): when the 32 lanes of a warp
- * sweep 32 systems with contiguous rows whose right-hand sides (and matrices, when each has its
- * own) lie ls apart, all in step (same rows, no early exit), the sweeps load f, x and the factors
- * and store x through shared memory, a chunk of the 32 systems at a time (gs_stage_load /
- * gs_stage_store). The kernel's dynamic shared memory holds, for each of its warps (at most
- * GS_BANDED_STAGE_WARPS), the right-hand sides' and the matrices' ls (0: not staged; the
- * matrices' also 0 for a shared matrix), then each warp's GS_BANDED_STAGE_NBUF buffers of
- * 32 x (K + 1) values. */
+ * sweep 32 systems whose right-hand sides lie ls apart with contiguous rows, all in step (same
+ * rows, no early exit), the sweeps load and store f and x through shared memory, a chunk of the
+ * 32 systems at a time (gs_chunk_load / gs_chunk_store). The kernel's dynamic shared memory
+ * holds ls for each of its (at most GS_BANDED_STAGE_WARPS) warps, 0 where a warp does not
+ * stage, then each warp's buffer of 32 x (K + 1) values. */
 #define GS_BANDED_STAGE_WARPS 4
-#define GS_BANDED_STAGE_NBUF 4
-#define GS_BANDED_STAGE_BYTES(K, es, warps)                                                        \
-  (2 * GS_BANDED_STAGE_WARPS * sizeof(GsInt) +                                                     \
-   (size_t)(warps)*GS_BANDED_STAGE_NBUF * 32 * ((size_t)(K) + 1) * (es))
+#define GS_BANDED_STAGE_BYTES(K, es)                                                               \
+  (GS_BANDED_STAGE_WARPS * (sizeof(GsInt) + 32 * ((size_t)(K) + 1) * (es)))
 #if defined(__CUDACC__)
 extern __shared__ GsInt gs_stage_smem[];
 #endif
@@ -120,87 +116,55 @@ extern __shared__ GsInt gs_stage_smem[];
 /* STAGE 1: the sweeps can stage through shared memory (GS_BANDED_STAGE_WARPS); 0 leaves that
  * code out, so kernels that never stage keep their registers. */
 #define GS_BANDED_ALGOS_KS(T, S, EPS, KK, STAGE)                                                   \
-  /* A chunk of K rows, i0 + u (dir > 0) or i0 - u (dir < 0), u < K, rows outside [0, m) as 0:     \
-   * of a right-hand side (src at base b) into v and of na - 1 matrix arrays (m1, m2, m3 at base   \
-   * bm) into w1, w2, w3; contiguous rows (step 1). Where the warp stages (see                     \
-   * GS_BANDED_STAGE_WARPS), it loads its 32 systems' chunks together, K consecutive rows at a     \
+  /* The K entries of rows i0 + u (dir > 0) or i0 - u (dir < 0) of a right-hand side at base b,    \
+   * step st into v (rows outside [0, m) as 0). Where the warp stages (contiguous rows, st == 1,   \
+   * see GS_BANDED_STAGE_WARPS), it loads its 32 systems' chunks together, K consecutive rows at a \
    * time (one 32-byte sector per K / 4 lanes instead of one per lane), and hands them round       \
-   * through shared memory; the matrix arrays too when each system has its own matrix. */          \
-  GS_BANDED_ROW_FN void gs_stage_load_##S(int na, const T *src, GsInt b, const T *m1, const T *m2, \
-                                          const T *m3, GsInt bm, GsInt i0, int dir, GsInt m, T *v, \
-                                          T *w1, T *w2, T *w3) {                                   \
+   * through shared memory. */                                                                     \
+  GS_BANDED_ROW_FN void gs_chunk_load_##S(const T *src, GsInt b, GsInt st, GsInt i0, int dir,      \
+                                          GsInt m, T *v) {                                         \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(                                                                                  \
-        const int w = (int)(threadIdx.x >> 5);                                                     \
-        const GsInt lr = gs_stage_smem[2 * w], lm = gs_stage_smem[2 * w + 1];                      \
-        if (STAGE && 32 % K == 0 && lr) {                                                          \
-          T *buf = (T *)(gs_stage_smem + 2 * GS_BANDED_STAGE_WARPS) +                              \
-                   w * GS_BANDED_STAGE_NBUF * 32 * (K + 1);                                        \
-          const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;                  \
-          const GsInt i = dir > 0 ? i0 + r : i0 - r, c = b - (GsInt)lane * lr,                     \
-                      cm = bm - (GsInt)lane * lm;                                                  \
-          const int in = i >= 0 && i < m;                                                          \
-          if (!lm) /* one matrix: every lane reads the same rows */                                \
-            GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                            \
-              const GsInt j = dir > 0 ? i0 + u : i0 - u;                                           \
-              const int ok = j >= 0 && j < m;                                                      \
-              w1[u] = ok ? m1[bm + j] : (T)0;                                                      \
-              if (na > 2) w2[u] = ok ? m2[bm + j] : (T)0;                                          \
-              if (na > 3) w3[u] = ok ? m3[bm + j] : (T)0;                                          \
-            }                                                                                      \
-          GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                              \
-            const int sys = q * (32 / K) + sub, e = sys * (K + 1) + r, z = 32 * (K + 1);           \
-            buf[e] = in ? src[c + sys * lr + i] : (T)0;                                            \
-            if (lm) {                                                                              \
-              buf[z + e] = in ? m1[cm + sys * lm + i] : (T)0;                                      \
-              if (na > 2) buf[2 * z + e] = in ? m2[cm + sys * lm + i] : (T)0;                      \
-              if (na > 3) buf[3 * z + e] = in ? m3[cm + sys * lm + i] : (T)0;                      \
-            }                                                                                      \
-          }                                                                                        \
-          __syncwarp();                                                                            \
-          GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                              \
-            const int e = lane * (K + 1) + u, z = 32 * (K + 1);                                    \
-            v[u] = buf[e];                                                                         \
-            if (lm) {                                                                              \
-              w1[u] = buf[z + e];                                                                  \
-              if (na > 2) w2[u] = buf[2 * z + e];                                                  \
-              if (na > 3) w3[u] = buf[3 * z + e];                                                  \
-            }                                                                                      \
-          }                                                                                        \
-          __syncwarp();                                                                            \
-          return;                                                                                  \
-        })                                                                                         \
+    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
+                 if (STAGE && 32 % K == 0 && ls) {                                                 \
+                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
+                   const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
+                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
+                   const int in = i >= 0 && i < m;                                                 \
+                   GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                     \
+                     const int sys = q * (32 / K) + sub;                                           \
+                     buf[sys * (K + 1) + r] = in ? src[b0 + sys * ls + i] : (T)0;                  \
+                   }                                                                               \
+                   __syncwarp();                                                                   \
+                   GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];       \
+                   __syncwarp();                                                                   \
+                   return;                                                                         \
+                 })                                                                                \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
-      const GsInt j = dir > 0 ? i0 + u : i0 - u;                                                   \
-      const int ok = j >= 0 && j < m;                                                              \
-      v[u] = ok ? src[b + j] : (T)0;                                                               \
-      w1[u] = ok ? m1[bm + j] : (T)0;                                                              \
-      if (na > 2) w2[u] = ok ? m2[bm + j] : (T)0;                                                  \
-      if (na > 3) w3[u] = ok ? m3[bm + j] : (T)0;                                                  \
+      const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
+      v[u] = i >= 0 && i < m ? src[b + i * st] : (T)0;                                             \
     }                                                                                              \
   }                                                                                                \
-  /* Store v to the right-hand side's rows of a chunk (the inverse of gs_stage_load for v). */     \
-  GS_BANDED_ROW_FN void gs_stage_store_##S(T *dst, GsInt b, GsInt i0, int dir, GsInt m,            \
+  /* Store v to those rows (the inverse of gs_chunk_load). */                                      \
+  GS_BANDED_ROW_FN void gs_chunk_store_##S(T *dst, GsInt b, GsInt st, GsInt i0, int dir, GsInt m,  \
                                            const T *v) {                                           \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt lr = gs_stage_smem[2 * w];     \
-                 if (STAGE && 32 % K == 0 && lr) {                                                 \
-                   T *buf = (T *)(gs_stage_smem + 2 * GS_BANDED_STAGE_WARPS) +                     \
-                            w * GS_BANDED_STAGE_NBUF * 32 * (K + 1);                               \
+    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
+                 if (STAGE && 32 % K == 0 && ls) {                                                 \
+                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
                    const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
-                   const GsInt i = dir > 0 ? i0 + r : i0 - r, c = b - (GsInt)lane * lr;            \
+                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
                    GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];       \
                    __syncwarp();                                                                   \
                    if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                \
                        const int sys = q * (32 / K) + sub;                                         \
-                       dst[c + sys * lr + i] = buf[sys * (K + 1) + r];                             \
+                       dst[b0 + sys * ls + i] = buf[sys * (K + 1) + r];                            \
                      }                                                                             \
                    __syncwarp();                                                                   \
                    return;                                                                         \
                  })                                                                                \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
       const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
-      if (i >= 0 && i < m) dst[b + i] = v[u];                                                      \
+      if (i >= 0 && i < m) dst[b + i * st] = v[u];                                                 \
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
@@ -314,18 +278,16 @@ extern __shared__ GsInt gs_stage_smem[];
     T z2 = 0, z1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
       T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
-      if (STAGE)                                                                                   \
-        gs_stage_load_##S(penta ? 4 : 3, f, rb, F[0], F[1], F[2], fb, i0, 1, m, vf, v0, v1, v2);   \
-      else                                                                                         \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u, q = fb + i * fs;                                                 \
-          if (i < m) {                                                                             \
-            if (!STAGE) vf[u] = f[rb + i * rs];                                                    \
-            v0[u] = F[0][q];                                                                       \
-            v1[u] = F[1][q];                                                                       \
-            if (penta) v2[u] = F[2][q];                                                            \
-          }                                                                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u, q = fb + i * fs;                                                   \
+        if (i < m) {                                                                               \
+          if (!STAGE) vf[u] = f[rb + i * rs];                                                      \
+          v0[u] = F[0][q];                                                                         \
+          v1[u] = F[1][q];                                                                         \
+          if (penta) v2[u] = F[2][q];                                                              \
         }                                                                                          \
+      }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(f, rb, rs, i0, 1, m, vf); /* after the factors' loads */        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
@@ -345,7 +307,7 @@ extern __shared__ GsInt gs_stage_smem[];
             x[rb + i * rs] = y;                                                                    \
         }                                                                                          \
       }                                                                                            \
-      if (STAGE) gs_stage_store_##S(x, rb, i0, 1, m, vf);                                          \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, 1, m, vf);                                      \
     }                                                                                              \
     /* x_i = y_i - l1_{i+1} x_{i+1} - l2_{i+2} x_{i+2}: the multipliers of the rows below, kept    \
      * from the iterations that loaded them. */                                                    \
@@ -353,17 +315,15 @@ extern __shared__ GsInt gs_stage_smem[];
     int finite = 1;                                                                                \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
       T vy[K] = {0}, v0[K] = {0}, v1[K] = {0};                                                     \
-      if (STAGE)                                                                                   \
-        gs_stage_load_##S(penta ? 3 : 2, x, rb, F[0], F[1], F[1], fb, i0, -1, m, vy, v0, v1, v1);  \
-      else                                                                                         \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 - u, q = fb + i * fs;                                                 \
-          if (i >= 0) {                                                                            \
-            if (!STAGE) vy[u] = x[rb + i * rs];                                                    \
-            v0[u] = F[0][q];                                                                       \
-            if (penta) v1[u] = F[1][q];                                                            \
-          }                                                                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u, q = fb + i * fs;                                                   \
+        if (i >= 0) {                                                                              \
+          if (!STAGE) vy[u] = x[rb + i * rs];                                                      \
+          v0[u] = F[0][q];                                                                         \
+          if (penta) v1[u] = F[1][q];                                                              \
         }                                                                                          \
+      }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(x, rb, rs, i0, -1, m, vy);                                      \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
@@ -386,7 +346,7 @@ extern __shared__ GsInt gs_stage_smem[];
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
-      if (STAGE) gs_stage_store_##S(x, rb, i0, -1, m, vy);                                         \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, -1, m, vy);                                     \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -474,19 +434,16 @@ extern __shared__ GsInt gs_stage_smem[];
     int finite = 1; /* checked on the values in registers: no extra pass over x */                 \
     for (GsInt i0 = m - 1; i0 >= 0; i0 -= K) {                                                     \
       T vg[K] = {0}, vc[K] = {0}, vd[K] = {0};                                                     \
-      if (STAGE)                                                                                   \
-        gs_stage_load_##S(penta ? 3 : 2, x, rb, F[penta ? 3 : 2], F[4], F[4], fb, i0, -1, m, vg,   \
-                          vc, vd, vd);                                                             \
-      else                                                                                         \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 - u;                                                                  \
-          if (i >= 0) {                                                                            \
-            const GsInt q = fb + i * fs;                                                           \
-            if (!STAGE) vg[u] = x[rb + i * rs];                                                    \
-            vc[u] = F[penta ? 3 : 2][q];                                                           \
-            if (penta) vd[u] = F[4][q];                                                            \
-          }                                                                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 - u;                                                                    \
+        if (i >= 0) {                                                                              \
+          const GsInt q = fb + i * fs;                                                             \
+          if (!STAGE) vg[u] = x[rb + i * rs];                                                      \
+          vc[u] = F[penta ? 3 : 2][q];                                                             \
+          if (penta) vd[u] = F[4][q];                                                              \
         }                                                                                          \
+      }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(x, rb, rs, i0, -1, m, vg); /* after the factors' loads */       \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 - u;                                                                    \
         if (i >= 0) {                                                                              \
@@ -500,7 +457,7 @@ extern __shared__ GsInt gs_stage_smem[];
           x1 = xi;                                                                                 \
         }                                                                                          \
       }                                                                                            \
-      if (STAGE) gs_stage_store_##S(x, rb, i0, -1, m, vg);                                         \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, -1, m, vg);                                     \
     }                                                                                              \
     return finite;                                                                                 \
   }                                                                                                \
@@ -517,19 +474,17 @@ extern __shared__ GsInt gs_stage_smem[];
     T p2 = 0, p1 = 0;                                                                              \
     for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
       T vf[K] = {0}, v0[K] = {0}, v1[K] = {0}, v2[K] = {0};                                        \
-      if (STAGE)                                                                                   \
-        gs_stage_load_##S(penta ? 4 : 3, f, rb, F[0], F[1], F[2], fb, i0, 1, m, vf, v0, v1, v2);   \
-      else                                                                                         \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u;                                                                  \
-          if (i < m) {                                                                             \
-            const GsInt q = fb + i * fs;                                                           \
-            if (!STAGE) vf[u] = f[rb + i * rs];                                                    \
-            v0[u] = F[0][q];                                                                       \
-            v1[u] = F[1][q];                                                                       \
-            if (penta) v2[u] = F[2][q];                                                            \
-          }                                                                                        \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m) {                                                                               \
+          const GsInt q = fb + i * fs;                                                             \
+          if (!STAGE) vf[u] = f[rb + i * rs];                                                      \
+          v0[u] = F[0][q];                                                                         \
+          v1[u] = F[1][q];                                                                         \
+          if (penta) v2[u] = F[2][q];                                                              \
         }                                                                                          \
+      }                                                                                            \
+      if (STAGE) gs_chunk_load_##S(f, rb, rs, i0, 1, m, vf); /* after the factors' loads */        \
       GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
         const GsInt i = i0 + u;                                                                    \
         if (i < m) {                                                                               \
@@ -547,7 +502,7 @@ extern __shared__ GsInt gs_stage_smem[];
             x[rb + i * rs] = g;                                                                    \
         }                                                                                          \
       }                                                                                            \
-      if (STAGE) gs_stage_store_##S(x, rb, i0, 1, m, vf);                                          \
+      if (STAGE) gs_chunk_store_##S(x, rb, rs, i0, 1, m, vf);                                      \
     }                                                                                              \
     /* Back substitution. */                                                                       \
     return gs_banded_back_##S(sh, F, fb, fs, x, rb, rs);                                           \

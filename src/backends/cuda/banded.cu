@@ -85,28 +85,19 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   }
 }
 
-/* Let a warp stage its rows through shared memory (GS_BANDED_STAGE_WARPS) when its 32 lanes all
- * have work (t: the thread's index among total threads with work), every lane's matrix is good
- * (ok), and they sweep 32 systems of contiguous rows a stride apart (rb, fb: the lane's first
- * right-hand-side and matrix rows), so that every lane takes the same path through the sweeps;
- * else mark the warp as not staging. Call before any lane leaves. */
+/* Let a warp stage its right-hand sides through shared memory (GS_BANDED_STAGE_WARPS) when its
+ * 32 lanes all have work (t: the thread's index among total threads with work) and sweep 32
+ * systems of contiguous rows a stride apart (rb: the lane's first row) with one shared matrix, so
+ * that every lane takes the same path through the sweeps; else mark the warp as not staging. */
 static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, GsInt t, GsInt total,
-                                                      GsInt rb, GsInt fb, int ok) {
+                                                      GsInt rb) {
   const int lane = (int)(threadIdx.x & 31);
-  GsInt lr = 0, lm = 0;
-  if (!a->interleaved && t - lane + 32 <= total) { /* the same in every lane */
-    const GsInt r0 = __shfl_sync(0xffffffffu, rb, 0), f0 = __shfl_sync(0xffffffffu, fb, 0);
-    const int even =
-        rb == r0 + (GsInt)lane * a->stride && (a->shared || fb == f0 + (GsInt)lane * a->stride);
-    if (__all_sync(0xffffffffu, even && ok)) {
-      lr = a->stride;
-      lm = a->shared ? 0 : a->stride;
-    }
+  GsInt ls = 0;
+  if (!a->interleaved && a->shared && t - lane + 32 <= total) { /* the same in every lane */
+    const GsInt r0 = __shfl_sync(0xffffffffu, rb, 0);
+    if (__all_sync(0xffffffffu, rb == r0 + (GsInt)lane * a->stride)) ls = a->stride;
   }
-  if (lane == 0) {
-    gs_stage_smem[2 * (threadIdx.x >> 5)] = lr;
-    gs_stage_smem[2 * (threadIdx.x >> 5) + 1] = lm;
-  }
+  if (lane == 0) gs_stage_smem[threadIdx.x >> 5] = ls;
   __syncwarp(__activemask());
 }
 
@@ -130,7 +121,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += blk * a.rhs_len;                                                                         \
     gs_mat_place(&a, s, &fb, &fs);                                                                 \
-    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.nrhs, rb, fb, !fstatus[mat]);)                     \
+    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.nrhs, rb);)                                        \
     int st = fstatus[mat];                                                                         \
     if (st)                                                                                        \
       gs_banded_poison_##S(sh.n, x, rb, rs);                                                       \
@@ -257,7 +248,7 @@ GS_CUDA_BANDED_ALL(float, f)
     if (t >= a.batch * a.parts) return;                                                            \
     const GsInt s = t % a.batch;                                                                   \
     const int j = (int)(t / a.batch);                                                              \
-    if (!STG && fstatus[a.shared ? 0 : s]) return; /* staging kernels: after the setup */          \
+    if (fstatus[a.shared ? 0 : s]) return;                                                         \
     GsBandedShape sh = a.sh;                                                                       \
     sh.bands = BANDS;                                                                              \
     sh.h = BANDS / 2;                                                                              \
@@ -270,9 +261,7 @@ GS_CUDA_BANDED_ALL(float, f)
     gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                     \
     sh.m = r1 - r0;                                                                                \
     sh.periodic = 0;                                                                               \
-    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.parts, rb + r0 * rs, fb + r0 * fs,                 \
-                              !fstatus[a.shared ? 0 : s]);                                         \
-          if (fstatus[a.shared ? 0 : s]) return;)                                                  \
+    GS_IF(STG, gs_stage_setup(&a, t, a.batch *a.parts, rb);)                                       \
     /* Rows the correction skips are final here: check them now. */                                \
     if (!gs_banded_lu_solve_##A(&sh, F, fb + r0 * fs, fs, f, x, rb + r0 * rs, rs))                 \
       gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
@@ -778,12 +767,11 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }
-  /* Contiguous rows: the kernels that stage them. */
-  const int st = !bi->interleaved;
+  /* Contiguous right-hand sides of a shared matrix: the kernels that stage them. */
+  const int st = !bi->interleaved && bi->shared;
   const size_t es = GsDataTypeSize(bi->dt);
-  const size_t sm_part = st ? GS_BANDED_STAGE_BYTES(GS_PART_CHUNK, es, GS_PART_THREADS / 32) : 0,
-               sm_thread =
-                   st ? GS_BANDED_STAGE_BYTES(GS_BANDED_CHUNK, es, GS_BANDED_THREADS / 32) : 0;
+  const size_t sm_part = st ? GS_BANDED_STAGE_BYTES(GS_PART_CHUNK, es) : 0,
+               sm_thread = st ? GS_BANDED_STAGE_BYTES(GS_BANDED_CHUNK, es) : 0;
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
     const int b5 = bi->bands == 5;
