@@ -25,7 +25,10 @@ struct GsCahnHilliard_s {
   /* Right-hand sides of SBDF1 and SBDF2; with per-member parameters, the Laplacian terms
    * (lap1, lap2, to be scaled by dt D_e) and SBDF2's linear combination (lin2) apart. */
   GsStencil rhs1, rhs2, lap1, lap2, lin2;
-  GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
+  /* 2D: the step in delta form (see step()): c' = c* + the solves' result, one pass of c, cprev
+   * and that result per scheme */
+  GsStencil upd1, upd2;
+  GsVec c, cprev, rhs, g; /* points * ensemble each; g only in 2D and with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
   GsVec dtD;              /* hetero: dt D_e at every point of member e */
@@ -48,7 +51,7 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(&h->ax2[k]);
     GsVecDestroy(&h->ay2[k]);
   }
-  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2};
+  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2, &h->upd1, &h->upd2};
   for (size_t k = 0; k < sizeof st / sizeof st[0]; k++)
     GsStencilDestroy(st[k]);
   GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g, &h->dtD};
@@ -112,9 +115,11 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
  *   SBDF1: c + dtD lap f(c) - 2 s Dxx Dyy c + M c
  *   SBDF2: (2 c - cprev / 2 + dtD lap f* - 2 s Dxx Dyy c*) 2 / 3 + M c*,
  *          c* = 2 c - cprev, f* = 2 f(c) - f(cprev)
- * with f(u) = u^3 - (1 + S) u and M = (a Dxx^2 - b Dxx)(a Dyy^2 - b Dyy) (see step()). lin: the
- * states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or 1 when they are scaled
- * per member afterwards, 0 to leave them out); the cross and M terms are 2D only. */
+ * with f(u) = u^3 - (1 + S) u, M = Ax Ay, Ax = a Dxx^2 - b Dxx, Ay likewise (see step()). In 2D
+ * the step is in delta form: the right-hand side becomes the above minus (I + Ax)(I + Ay) c*,
+ * that is, with M c* gone, - c* - (Ax + Ay) c*. lin: the states' own terms; lap_scale: the factor
+ * of the Laplacian terms (dtD, or 1 when they are scaled per member afterwards, 0 to leave them
+ * out); the cross and A terms are 2D only. */
 static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double lap_scale) {
   const GsCahnHilliardDesc *d = &h->d;
   const double dx = d->length / (double)d->n, q = 1 / (dx * dx), S = d->stabilize;
@@ -130,7 +135,9 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   const double wc[2] = {first ? 1.0 : 2.0, -1.0};
   const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
   for (int k = 0; k < nin; k++) {
-    if (lin) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wl[k]));
+    /* The states' own terms, less c* in delta form (the factors stay exact: 0, -2/3, 2/3). */
+    const double wself = wl[k] - (lin && twod ? wc[k] : 0.0);
+    if (lin && wself != 0) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wself));
     if (lap_scale != 0) {
       const double l = lap_scale * wf[k];
       GsCall(GsStencilAddTensorTerm(st, k, 3, 1, d2, 0, NULL, l));
@@ -142,15 +149,26 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
     }
     if (lin && twod) {
       GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 1, d2, -2 * h->s * ws * wc[k]));
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 2, m, wc[k]));
+      /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -wc[k]));
     }
     /* Conservative form: each term's weights are the states' factor plus differences that sum
-     * to zero, so the mass moves only by rounding that does not build up (the splitting term's
-     * weights, of order a^2 / dx^8, would otherwise shift the sums by a few units of their last
-     * place each step). */
-    GsCall(GsStencilSetTermSum(st, k, 1, lin ? wl[k] : 0.0));
+     * to zero, so the mass moves only by rounding that does not build up. */
+    GsCall(GsStencilSetTermSum(st, k, 1, lin ? wself : 0.0));
     if (lap_scale != 0) GsCall(GsStencilSetTermSum(st, k, 3, 0.0));
   }
+  return 0;
+}
+
+/* 2D, delta form: c' = c* + delta with c* = c (SBDF1) or 2 c - cprev (SBDF2), inputs c, cprev
+ * and delta, as one pass. */
+static int update_terms(GsCahnHilliard h, GsStencil st, int first) {
+  const double one[1] = {1};
+  GsCall(GsStencilAddTerm(st, 0, 1, 0, 0, one, first ? 1.0 : 2.0));
+  if (!first) GsCall(GsStencilAddTerm(st, 1, 1, 0, 0, one, -1.0));
+  GsCall(GsStencilAddTerm(st, 2, 1, 0, 0, one, 1.0));
+  (void)h;
   return 0;
 }
 
@@ -183,6 +201,14 @@ static int create(GsContext ctx, GsCahnHilliard h) {
       GsCall(rhs_stencil(h, 2, &h->rhs2));
       GsCall(rhs_terms(h, h->rhs2, 0, 1, dtD));
     }
+    if (h->ny > 1) {
+      GsCall(rhs_stencil(h, 3, &h->upd1));
+      GsCall(update_terms(h, h->upd1, 1));
+      if (d->order == 2) {
+        GsCall(rhs_stencil(h, 3, &h->upd2));
+        GsCall(update_terms(h, h->upd2, 0));
+      }
+    }
   } else {
     GsCall(rhs_stencil(h, 1, &h->lap1));
     GsCall(rhs_terms(h, h->lap1, 1, 0, 1.0));
@@ -195,7 +221,7 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   }
   const GsDataType pt = d->precision;
   GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g};
-  for (size_t k = 0; k < sizeof v / sizeof v[0] - !h->hetero; k++)
+  for (size_t k = 0; k < sizeof v / sizeof v[0] - !(h->hetero || h->ny > 1); k++)
     GsCall(GsVecCreate(ctx, N, pt, v[k]));
   GsCall(GsVecSet(h->c, 0.0));
   GsCall(GsVecSet(h->cprev, 0.0));
@@ -266,6 +292,20 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
           "Cahn-Hilliard: order %d; 1 (SBDF1) or 2 (SBDF2)", desc->order);
   GsCheck(isfinite(desc->stabilize) && desc->stabilize >= 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "Cahn-Hilliard: stabilization S = %g must be >= 0", desc->stabilize);
+  /* In float, a 2D step rounds its right-hand side by about a eps (a = D gamma dt / dx^4, eps the
+   * float epsilon) relative to the field's differences. Measured at 128^2 over 1000 steps (mean
+   * 0.1), the mass moves by about a eps of itself: 6e-6 at a eps = 1e-5, 3e-5 at 4e-5, 8e-5 at
+   * 8e-5 (double: below 1e-12). Above 1e-4 float is refused rather than left to drift (at dt
+   * 5e-4 and L = 2 pi: 512^2 runs, 1024^2 does not). */
+  if (desc->precision == GS_FLOAT && ny > 1 && !desc->D_member && !desc->gamma_member) {
+    const double dx = desc->length / (double)desc->n;
+    const double a = desc->D * desc->gamma * desc->dt / (dx * dx * dx * dx);
+    GsCheck(a * FLT_EPSILON <= 1e-4, ctx, GS_ERR_ARG_OUTOFRANGE,
+            "Cahn-Hilliard in float, 2D: a = D gamma dt / dx^4 = %.3g rounds the right-hand side "
+            "by a times the float epsilon = %.2g, above 1e-4 (the mass would drift by about as "
+            "much per 1000 steps); use double or dt <= %.3g",
+            a, a * FLT_EPSILON, desc->dt * 1e-4 / (a * FLT_EPSILON));
+  }
   GsCahnHilliard h = calloc(1, sizeof *h);
   GsCheck(h != NULL, ctx, GS_ERR_MEMORY, "cannot allocate the Cahn-Hilliard solver");
   h->ctx = ctx;
@@ -340,9 +380,15 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
  * c*), so the splitting keeps each scheme's order (without it SBDF2 would fall to first order);
  * like the explicit cross term it leaves every Fourier mode's factor below 1 in size. Dx4 = Dxx^2.
  * With the stabilization S, f becomes f - S c, each factor gains - b Dxx (b = S dt D, times 2/3
- * for SBDF2), and the last term becomes (a Dx4 - b Dxx)(a Dy4 - b Dyy) c*. The right-hand side is
- * one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor, the last solve
- * writing c' over cprev, which then trades places with c. */
+ * for SBDF2), and the last term becomes (a Dx4 - b Dxx)(a Dy4 - b Dyy) c*. In 2D the step is
+ * solved in delta form, c' = c* + delta with
+ *   (I + Ax)(I + Ay) delta = [right-hand side above] - (I + Ax)(I + Ay) c*
+ *                          = [right-hand side without M c*] - c* - (Ax + Ay) c*,
+ * the same c' in exact arithmetic, but the right-hand side's weights are of order a instead of
+ * a^2, whose rounding moved the mass by up to 1e-8 per step at 2048^2 (a ~ 6e4) and made float
+ * fail from 1024^2. The right-hand side is one stencil pass (rhs_terms); then the x factor and, in
+ * 2D, the y factor and the update (one pass of c, cprev and delta into g, which becomes c); in 1D
+ * the x solve writes c' over cprev, which then trades places with c. */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
   const GsVec in[2] = {h->c, h->cprev};
@@ -361,13 +407,19 @@ static int step(GsCahnHilliard h) {
   GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
   if (twod) {
     GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
-    GsCall(GsBandedSolve(Ay, h->rhs, h->cprev));
+    GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
+    const GsVec uin[3] = {h->c, h->cprev, h->rhs};
+    GsCall(GsStencilApply(first ? h->upd1 : h->upd2, uin, h->g));
+    GsVec t = h->cprev; /* c' in g; c becomes cprev; cprev's storage is the next g */
+    h->cprev = h->c;
+    h->c = h->g;
+    h->g = t;
   } else {
     GsCall(GsBandedSolve(Ax, h->rhs, h->cprev));
+    GsVec t = h->c;
+    h->c = h->cprev;
+    h->cprev = t;
   }
-  GsVec t = h->c;
-  h->c = h->cprev;
-  h->cprev = t;
   h->steps++;
   h->t = (double)h->steps * h->d.dt;
   h->host_ok = 0;
@@ -389,17 +441,6 @@ int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps) {
     const int ierr = GsAppCheckBatches(4, b);
     /* The explicit nonlinear term limits dt (SBDF2 in 2D most: on a 128^2 grid with gamma 0.01 it
      * holds at dt 5e-4 and blows up at 1e-3); say so rather than only that a solve saw a NaN. */
-    /* In float, 2D fails first as a = D gamma dt / dx^4 grows: the ADI splitting term's weights
-     * are of order a^2 and round by a^2 u (u the unit roundoff); from about 1e-3 the field is
-     * noise (at dt 5e-4: fine at 512^2, noise at 1024^2, NaN from 2048^2). */
-    const double dx = ch->d.length / (double)ch->d.n, a = ch->s / (dx * dx * dx * dx);
-    GsCheck(ierr != GS_ERR_NOT_FINITE || ch->d.precision != GS_FLOAT || ch->ny == 1 ||
-                a * a * FLT_EPSILON < 1e-3,
-            ch->ctx, GS_ERR_NOT_FINITE,
-            "Cahn-Hilliard: the field became non-finite in steps %lld to %lld: in float, the ADI "
-            "splitting term (weights of order a^2, a = D gamma dt / dx^4 = %.3g) rounds by a^2 "
-            "times the unit roundoff = %.2g, above 1e-3; use double or a smaller dt",
-            (long long)(checked + 1), (long long)ch->steps, a, a * a * FLT_EPSILON);
     GsCheck(ierr != GS_ERR_NOT_FINITE, ch->ctx, GS_ERR_NOT_FINITE,
             "Cahn-Hilliard: the field became non-finite in steps %lld to %lld: dt = %g is above "
             "the stability limit of the explicit nonlinear term here; use a smaller dt, order 1, "
