@@ -1,10 +1,11 @@
 /* Periodic Cahn-Hilliard in 1D and 2D (ADI), semi-implicit SBDF1 / SBDF2 (see cahnhilliard.h), on
- * the public API. A step is three passes over the field: the whole right-hand side (the states'
- * linear terms, the Laplacian of f(C) = C^3 - C, the ADI cross and splitting terms) as one
- * GsStencil of c and cprev, then the periodic pentadiagonal batches along x and, in 2D, along y
- * (one shared matrix per scheme and axis, factored once), the last writing the new state over
- * cprev. Ensembles with per-member parameters scale the Laplacian term per member (two passes
- * more) and have one matrix per member. */
+ * the public API. A step is the whole right-hand side (the states' linear terms, the Laplacian of
+ * f(C) = C^3 - C, in 2D the ADI cross term and the delta form's terms) as one GsStencil of c and
+ * cprev, then the periodic pentadiagonal batches along x and, in 2D, along y (one shared matrix per
+ * scheme and axis, factored once): in 1D the solve writes the new state over cprev; in 2D the
+ * solves give the correction and one more pass adds it to the extrapolated state. Ensembles with
+ * per-member parameters scale the Laplacian term per member (two passes more) and have one matrix
+ * per member. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
