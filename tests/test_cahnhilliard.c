@@ -30,6 +30,21 @@ static GsCahnHilliard make2(GsContext ctx, GsInt n, GsInt ny, GsInt ensemble, do
   return h;
 }
 
+/* 64^2 on a domain of 0.2 at dt 5e-4: a = D gamma dt / dx^4 = 5.2e4, the large-a regime of a
+ * 2048^2 grid of length 2 pi (5.6e4). */
+static GsCahnHilliardDesc large_a(int order, GsDataType precision) {
+  const GsCahnHilliardDesc d = {.n = 64,
+                                .ensemble = 1,
+                                .length = 0.2,
+                                .D = 1.0,
+                                .gamma = 0.01,
+                                .dt = 5e-4,
+                                .order = order,
+                                .ny = 64,
+                                .precision = precision};
+  return d;
+}
+
 static GsCahnHilliard make(GsContext ctx, GsInt n, GsInt ensemble, double dt, int order) {
   return make2(ctx, n, 1, ensemble, dt, order);
 }
@@ -233,15 +248,7 @@ static void test_2d(GsContext ctx, uint64_t seed) {
      * has 5.6e4): the delta form's right-hand side has weights of order a, not a^2, so the mass
      * stays to 3e-10 over 1000 steps (measured 1e-10 and 5e-11; the a^2 form lost 5e-4 of it in
      * 200 steps at 128^2 on this domain). */
-    const GsCahnHilliardDesc bd = {.n = 64,
-                                   .ensemble = 1,
-                                   .length = 0.2,
-                                   .D = 1.0,
-                                   .gamma = 0.01,
-                                   .dt = 5e-4,
-                                   .order = order,
-                                   .ny = 64,
-                                   .precision = GS_DOUBLE};
+    const GsCahnHilliardDesc bd = large_a(order, GS_DOUBLE);
     GsCahnHilliard hb = NULL;
     if (!CHECK_OK(GsCahnHilliardCreate(ctx, &bd, &hb)) &&
         !CHECK_OK(GsCahnHilliardSetRandom(hb, 0, 0.1, 0.05, seed + 9)) &&
@@ -724,15 +731,7 @@ static void test_errors(GsContext ctx) {
   GsCahnHilliardDestroy(&u);
   /* Float in 2D with a = D gamma dt / dx^4 = 5.2e4 (64^2 on a domain of 0.2): the right-hand
    * side would round by a eps = 6e-3 of the field's differences; refused, naming that. */
-  const GsCahnHilliardDesc fd = {.n = 64,
-                                 .ensemble = 1,
-                                 .length = 0.2,
-                                 .D = 1.0,
-                                 .gamma = 0.01,
-                                 .dt = 5e-4,
-                                 .order = 2,
-                                 .ny = 64,
-                                 .precision = GS_FLOAT};
+  const GsCahnHilliardDesc fd = large_a(2, GS_FLOAT);
   GsCahnHilliard fl = NULL;
   CHECK_ERR(GsCahnHilliardCreate(ctx, &fd, &fl), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "float epsilon");
