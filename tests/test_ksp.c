@@ -129,8 +129,11 @@ static void test_references(GsContext ctx) {
   GsMatDestroy(&A);
 }
 
-/* The matrix-free operator: the product and diagonal of a GsMat through callbacks. */
+/* The matrix-free operator: the product and diagonal of a GsMat through callbacks; products
+ * counted. */
+static GsInt shell_calls;
 static int shell_mult(void *user, GsVec x, GsVec y) {
+  shell_calls++;
   return GsMatMult((GsMat)user, 1.0, x, 0.0, y);
 }
 static int shell_diag(void *user, GsVec d) {
@@ -163,11 +166,17 @@ static void test_reasons(GsContext ctx) {
       if (pc) its_mat[t] = its;
       if (pc) {
         CHECK_OK(GsKspSetOperatorShell(k, 480, shell_mult, shell_diag, L));
+        shell_calls = 0;
         CHECK_OK(GsKspSolve(k, b, x));
         GsInt its_shell = -1;
         CHECK_OK(GsKspGetIterationNumber(k, &its_shell));
         CHECK(its_shell == its_mat[t], "method %d: shell operator %lld iterations, matrix %lld", t,
               (long long)its_shell, (long long)its_mat[t]);
+        /* CG (x0 = 0) applies a user's operator once per iteration, never ahead of its test. */
+        if (t == GS_KSP_CG)
+          CHECK(shell_calls == its_shell,
+                "CG with a shell operator: %lld products, %lld iterations", (long long)shell_calls,
+                (long long)its_shell);
       }
     }
   /* Preconditioner side. The Laplacian's diagonal is constant, so Jacobi is a scaling: left and

@@ -410,8 +410,8 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
  * The scalars stay on the operator's side (GsScalars): alpha = r.z / p.q and beta = r.z' / r.z
  * are read there by the passes that use them, so the host never stands between two passes. It
  * reads p.q, r.r and r.z' once per iteration (GsScalarsReadBegin after the residual pass), and
- * with a matrix operator it queues the next product before it waits for them: the device works
- * through the convergence test, at the price of one unused product when the test stops the
+ * with a matrix operator on a GPU it queues the next product before it waits for them: the device
+ * works through the convergence test, at the price of one unused product when the test stops the
  * solve. A step with p.q <= 0 (or NaN) is skipped by the passes themselves (the ratio's rule),
  * which leaves x and r as the host-side loop left them. Slots: 0 holds p.q; an iteration of
  * parity j writes r.r and r.z (without Jacobi, r.z is r.r) at 1 + 2 (1 - j) and reads the r.z of
@@ -443,7 +443,9 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     GsCall(GsScalarsReadEnd(s, v));
   }
   GsCall(GsScalarsSet(s, 1 + pc, 1, &rz));
-  const int ahead = k->A != NULL; /* a user's operator is never called for nothing */
+  /* The next product goes ahead of the test only where it can overlap it (a back end that reads
+   * scalars asynchronously), and never for a user's operator, which is not called for nothing. */
+  const int ahead = k->A != NULL && k->ctx->ops->read_async != NULL;
   GsCall(op_mult_dot_scalars(k, p, q, s, 0));
   for (GsInt its = 0;; its++) {
     const int j = (int)(its & 1), res = 1 + 2 * (1 - j), rz_cur = 1 + 2 * j + pc, rz_new = res + pc;
