@@ -76,6 +76,17 @@ static __device__ __forceinline__ void gs_mat_place(const GsBandedKArgs *a, GsIn
   }
 }
 
+/* A kernel's view of the batch shape: the batch's, with the band count and periodicity of the
+ * kernel instance (compile-time constants once inlined). */
+static __device__ __forceinline__ GsBandedShape gs_kshape(const GsBandedKArgs *a, int bands,
+                                                          int periodic) {
+  GsBandedShape sh = a->sh;
+  sh.bands = bands;
+  sh.h = bands / 2;
+  sh.periodic = periodic;
+  return sh;
+}
+
 /* Mark system s bad with code st (once) and update the summary. */
 static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
                                                GsBandedDevSummary *sum) {
@@ -110,10 +121,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
                                            GsBandedDevSummary *sum) {                              \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.nrhs) return;                                                             \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = PER;                                                                             \
+    GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                                  \
     const GsInt s = t % a.batch, blk = t / a.batch, mat = a.shared ? 0 : s;                        \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
@@ -140,10 +148,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
                                          int *fstatus) {                                           \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (s >= a.nmat) return;                                                                       \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = PER;                                                                             \
+    GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                                  \
     const T *D[5];                                                                                 \
     T *F[GS_BANDED_MAX_FAC];                                                                       \
     _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
@@ -159,10 +164,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
                                          int *status, GsBandedDevSummary *sum) {                   \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (PER || s >= a.batch) return; /* the fused sweep is for non-periodic systems */             \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = 0;                                                                               \
+    GsBandedShape sh = gs_kshape(&a, BANDS, 0);                                                    \
     const T *D[5];                                                                                 \
     T *F[GS_BANDED_MAX_FAC];                                                                       \
     _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
@@ -176,10 +178,7 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
                                                           T *y) {                                  \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (t >= a.batch * a.nrhs) return;                                                             \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
-    sh.periodic = PER;                                                                             \
+    GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                                  \
     const GsInt s = t % a.batch, blk = t / a.batch;                                                \
     const T *D[5];                                                                                 \
     _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                       \
@@ -228,9 +227,7 @@ GS_CUDA_BANDED_ALL(float, f)
 /* A partitioned factor kernel's view of matrix s: its shape, diagonals D, factors F, and where its
  * rows are (base, step). */
 #define GS_PART_MATRIX(T, BANDS, s)                                                                \
-  GsBandedShape sh = a.sh;                                                                         \
-  sh.bands = BANDS;                                                                                \
-  sh.h = BANDS / 2;                                                                                \
+  GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                          \
   const T *D[5];                                                                                   \
   T *F[GS_BANDED_MAX_FAC];                                                                         \
   _Pragma("unroll") for (int k = 0; k < 5; k++) D[k] = (const T *)Dp.p[k];                         \
@@ -249,9 +246,7 @@ GS_CUDA_BANDED_ALL(float, f)
     const GsInt s = t % a.batch;                                                                   \
     const int j = (int)(t / a.batch);                                                              \
     if (fstatus[a.shared ? 0 : s]) return;                                                         \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
+    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     GsInt rb, rs, fb, fs, r0, r1;                                                                  \
@@ -282,9 +277,7 @@ GS_CUDA_BANDED_ALL(float, f)
                                                          const int *pstatus, int *fstatus) {       \
     const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     if (s >= a.nmat) return;                                                                       \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
+    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     int st = 0;                                                                                    \
@@ -314,9 +307,7 @@ GS_CUDA_BANDED_ALL(float, f)
     if (s >= a.batch) return;                                                                      \
     const GsInt mat = a.shared ? 0 : s;                                                            \
     if (fstatus[mat]) return;                                                                      \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
+    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
     GsInt rb, rs;                                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
@@ -330,9 +321,7 @@ GS_CUDA_BANDED_ALL(float, f)
     if (t >= a.batch * a.parts) return;                                                            \
     const GsInt s = t % a.batch;                                                                   \
     const int j = (int)(t / a.batch);                                                              \
-    GsBandedShape sh = a.sh;                                                                       \
-    sh.bands = BANDS;                                                                              \
-    sh.h = BANDS / 2;                                                                              \
+    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
     GsInt rb, rs, fb, fs;                                                                          \
