@@ -15,16 +15,23 @@
 
 static const char *resource = "/cpu";
 
+/* D 1 and gamma 0.01 on (0, length), or (0, length)^2 when ny > 1, in double. */
+static GsCahnHilliardDesc desc(GsInt n, GsInt ny, GsInt ensemble, double length, double dt,
+                               int order) {
+  const GsCahnHilliardDesc d = {.n = n,
+                                .ensemble = ensemble,
+                                .length = length,
+                                .D = 1.0,
+                                .gamma = 0.01,
+                                .dt = dt,
+                                .order = order,
+                                .ny = ny};
+  return d;
+}
+
 static GsCahnHilliard make2(GsContext ctx, GsInt n, GsInt ny, GsInt ensemble, double dt,
                             int order) {
-  GsCahnHilliardDesc d = {.n = n,
-                          .ensemble = ensemble,
-                          .length = 2 * GS_APP_PI,
-                          .D = 1.0,
-                          .gamma = 0.01,
-                          .dt = dt,
-                          .order = order,
-                          .ny = ny};
+  const GsCahnHilliardDesc d = desc(n, ny, ensemble, 2 * GS_APP_PI, dt, order);
   GsCahnHilliard h = NULL;
   CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h));
   return h;
@@ -33,15 +40,8 @@ static GsCahnHilliard make2(GsContext ctx, GsInt n, GsInt ny, GsInt ensemble, do
 /* 64^2 on a domain of 0.2 at dt 5e-4: a = D gamma dt / dx^4 = 5.2e4, the large-a regime of a
  * 2048^2 grid of length 2 pi (5.6e4). */
 static GsCahnHilliardDesc large_a(int order, GsDataType precision) {
-  const GsCahnHilliardDesc d = {.n = 64,
-                                .ensemble = 1,
-                                .length = 0.2,
-                                .D = 1.0,
-                                .gamma = 0.01,
-                                .dt = 5e-4,
-                                .order = order,
-                                .ny = 64,
-                                .precision = precision};
+  GsCahnHilliardDesc d = desc(64, 64, 1, 0.2, 5e-4, order);
+  d.precision = precision;
   return d;
 }
 
@@ -141,8 +141,7 @@ static double *smooth_field(GsInt n, GsInt ny) {
 static void test_orders(GsContext ctx) {
   double *c0 = smooth_field(64, 1);
   for (int order = 1; order <= 2; order++) {
-    GsCahnHilliardDesc d = {
-        .n = 64, .ensemble = 1, .length = 2 * GS_APP_PI, .D = 1.0, .gamma = 0.01, .order = order};
+    const GsCahnHilliardDesc d = desc(64, 0, 1, 2 * GS_APP_PI, 0, order);
     time_order(ctx, d, c0, "1D");
   }
   free(c0);
@@ -265,13 +264,7 @@ static void test_2d(GsContext ctx, uint64_t seed) {
   /* Orders in time on a smooth 24 x 24 field. */
   double *c0 = smooth_field(24, 24);
   for (int order = 1; order <= 2; order++) {
-    GsCahnHilliardDesc d = {.n = 24,
-                            .ensemble = 1,
-                            .length = 2 * GS_APP_PI,
-                            .D = 1.0,
-                            .gamma = 0.01,
-                            .order = order,
-                            .ny = 24};
+    const GsCahnHilliardDesc d = desc(24, 24, 1, 2 * GS_APP_PI, 0, order);
     time_order(ctx, d, c0, "2D");
   }
   free(c0);
@@ -378,15 +371,9 @@ static void test_checkpoint(GsContext ctx, uint64_t seed) {
 static void test_member_params(GsContext ctx, uint64_t seed) {
   const GsInt n = 64, E = 3;
   const double gam[3] = {0.01, 0.02, 0.005}, Dm[3] = {1.0, 0.5, 2.0};
-  GsCahnHilliardDesc d = {.n = n,
-                          .ensemble = E,
-                          .length = 2 * GS_APP_PI,
-                          .D = 1.0,
-                          .gamma = 0.01,
-                          .dt = 2e-4,
-                          .order = 2,
-                          .gamma_member = gam,
-                          .D_member = Dm};
+  GsCahnHilliardDesc d = desc(n, 0, E, 2 * GS_APP_PI, 2e-4, 2);
+  d.gamma_member = gam;
+  d.D_member = Dm;
   GsCahnHilliard h = NULL;
   GsVec c = NULL, c1 = NULL;
   double *v = hs_malloc((size_t)(n * E) * sizeof *v), w[64];
@@ -402,13 +389,9 @@ static void test_member_params(GsContext ctx, uint64_t seed) {
   CHECK_OK(GsCahnHilliardGetState(h, c));
   CHECK_OK(GsVecGetValuesHost(c, v));
   for (GsInt e = 0; e < E; e++) {
-    GsCahnHilliardDesc d1 = {.n = n,
-                             .ensemble = 1,
-                             .length = 2 * GS_APP_PI,
-                             .D = Dm[e],
-                             .gamma = gam[e],
-                             .dt = 2e-4,
-                             .order = 2};
+    GsCahnHilliardDesc d1 = desc(n, 0, 1, 2 * GS_APP_PI, 2e-4, 2);
+    d1.D = Dm[e];
+    d1.gamma = gam[e];
     GsCahnHilliard h1 = NULL;
     double m = 0, e1 = 0, eh = 0;
     if (!CHECK_OK(GsCahnHilliardCreate(ctx, &d1, &h1)) &&
@@ -466,15 +449,8 @@ done:
  * keeps its mass and never gains energy over 400 steps; both schemes keep their order in time;
  * checkpoints know S; a negative S is a named error. */
 static void test_stabilized(GsContext ctx, uint64_t seed) {
-  GsCahnHilliardDesc d = {.n = 64,
-                          .ensemble = 1,
-                          .length = 2 * GS_APP_PI,
-                          .D = 1.0,
-                          .gamma = 0.01,
-                          .dt = 1e-2,
-                          .order = 2,
-                          .ny = 64,
-                          .stabilize = 2.0};
+  GsCahnHilliardDesc d = desc(64, 64, 1, 2 * GS_APP_PI, 1e-2, 2);
+  d.stabilize = 2.0;
   GsCahnHilliard h = NULL;
   double m0, e0, m, e, ep, lo, hi;
   if (!CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h)) &&
@@ -526,15 +502,8 @@ static void test_stabilized(GsContext ctx, uint64_t seed) {
  * in time is below the float rounding accumulated over the steps here, so no order is fitted); a
  * float checkpoint restarts bit for bit; a bad precision is a named error. */
 static void test_float(GsContext ctx, uint64_t seed) {
-  GsCahnHilliardDesc d = {.n = 64,
-                          .ensemble = 1,
-                          .length = 2 * GS_APP_PI,
-                          .D = 1.0,
-                          .gamma = 0.01,
-                          .dt = 5e-4,
-                          .order = 2,
-                          .ny = 64,
-                          .precision = GS_FLOAT};
+  GsCahnHilliardDesc d = desc(64, 64, 1, 2 * GS_APP_PI, 5e-4, 2);
+  d.precision = GS_FLOAT;
   GsCahnHilliardDesc dd = d;
   dd.precision = GS_DOUBLE;
   GsCahnHilliard hf = NULL, hd = NULL, hr = NULL;
@@ -675,8 +644,7 @@ static void test_cpu_agreement(GsContext ctx, uint64_t seed) {
 
 static void test_errors(GsContext ctx) {
   GsCahnHilliard h = NULL;
-  GsCahnHilliardDesc d = {
-      .n = 4, .ensemble = 1, .length = 1.0, .D = 1.0, .gamma = 0.01, .dt = 1e-4, .order = 1};
+  GsCahnHilliardDesc d = desc(4, 0, 1, 1.0, 1e-4, 1);
   CHECK_ERR(GsCahnHilliardCreate(ctx, &d, &h), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "n = 4");
   d.n = 32;

@@ -164,12 +164,11 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
 
 /* 2D, delta form: c' = c* + delta with c* = c (SBDF1) or 2 c - cprev (SBDF2), inputs c, cprev
  * and delta, as one pass. */
-static int update_terms(GsCahnHilliard h, GsStencil st, int first) {
+static int update_terms(GsStencil st, int first) {
   const double one[1] = {1};
   GsCall(GsStencilAddTerm(st, 0, 1, 0, 0, one, first ? 1.0 : 2.0));
   if (!first) GsCall(GsStencilAddTerm(st, 1, 1, 0, 0, one, -1.0));
   GsCall(GsStencilAddTerm(st, 2, 1, 0, 0, one, 1.0));
-  (void)h;
   return 0;
 }
 
@@ -204,10 +203,10 @@ static int create(GsContext ctx, GsCahnHilliard h) {
     }
     if (h->ny > 1) {
       GsCall(rhs_stencil(h, 3, &h->upd1));
-      GsCall(update_terms(h, h->upd1, 1));
+      GsCall(update_terms(h->upd1, 1));
       if (d->order == 2) {
         GsCall(rhs_stencil(h, 3, &h->upd2));
-        GsCall(update_terms(h, h->upd2, 0));
+        GsCall(update_terms(h->upd2, 0));
       }
     }
   } else {
