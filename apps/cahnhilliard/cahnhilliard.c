@@ -297,7 +297,7 @@ int GsCahnHilliardCreate(GsContext ctx, const GsCahnHilliardDesc *desc, GsCahnHi
    * 0.1), the mass moves by about a eps of itself: 6e-6 at a eps = 1e-5, 3e-5 at 4e-5, 8e-5 at
    * 8e-5 (double: below 1e-12). Above 1e-4 float is refused rather than left to drift (at dt
    * 5e-4 and L = 2 pi: 512^2 runs, 1024^2 does not). */
-  if (desc->precision == GS_FLOAT && ny > 1 && !desc->D_member && !desc->gamma_member) {
+  if (desc->precision == GS_FLOAT && ny > 1) { /* 2D: one D and gamma (members are 1D) */
     const double dx = desc->length / (double)desc->n;
     const double a = desc->D * desc->gamma * desc->dt / (dx * dx * dx * dx);
     GsCheck(a * FLT_EPSILON <= 1e-4, ctx, GS_ERR_ARG_OUTOFRANGE,

@@ -237,12 +237,14 @@ static double fold_max(const double *part, GsInt nc) {
     }                                                                                              \
   }                                                                                                \
   /* y = m + beta y with m = w x stored to T first, as AXPBY(y, 1, beta, m) computes it, and, when \
-   * z is given, z += a y as AXPY(z, a, y) computes it, both with the y on entry. */               \
-  static void pw_mult_aypx_##S(GsInt n, T *y, double b, const T *w, const T *x, T *z, double a) {  \
+   * z is given, z += a y as AXPY(z, a, y) computes it, both with the y on entry. hb: the beta     \
+   * term even when beta is 0 (with z; coefficients from device scalars, as the GPU has them). */  \
+  static void pw_mult_aypx_##S(GsInt n, T *y, double b, const T *w, const T *x, T *z, double a,    \
+                               int hb) {                                                           \
     const T tb = (T)b, ta = (T)a;                                                                  \
-    if (z && b == 0.0 && w) {                                                                      \
+    if (z && !hb && w) {                                                                           \
       GS_CPU_AYPX_LOOP(T, 1, 1, 0)                                                                 \
-    } else if (z && b == 0.0) {                                                                    \
+    } else if (z && !hb) {                                                                         \
       GS_CPU_AYPX_LOOP(T, 0, 1, 0)                                                                 \
     } else if (z && w) {                                                                           \
       GS_CPU_AYPX_LOOP(T, 1, 1, 1)                                                                 \
@@ -252,16 +254,6 @@ static double fold_max(const double *part, GsInt nc) {
       GS_CPU_AYPX_LOOP(T, 1, 0, 1)                                                                 \
     } else {                                                                                       \
       GS_CPU_AYPX_LOOP(T, 0, 0, 1)                                                                 \
-    }                                                                                              \
-  }                                                                                                \
-  /* The same with z, always with the beta term. */                                                \
-  static void pw_mult_aypx_beta_##S(GsInt n, T *y, double b, const T *w, const T *x, T *z,         \
-                                    double a) {                                                    \
-    const T tb = (T)b, ta = (T)a;                                                                  \
-    if (w) {                                                                                       \
-      GS_CPU_AYPX_LOOP(T, 1, 1, 1)                                                                 \
-    } else {                                                                                       \
-      GS_CPU_AYPX_LOOP(T, 0, 1, 1)                                                                 \
     }                                                                                              \
   }
 
@@ -423,14 +415,9 @@ static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, 
 static int k_pw_mult_aypx(GsContext ctx, GsDataType dt, GsInt n, void *y, double b, const void *w,
                           const void *x, void *z, double a, const GsDevScalars *ds) {
   (void)ctx;
-  if (ds) {
-    if (!dev_ratio(ds->anum, ds->aden, &a) || !dev_ratio(ds->bnum, ds->bden, &b)) return 0;
-    /* always the beta term (a beta of 0 adds 0 y), as the GPU's kernel has it */
-    DISPATCH(dt, pw_mult_aypx_beta_d(n, y, b, w, x, z, a),
-             pw_mult_aypx_beta_f(n, y, b, w, x, z, a));
-    return 0;
-  }
-  DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x, z, a), pw_mult_aypx_f(n, y, b, w, x, z, a));
+  if (ds && (!dev_ratio(ds->anum, ds->aden, &a) || !dev_ratio(ds->bnum, ds->bden, &b))) return 0;
+  const int hb = ds != NULL || b != 0.0;
+  DISPATCH(dt, pw_mult_aypx_d(n, y, b, w, x, z, a, hb), pw_mult_aypx_f(n, y, b, w, x, z, a, hb));
   return 0;
 }
 
