@@ -58,6 +58,9 @@ static int op_axpby(Args *s) {
 static int op_waxpy(Args *s) {
   return GsVecWAXPY(s->w, s->a, s->x, s->y);
 }
+static int op_axpbypcz(Args *s) {
+  return GsVecAXPBYPCZ(s->w, s->a, 0.5, -1.0, s->x, s->y);
+}
 static int op_pmult(Args *s) {
   return GsVecPointwiseMult(s->w, s->x, s->y);
 }
@@ -101,6 +104,7 @@ static const struct {
     {"axpy", "VecAXPY", op_axpy, 1, 0},
     {"axpby", "VecAXPBY", op_axpby, 0, 0},
     {"waxpy", "VecWAXPY", op_waxpy, 0, 0},
+    {"axpbypcz", "VecAXPBYPCZ", op_axpbypcz, 0, 0},
     {"pointwise_mult", "VecPointwise", op_pmult, 0, 0},
     {"dot", "VecDot", op_dot, 1, 0},
     {"norm2", "VecNorm", op_norm2, 1, 0},

@@ -58,6 +58,10 @@ typedef struct {
   /* w = alpha x + y (w may alias x or y). */
   int (*waxpy)(GsContext ctx, GsDataType dt, GsInt n, void *w, double alpha, const void *x,
                const void *y);
+  /* z = alpha x + beta y + gamma z, left to right; z must not be read when gamma == 0 (z may
+   * alias x or y). */
+  int (*axpbypcz)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, double beta,
+                  const void *y, double gamma, void *z);
   int (*pointwise)(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w, const void *x,
                    const void *y);
   /* x = 1/x where x != 0. */
@@ -294,9 +298,9 @@ typedef struct {
 
 /* Events the library itself logs. */
 typedef struct {
-  GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_pointwise,
-      vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2, vec_axpy_pair,
-      vec_pw_mult_aypx, vec_axpy_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
+  GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_axpbypcz,
+      vec_pointwise, vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2,
+      vec_axpy_pair, vec_pw_mult_aypx, vec_axpy_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
 } GsBuiltinEvents;
 
 struct GsContext_s {

@@ -218,6 +218,25 @@ static void ops_elementwise(Case *c, HsRng *rng) {
     cmp_elems(c, k == 0 ? "WAXPY" : k == 1 ? "WAXPY w=x" : "WAXPY w=y", sc, 4);
   }
 
+  /* AXPBYPCZ: general gamma, gamma = 0 over NaN, z aliasing x and y. */
+  const double gammas[4] = {-0.75, 0.0, 1.25, -2.0};
+  const char *pcz[4] = {"AXPBYPCZ", "AXPBYPCZ gamma=0 over NaN", "AXPBYPCZ z=x", "AXPBYPCZ z=y"};
+  for (int k = 0; k < 4; k++) {
+    const double *zin = k == 2 ? c->x : k == 3 ? c->y : c->z;
+    if (k == 1)
+      pair_poison(&c->W);
+    else
+      pair_set(&c->W, zin);
+    CHECK_OK(
+        GsVecAXPBYPCZ(c->W.c, a, b, gammas[k], k == 2 ? c->W.c : c->X.c, k == 3 ? c->W.c : c->Y.c));
+    CHECK_OK(
+        GsVecAXPBYPCZ(c->W.g, a, b, gammas[k], k == 2 ? c->W.g : c->X.g, k == 3 ? c->W.g : c->Y.g));
+    read_both(c, &c->W);
+    for (GsInt i = 0; i < n; i++)
+      sc[i] = fabsl((LD)a * c->x[i]) + fabsl((LD)b * c->y[i]) + fabsl((LD)gammas[k] * zin[i]);
+    cmp_elems(c, pcz[k], sc, 6);
+  }
+
   for (GsInt i = 0; i < n; i++)
     sc[i] = fabsl((LD)c->x[i] * c->y[i]);
   pair_poison(&c->W);
@@ -580,12 +599,15 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
   c.unaligned = unaligned;
   c.x = hs_malloc((size_t)n * sizeof(double));
   c.y = hs_malloc((size_t)n * sizeof(double));
+  c.z = hs_malloc((size_t)n * sizeof(double));
   hs_fill_d(rng, n, c.x, 0.5, 2.0);
   hs_fill_d(rng, n, c.y, 0.5, 2.0);
+  hs_fill_d(rng, n, c.z, 0.5, 2.0);
   if (dt == GS_FLOAT)
     for (GsInt i = 0; i < n; i++) {
       c.x[i] = (float)c.x[i];
       c.y[i] = (float)c.y[i];
+      c.z[i] = (float)c.z[i];
     }
   c.oc = hs_malloc((size_t)n * sizeof(double));
   c.og = hs_malloc((size_t)n * sizeof(double));
@@ -609,6 +631,7 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
   pair_destroy(&c.W);
   free(c.x);
   free(c.y);
+  free(c.z);
   free(c.oc);
   free(c.og);
   free(c.sc);

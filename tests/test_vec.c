@@ -258,6 +258,26 @@ static void op_axpy_family(Case *c, HsRng *r) {
                          : "WAXPY w=y",
                 dt, n, c->out, c->ex, c->sc, 4);
   }
+
+  /* AXPBYPCZ: z = alpha x + beta y + gamma z; gamma = 0 over a poisoned z (not read); z aliasing
+   * x, then y. */
+  const double beta = hs_range(r, -3, 3), gammas[4] = {hs_range(r, -3, 3), 0.0, -1.5, 2.5};
+  const char *pcz[4] = {"AXPBYPCZ", "AXPBYPCZ gamma=0 over NaN", "AXPBYPCZ z=x", "AXPBYPCZ z=y"};
+  for (int k = 0; k < 4; k++) {
+    const double g = gammas[k], *zin = k == 2 ? c->x : k == 3 ? c->y : c->z;
+    if (k == 1)
+      poison(c, c->W);
+    else
+      set_values(c->W, dt, n, zin);
+    CHECK_OK(GsVecAXPBYPCZ(c->W, alpha, beta, g, k == 2 ? c->W : c->X, k == 3 ? c->W : c->Y));
+    get_values(c->W, dt, n, c->out);
+    for (GsInt i = 0; i < n; i++) {
+      const LD tz = g == 0.0 ? 0 : (LD)g * zin[i];
+      c->ex[i] = (LD)alpha * c->x[i] + (LD)beta * c->y[i] + tz;
+      c->sc[i] = fabsl((LD)alpha * c->x[i]) + fabsl((LD)beta * c->y[i]) + fabsl(tz);
+    }
+    check_elems(pcz[k], dt, n, c->out, c->ex, c->sc, 6);
+  }
 }
 
 static void op_pointwise(Case *c) {
@@ -729,6 +749,7 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
   Case c = {.ctx = ctx, .dt = dt, .n = n};
   c.x = random_values(r, dt, n);
   c.y = random_values(r, dt, n);
+  c.z = random_values(r, dt, n);
   c.out = hs_malloc((size_t)n * sizeof *c.out);
   c.ex = hs_malloc((size_t)n * sizeof *c.ex);
   c.sc = hs_malloc((size_t)n * sizeof *c.sc);
@@ -762,6 +783,7 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
   GsVecDestroy(&c.W);
   free(c.x);
   free(c.y);
+  free(c.z);
   free(c.out);
   free(c.ex);
   free(c.sc);
@@ -1179,6 +1201,8 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecSet(nul, 1.0), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecCopy(a, nul), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecWAXPY(nul, 1.0, a, a), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPBYPCZ(nul, 1.0, 1.0, 1.0, a, a), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecAXPBYPCZ(a, 1.0, 1.0, 1.0, a, nul), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecPointwiseMult(a, nul, a), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecReciprocal(nul), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecDot(a, a, NULL), GS_ERR_ARG_NULL);
@@ -1212,6 +1236,8 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecAXPBY(b, 1.0, 1.0, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecWAXPY(b, 1.0, a, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecWAXPY(a, 1.0, a, b), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPBYPCZ(b, 1.0, 1.0, 1.0, a, a), GS_ERR_ARG_SIZE);
+  CHECK_ERR(GsVecAXPBYPCZ(a, 1.0, 1.0, 0.0, a, b), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecPointwiseMult(a, b, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecPointwiseDivide(b, a, a), GS_ERR_ARG_SIZE);
   CHECK_ERR(GsVecDot(a, b, &r), GS_ERR_ARG_SIZE);
@@ -1228,6 +1254,7 @@ static void test_errors(GsContext ctx) {
   CHECK_MSG(ctx, "double");
   CHECK_ERR(GsVecAXPBY(f, 1.0, 0.0, a), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecWAXPY(f, 1.0, a, a), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecAXPBYPCZ(f, 1.0, 1.0, 1.0, a, a), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecPointwiseDivide(a, a, f), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecDot(f, a, &r), GS_ERR_ARG_TYPE);
   CHECK_ERR(GsVecAXPYNorm(f, 1.0, a, &r), GS_ERR_ARG_TYPE);

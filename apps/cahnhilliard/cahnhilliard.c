@@ -26,10 +26,7 @@ struct GsCahnHilliard_s {
   /* Right-hand sides of SBDF1 and SBDF2; with per-member parameters, the Laplacian terms
    * (lap1, lap2, to be scaled by dt D_e) and SBDF2's linear combination (lin2) apart. */
   GsStencil rhs1, rhs2, lap1, lap2, lin2;
-  /* 2D: the step in delta form (see step()): c' = c* + the solves' result, one pass of c, cprev
-   * and that result per scheme */
-  GsStencil upd1, upd2;
-  GsVec c, cprev, rhs, g; /* points * ensemble each; g only in 2D and with per-member parameters */
+  GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
   GsVec dtD;              /* hetero: dt D_e at every point of member e */
@@ -52,7 +49,7 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(&h->ax2[k]);
     GsVecDestroy(&h->ay2[k]);
   }
-  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2, &h->upd1, &h->upd2};
+  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2};
   for (size_t k = 0; k < sizeof st / sizeof st[0]; k++)
     GsStencilDestroy(st[k]);
   GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g, &h->dtD};
@@ -162,16 +159,6 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   return 0;
 }
 
-/* 2D, delta form: c' = c* + delta with c* = c (SBDF1) or 2 c - cprev (SBDF2), inputs c, cprev
- * and delta, as one pass. */
-static int update_terms(GsStencil st, int first) {
-  const double one[1] = {1};
-  GsCall(GsStencilAddTerm(st, 0, 1, 0, 0, one, first ? 1.0 : 2.0));
-  if (!first) GsCall(GsStencilAddTerm(st, 1, 1, 0, 0, one, -1.0));
-  GsCall(GsStencilAddTerm(st, 2, 1, 0, 0, one, 1.0));
-  return 0;
-}
-
 /* A stencil over the state grid (rows: y in 2D, the members of a 1D ensemble) with nin inputs. */
 static int rhs_stencil(GsCahnHilliard h, int nin, GsStencil *st) {
   const GsStencilDesc sd = {.nx = h->d.n,
@@ -201,14 +188,6 @@ static int create(GsContext ctx, GsCahnHilliard h) {
       GsCall(rhs_stencil(h, 2, &h->rhs2));
       GsCall(rhs_terms(h, h->rhs2, 0, 1, dtD));
     }
-    if (h->ny > 1) {
-      GsCall(rhs_stencil(h, 3, &h->upd1));
-      GsCall(update_terms(h->upd1, 1));
-      if (d->order == 2) {
-        GsCall(rhs_stencil(h, 3, &h->upd2));
-        GsCall(update_terms(h->upd2, 0));
-      }
-    }
   } else {
     GsCall(rhs_stencil(h, 1, &h->lap1));
     GsCall(rhs_terms(h, h->lap1, 1, 0, 1.0));
@@ -221,7 +200,7 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   }
   const GsDataType pt = d->precision;
   GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g};
-  for (size_t k = 0; k < sizeof v / sizeof v[0] - !(h->hetero || h->ny > 1); k++)
+  for (size_t k = 0; k < sizeof v / sizeof v[0] - !h->hetero; k++)
     GsCall(GsVecCreate(ctx, N, pt, v[k]));
   GsCall(GsVecSet(h->c, 0.0));
   GsCall(GsVecSet(h->cprev, 0.0));
@@ -387,8 +366,8 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
  * the same c' in exact arithmetic, but the right-hand side's weights are of order a instead of
  * a^2, whose rounding moved the mass by up to 1e-8 per step at 2048^2 (a ~ 6e4) and made float
  * fail from 1024^2. The right-hand side is one stencil pass (rhs_terms); then the x factor and, in
- * 2D, the y factor and the update (one pass of c, cprev and delta into g, which becomes c); in 1D
- * the x solve writes c' over cprev, which then trades places with c. */
+ * 2D, the y factor and the update (one vector pass of c, cprev and delta, in place of delta,
+ * which becomes c); in 1D the x solve writes c' over cprev, which then trades places with c. */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
   const GsVec in[2] = {h->c, h->cprev};
@@ -408,12 +387,15 @@ static int step(GsCahnHilliard h) {
   if (twod) {
     GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
     GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
-    const GsVec uin[3] = {h->c, h->cprev, h->rhs};
-    GsCall(GsStencilApply(first ? h->upd1 : h->upd2, uin, h->g));
-    GsVec t = h->cprev; /* c' in g; c becomes cprev; cprev's storage is the next g */
+    /* c' = c* + delta in place of delta; SBDF2 sums it as (2 c - cprev) + delta */
+    if (first)
+      GsCall(GsVecAXPY(h->rhs, 1.0, h->c));
+    else
+      GsCall(GsVecAXPBYPCZ(h->rhs, 2.0, -1.0, 1.0, h->c, h->cprev));
+    GsVec t = h->cprev; /* c' in rhs; c becomes cprev; cprev's storage is the next rhs */
     h->cprev = h->c;
-    h->c = h->g;
-    h->g = t;
+    h->c = h->rhs;
+    h->rhs = t;
   } else {
     GsCall(GsBandedSolve(Ax, h->rhs, h->cprev));
     GsVec t = h->c;

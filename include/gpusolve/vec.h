@@ -56,6 +56,9 @@ int GsVecAXPY(GsVec y, double alpha, GsVec x);
 int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x);
 /* w = alpha x + y */
 int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y);
+/* z = alpha x + beta y + gamma z, summed left to right, in one pass; z is not read when
+ * gamma == 0. z may be x or y. */
+int GsVecAXPBYPCZ(GsVec z, double alpha, double beta, double gamma, GsVec x, GsVec y);
 /* w[i] = x[i] * y[i] */
 int GsVecPointwiseMult(GsVec w, GsVec x, GsVec y);
 /* w[i] = x[i] / y[i] */

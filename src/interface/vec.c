@@ -381,6 +381,27 @@ int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y) {
   return 0;
 }
 
+int GsVecAXPBYPCZ(GsVec z, double alpha, double beta, double gamma, GsVec x, GsVec y) {
+  CHECK_VEC(z);
+  CHECK_VEC(x);
+  CHECK_VEC(y);
+  CHECK_COMPAT(x, y);
+  CHECK_COMPAT(x, z);
+  GsContext ctx = x->ctx;
+  void *pz = NULL, *px = NULL, *py = NULL;
+  const int rz = gamma != 0.0 || z == x || z == y;
+  EV_BEGIN(ctx, vec_axpbypcz);
+  EV_TRY(ctx, ctx->ev.vec_axpbypcz, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ctx->ev.vec_axpbypcz, compute_ptr(y, GS_ACCESS_READ, &py));
+  EV_TRY(ctx, ctx->ev.vec_axpbypcz,
+         compute_ptr(z, rz ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pz));
+  if (x->n)
+    EV_TRY(ctx, ctx->ev.vec_axpbypcz,
+           ctx->ops->vec.axpbypcz(ctx, x->dt, x->n, alpha, px, beta, py, gamma, pz));
+  EV_END(ctx, vec_axpbypcz, (gamma != 0.0 ? 4 : 3) * NB(x), (gamma != 0.0 ? 5 : 3) * NF(x));
+  return 0;
+}
+
 static int pointwise(GsVec w, GsVec x, GsVec y, GsPointwiseOp op) {
   GsContext ctx = x->ctx;
   void *pw = NULL, *px = NULL, *py = NULL;

@@ -139,6 +139,14 @@ static double fold_max(const double *part, GsInt nc) {
     const T ta = (T)a;                                                                             \
     OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = ta * x[i] + y[i];                                 \
   }                                                                                                \
+  static void axpbypcz_##S(GsInt n, double a, const T *x, double b, const T *y, double c, T *z) {  \
+    const T ta = (T)a, tb = (T)b, tc = (T)c;                                                       \
+    if (c == 0.0) {                                                                                \
+      OMP_FOR for (GsInt i = 0; i < n; i++) z[i] = ta * x[i] + tb * y[i];                          \
+    } else {                                                                                       \
+      OMP_FOR for (GsInt i = 0; i < n; i++) z[i] = ta * x[i] + tb * y[i] + tc * z[i];              \
+    }                                                                                              \
+  }                                                                                                \
   static void pointwise_##S(GsInt n, GsPointwiseOp op, T *w, const T *x, const T *y) {             \
     if (op == GS_PW_MULT) {                                                                        \
       OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = x[i] * y[i];                                    \
@@ -322,6 +330,13 @@ static int k_waxpy(GsContext ctx, GsDataType dt, GsInt n, void *w, double a, con
   return 0;
 }
 
+static int k_axpbypcz(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, double b,
+                      const void *y, double c, void *z) {
+  (void)ctx;
+  DISPATCH(dt, axpbypcz_d(n, a, x, b, y, c, z), axpbypcz_f(n, a, x, b, y, c, z));
+  return 0;
+}
+
 static int k_pointwise(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w,
                        const void *x, const void *y) {
   (void)ctx;
@@ -427,6 +442,7 @@ void GsCpuFillVecKernels(GsVecKernels *k) {
   k->copy = k_copy;
   k->axpby = k_axpby;
   k->waxpy = k_waxpy;
+  k->axpbypcz = k_axpbypcz;
   k->pointwise = k_pointwise;
   k->reciprocal = k_reciprocal;
   k->dot = k_dot;

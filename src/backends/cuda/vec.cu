@@ -7,6 +7,7 @@
  *   copy                2d     same type (cudaMemcpyAsync); 12 bytes double <-> float
  *   axpby               3d     read x and y, write y; 2d when beta == 0 (y is not read)
  *   waxpy               3d     read x and y, write w
+ *   axpbypcz            4d     read x, y and z, write z; 3d when gamma == 0 (z is not read)
  *   pointwise mult/div  3d     read x and y, write w
  *   reciprocal          2d     read x, write x
  *   dot                 2d     read x and y
@@ -94,13 +95,14 @@ typedef struct {
 
 typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
 
-/* Kernel NAME: w[i] = OP(TI, a, x[i], y[i], i) for i < n, reading TI and writing TO in packs of W
- * entries. HX, HY (0 or 1) say whether the kernel has the inputs x and y; OP is a macro that gets
- * the element type, the arguments, the inputs (empty when absent) and the entry index. */
-#define GS_DEFINE_STREAM(NAME, TI, TO, W, HX, HY, OP)                                              \
+/* Kernel NAME: w[i] = OP(TI, a, x[i], y[i], w[i], i) for i < n, reading TI and writing TO in
+ * packs of W entries. HX, HY, HZ (0 or 1) say whether the kernel reads the inputs x, y and w
+ * itself (in place, as z); OP is a macro that gets the element type, the arguments, the inputs
+ * (empty when absent) and the entry index. */
+#define GS_DEFINE_STREAM(NAME, TI, TO, W, HX, HY, HZ, OP)                                          \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsStreamArgs a) {                                                              \
-    enum { U = GS_UNROLL(HX + HY, W) };                                                            \
+    enum { U = GS_UNROLL(HX + HY + HZ, W) };                                                       \
     GS_IF(HX, const GsPack_##TI##_##W *xp = (const GsPack_##TI##_##W *)a.x;)                       \
     GS_IF(HY, const GsPack_##TI##_##W *yp = (const GsPack_##TI##_##W *)a.y;)                       \
     GsPack_##TO##_##W *wp = (GsPack_##TO##_##W *)a.w;                                              \
@@ -108,12 +110,14 @@ typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
     for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
       GS_IF(HX, GsPack_##TI##_##W px[U];)                                                          \
       GS_IF(HY, GsPack_##TI##_##W py[U];)                                                          \
+      GS_IF(HZ, GsPack_##TO##_##W pz[U];)                                                          \
       /* All loads of the trip first, so that they are in flight together. */                      \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
         const GsInt i = b + u * stride;                                                            \
         if (i < np) {                                                                              \
           GS_IF(HX, px[u].v = xp[i].v;)                                                            \
           GS_IF(HY, py[u].v = yp[i].v;)                                                            \
+          GS_IF(HZ, pz[u].v = wp[i].v;)                                                            \
         }                                                                                          \
       }                                                                                            \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
@@ -121,7 +125,8 @@ typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
         if (i < np) {                                                                              \
           GsPack_##TO##_##W pw;                                                                    \
           _Pragma("unroll") for (int c = 0; c < (W); c++) pw.e[c] =                                \
-              (TO)OP(TI, a, GS_IF(HX, px[u].e[c]), GS_IF(HY, py[u].e[c]), i * (W) + c);            \
+              (TO)OP(TI, a, GS_IF(HX, px[u].e[c]), GS_IF(HY, py[u].e[c]), GS_IF(HZ, pz[u].e[c]),   \
+                     i * (W) + c);                                                                 \
           wp[i].v = pw.v;                                                                          \
         }                                                                                          \
       }                                                                                            \
@@ -131,49 +136,52 @@ typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
       GS_IF(HY, const TI *ys = (const TI *)a.y;)                                                   \
       TO *ws = (TO *)a.w;                                                                          \
       for (GsInt i = np * (W) + GS_TID; i < n; i += stride)                                        \
-        ws[i] = (TO)OP(TI, a, GS_IF(HX, xs[i]), GS_IF(HY, ys[i]), i);                              \
+        ws[i] = (TO)OP(TI, a, GS_IF(HX, xs[i]), GS_IF(HY, ys[i]), GS_IF(HZ, ws[i]), i);            \
     }                                                                                              \
   }
 
 /* Instances for double and float, vector and scalar, and the table [dt][aligned] of them. */
-#define GS_DEFINE_STREAM_ALL(NAME, HX, HY, OP)                                                     \
-  GS_DEFINE_STREAM(NAME##_double_1, double, double, 1, HX, HY, OP)                                 \
-  GS_DEFINE_STREAM(NAME##_double_2, double, double, 2, HX, HY, OP)                                 \
-  GS_DEFINE_STREAM(NAME##_float_1, float, float, 1, HX, HY, OP)                                    \
-  GS_DEFINE_STREAM(NAME##_float_4, float, float, 4, HX, HY, OP)                                    \
+#define GS_DEFINE_STREAM_ALL(NAME, HX, HY, HZ, OP)                                                 \
+  GS_DEFINE_STREAM(NAME##_double_1, double, double, 1, HX, HY, HZ, OP)                             \
+  GS_DEFINE_STREAM(NAME##_double_2, double, double, 2, HX, HY, HZ, OP)                             \
+  GS_DEFINE_STREAM(NAME##_float_1, float, float, 1, HX, HY, HZ, OP)                                \
+  GS_DEFINE_STREAM(NAME##_float_4, float, float, 4, HX, HY, HZ, OP)                                \
   static const GsStreamKernel NAME[2][2] = {{NAME##_double_1, NAME##_double_2},                    \
                                             {NAME##_float_1, NAME##_float_4}};
 
 /* The operations, computed in the element type T like the CPU back end. */
-#define GS_OP_SET(T, a, x, y, i) ((T)(a).s0)
-#define GS_OP_AX(T, a, x, y, i) ((T)(a).s0 * (x))
-#define GS_OP_AXPBY(T, a, x, y, i) ((T)(a).s0 * (x) + (T)(a).s1 * (y))
-#define GS_OP_MULT(T, a, x, y, i) ((x) * (y))
-#define GS_OP_DIVIDE(T, a, x, y, i) ((x) / (y))
-#define GS_OP_RECIPROCAL(T, a, x, y, i) ((x) != (T)0 ? (T)1 / (x) : (T)0)
-#define GS_OP_CONVERT(T, a, x, y, i) (x)
+#define GS_OP_SET(T, a, x, y, z, i) ((T)(a).s0)
+#define GS_OP_AX(T, a, x, y, z, i) ((T)(a).s0 * (x))
+#define GS_OP_AXPBY(T, a, x, y, z, i) ((T)(a).s0 * (x) + (T)(a).s1 * (y))
+/* alpha x + beta y + gamma z, left to right */
+#define GS_OP_AXPBYPCZ(T, a, x, y, z, i) ((T)(a).s0 * (x) + (T)(a).s1 * (y) + (T)(a).s2 * (z))
+#define GS_OP_MULT(T, a, x, y, z, i) ((x) * (y))
+#define GS_OP_DIVIDE(T, a, x, y, z, i) ((x) / (y))
+#define GS_OP_RECIPROCAL(T, a, x, y, z, i) ((x) != (T)0 ? (T)1 / (x) : (T)0)
+#define GS_OP_CONVERT(T, a, x, y, z, i) (x)
 /* lo + (hi - lo) u with s0 = lo, s1 = hi - lo, in double and rounded after each operation (no fused
  * multiply-add), so that the values are the CPU back end's, bit for bit. */
-#define GS_OP_RANDOM(T, a, x, y, i)                                                                \
+#define GS_OP_RANDOM(T, a, x, y, z, i)                                                             \
   GsRandomClamp_##T(                                                                               \
       __dadd_rn((a).s0, __dmul_rn((a).s1, GsRandomUniform((a).seed, (uint64_t)(i)))), (a).s0,      \
       (a).s2)
 #define GsRandomClamp_double GsRandomClampDouble
 #define GsRandomClamp_float GsRandomClampFloat
 
-GS_DEFINE_STREAM_ALL(gs_k_set, 0, 0, GS_OP_SET)
-GS_DEFINE_STREAM_ALL(gs_k_ax, 1, 0, GS_OP_AX)
-GS_DEFINE_STREAM_ALL(gs_k_axpby, 1, 1, GS_OP_AXPBY)
-GS_DEFINE_STREAM_ALL(gs_k_mult, 1, 1, GS_OP_MULT)
-GS_DEFINE_STREAM_ALL(gs_k_divide, 1, 1, GS_OP_DIVIDE)
-GS_DEFINE_STREAM_ALL(gs_k_reciprocal, 1, 0, GS_OP_RECIPROCAL)
-GS_DEFINE_STREAM_ALL(gs_k_random, 0, 0, GS_OP_RANDOM)
+GS_DEFINE_STREAM_ALL(gs_k_set, 0, 0, 0, GS_OP_SET)
+GS_DEFINE_STREAM_ALL(gs_k_ax, 1, 0, 0, GS_OP_AX)
+GS_DEFINE_STREAM_ALL(gs_k_axpby, 1, 1, 0, GS_OP_AXPBY)
+GS_DEFINE_STREAM_ALL(gs_k_axpbypcz, 1, 1, 1, GS_OP_AXPBYPCZ)
+GS_DEFINE_STREAM_ALL(gs_k_mult, 1, 1, 0, GS_OP_MULT)
+GS_DEFINE_STREAM_ALL(gs_k_divide, 1, 1, 0, GS_OP_DIVIDE)
+GS_DEFINE_STREAM_ALL(gs_k_reciprocal, 1, 0, 0, GS_OP_RECIPROCAL)
+GS_DEFINE_STREAM_ALL(gs_k_random, 0, 0, 0, GS_OP_RANDOM)
 
 /* Conversions move 2 entries per pack: a double2 load with a float2 store, or the reverse. */
-GS_DEFINE_STREAM(gs_k_d2f_1, double, float, 1, 1, 0, GS_OP_CONVERT)
-GS_DEFINE_STREAM(gs_k_d2f_2, double, float, 2, 1, 0, GS_OP_CONVERT)
-GS_DEFINE_STREAM(gs_k_f2d_1, float, double, 1, 1, 0, GS_OP_CONVERT)
-GS_DEFINE_STREAM(gs_k_f2d_2, float, double, 2, 1, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_d2f_1, double, float, 1, 1, 0, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_d2f_2, double, float, 2, 1, 0, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_f2d_1, float, double, 1, 1, 0, 0, GS_OP_CONVERT)
+GS_DEFINE_STREAM(gs_k_f2d_2, float, double, 2, 1, 0, 0, GS_OP_CONVERT)
 /* [tx][aligned] */
 static const GsStreamKernel gs_k_convert[2][2] = {{gs_k_d2f_1, gs_k_d2f_2},
                                                   {gs_k_f2d_1, gs_k_f2d_2}};
@@ -479,7 +487,7 @@ typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
 #define GS_AYPX_M_0(T, x, w) (x)
 #define GS_AYPX_M_1(T, x, w) GsMulRn_##T((w), (x))
 #define GS_AYPX_Y_0(T, a, m, y) (m)
-#define GS_AYPX_Y_1(T, a, m, y) GS_OP_AXPBY(T, a, m, y, 0)
+#define GS_AYPX_Y_1(T, a, m, y) GS_OP_AXPBY(T, a, m, y, , 0)
 #define GS_AYPX_ELEM(T, HW, HZ, HB, a, ta, xv, wv, yv, zv)                                         \
   do {                                                                                             \
     GS_IF(HZ, (zv) = GsFma_##T((ta), (yv), (zv));)                                                 \
@@ -743,6 +751,25 @@ static int GsVecWAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *w, doubl
   return 0;
 }
 
+/* z = alpha x + beta y + gamma z; with gamma == 0 the axpby kernel writing z, which is not read.
+ */
+static int GsVecAXPBYPCZ_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x,
+                              double beta, const void *y, double gamma, void *z) {
+  GsStreamArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y = y;
+  a.w = z;
+  a.s0 = alpha;
+  a.s1 = beta;
+  a.s2 = gamma;
+  if (gamma == 0.0)
+    GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
+  else
+    GsCall(GsStream(ctx, gs_k_axpbypcz, 3, dt, n, a, "gs_k_axpbypcz"));
+  return 0;
+}
+
 static int GsVecPointwise_Cuda(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w,
                                const void *x, const void *y) {
   GsStreamArgs a;
@@ -945,6 +972,7 @@ void GsCudaFillVecKernels(GsVecKernels *k) {
   k->copy = GsVecCopy_Cuda;
   k->axpby = GsVecAXPBY_Cuda;
   k->waxpy = GsVecWAXPY_Cuda;
+  k->axpbypcz = GsVecAXPBYPCZ_Cuda;
   k->pointwise = GsVecPointwise_Cuda;
   k->reciprocal = GsVecReciprocal_Cuda;
   k->dot = GsVecDot_Cuda;
