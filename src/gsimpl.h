@@ -262,12 +262,16 @@ typedef struct GsBackendOps {
   int (*read_async)(GsContext ctx, void *dst, const void *src, size_t bytes, void **mark);
   int (*read_wait)(GsContext ctx, void *mark);
   int (*mark_destroy)(GsContext ctx, void *mark);
-  /* Timers for the event log: begin/end mark the back end's queue; end waits for it and adds the
-   * elapsed seconds to *seconds. */
+  /* Timers for the event log: begin/end mark the back end's queue around a piece of work. end
+   * does not wait: it adds to *seconds the elapsed time of the pairs that have finished (on the
+   * host, this one; on a device, those done so far); with count 0 the pair just ended is
+   * dropped. timer_read waits for every pair still pending and adds the rest (NULL: nothing is
+   * ever pending). A begin without an end is overwritten by the next begin. */
   int (*timer_create)(GsContext ctx, void **timer);
   int (*timer_destroy)(GsContext ctx, void *timer);
   int (*timer_begin)(GsContext ctx, void *timer);
-  int (*timer_end)(GsContext ctx, void *timer, double *seconds);
+  int (*timer_end)(GsContext ctx, void *timer, int count, double *seconds);
+  int (*timer_read)(GsContext ctx, void *timer, double *seconds);
   GsVecKernels vec;
   GsBandedKernels banded; /* NULL entries: not implemented by this back end */
   GsMatKernels mat;       /* NULL entries: the front end runs the CPU kernel on host copies */

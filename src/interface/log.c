@@ -107,11 +107,11 @@ int GsLogEventEnd(GsContext ctx, GsLogEvent event, double bytes, double flops) {
   /* Logging may have been switched on between a begin and its end: count nothing then. */
   if (!e->active) return 0;
   e->active = 0;
-  double t = 0;
-  GsCall(ctx->ops->timer_end(ctx, e->timer, &t));
-  /* ... or switched off: close the event, count nothing. */
+  /* ... or switched off: close the event, count nothing. The time comes when the back end has
+   * it: the log does not wait for the device here, so that logging does not serialize the work
+   * it measures (log_settle collects what is pending). */
+  GsCall(ctx->ops->timer_end(ctx, e->timer, ctx->log_on, &e->seconds));
   if (!ctx->log_on) return 0;
-  e->seconds += t;
   e->calls++;
   e->bytes += bytes;
   e->flops += flops;
@@ -120,6 +120,12 @@ int GsLogEventEnd(GsContext ctx, GsLogEvent event, double bytes, double flops) {
 
 GS_INTERN void GsLogEventCancel(GsContext ctx, GsLogEvent event) {
   if (ctx && event >= 0 && event < ctx->nevents) ctx->events[event].active = 0;
+}
+
+/* Wait for the device time of event e's pairs still pending and add it. */
+static int log_settle(GsContext ctx, GsLogEventRec *e) {
+  if (e->timer && ctx->ops->timer_read) GsCall(ctx->ops->timer_read(ctx, e->timer, &e->seconds));
+  return 0;
 }
 
 int GsLogEventGetId(GsContext ctx, const char *name, GsLogEvent *event) {
@@ -134,7 +140,8 @@ int GsLogEventGetInfo(GsContext ctx, GsLogEvent event, GsInt *calls, double *sec
                       double *flops) {
   GsCheckHandle(NULL, ctx);
   CHECK_EVENT(ctx, event);
-  const GsLogEventRec *e = &ctx->events[event];
+  GsLogEventRec *e = &ctx->events[event];
+  GsCall(log_settle(ctx, e));
   if (calls) *calls = e->calls;
   if (seconds) *seconds = e->seconds;
   if (bytes) *bytes = e->bytes;
@@ -153,7 +160,8 @@ int GsLogView(GsContext ctx, FILE *f) {
   fprintf(f, "%-16s %10s %12s %12s %10s %10s\n", "Event", "Calls", "Time (s)", "Avg (us)", "GB/s",
           "GFlop/s");
   for (int i = 0; i < ctx->nevents; i++) {
-    const GsLogEventRec *e = &ctx->events[i];
+    GsLogEventRec *e = &ctx->events[i];
+    GsCall(log_settle(ctx, e));
     if (!e->calls) continue;
     double t = e->seconds > 0 ? e->seconds : 0;
     fprintf(f, "%-16s %10lld %12.4e %12.2f %10.1f %10.2f\n", e->name, (long long)e->calls, t,

@@ -126,9 +126,9 @@ static int cpu_timer_begin(GsContext ctx, void *timer) {
   *(double *)timer = GsWallTime();
   return 0;
 }
-static int cpu_timer_end(GsContext ctx, void *timer, double *seconds) {
+static int cpu_timer_end(GsContext ctx, void *timer, int count, double *seconds) {
   (void)ctx;
-  *seconds += GsWallTime() - *(double *)timer;
+  if (count && seconds) *seconds += GsWallTime() - *(double *)timer;
   return 0;
 }
 

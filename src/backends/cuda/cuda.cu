@@ -293,27 +293,24 @@ done:
 
 /* ---- Timers for the event log ---------------------------------------------------------------- */
 
+/* A ring of (start, stop) event pairs: end queues its pair without waiting for the device, and
+ * the pairs are read in order as they finish (cudaEventQuery), so that a logged solve runs as it
+ * would unlogged. A begin that finds the ring full waits for its oldest pair. Events are created
+ * on first use of their slot. */
+#define GS_TIMER_PAIRS 64
 typedef struct {
-  cudaEvent_t start, stop;
+  cudaEvent_t ev[GS_TIMER_PAIRS][2];
+  unsigned long long head, tail; /* pairs ended (counted); pairs read */
+  double done;                   /* seconds read but not yet handed out */
 } GsCudaTimer;
 
 static int GsCudaTimerCreate(GsContext ctx, void **timer) {
   GsCudaContext *cc = NULL;
   GsCudaTimer *tm;
-  cudaError_t err;
   *timer = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
   GsCall(GsMallocHost(ctx, sizeof *tm, (void **)&tm));
-  err = cudaEventCreate(&tm->start);
-  if (err == cudaSuccess) {
-    err = cudaEventCreate(&tm->stop);
-    if (err != cudaSuccess) (void)cudaEventDestroy(tm->start);
-  }
-  if (err != cudaSuccess) {
-    free(tm);
-    (void)cudaGetLastError();
-    return GsCudaRaise(ctx, err, "cudaEventCreate");
-  }
+  memset(tm, 0, sizeof *tm);
   *timer = tm;
   return 0;
 }
@@ -322,12 +319,15 @@ static int GsCudaTimerCreate(GsContext ctx, void **timer) {
  * torn down, so it does not touch ctx->bdata. */
 static int GsCudaTimerDestroy(GsContext ctx, void *timer) {
   GsCudaTimer *tm = (GsCudaTimer *)timer;
-  cudaError_t err, err2;
+  cudaError_t err = cudaSuccess;
   if (!tm) return 0;
-  err = cudaEventDestroy(tm->start);
-  err2 = cudaEventDestroy(tm->stop);
+  for (int k = 0; k < GS_TIMER_PAIRS; k++)
+    for (int j = 0; j < 2; j++)
+      if (tm->ev[k][j]) {
+        const cudaError_t e = cudaEventDestroy(tm->ev[k][j]);
+        if (err == cudaSuccess) err = e;
+      }
   free(tm);
-  if (err == cudaSuccess) err = err2;
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return GsCudaRaise(ctx, err, "cudaEventDestroy");
@@ -335,22 +335,58 @@ static int GsCudaTimerDestroy(GsContext ctx, void *timer) {
   return 0;
 }
 
-static int GsCudaTimerBegin(GsContext ctx, void *timer) {
-  GsCudaContext *cc = NULL;
-  GsCall(GsCudaBegin(ctx, &cc));
-  GsCallCuda(ctx, cudaEventRecord(((GsCudaTimer *)timer)->start, cc->stream));
+/* Read the pairs in order into tm->done: waiting for those before pair number `until`, and after
+ * them as long as they have finished. */
+static int GsCudaTimerHarvest(GsContext ctx, GsCudaTimer *tm, unsigned long long until) {
+  for (; tm->tail < tm->head; tm->tail++) {
+    cudaEvent_t *p = tm->ev[tm->tail % GS_TIMER_PAIRS];
+    if (tm->tail < until) {
+      GsCallCuda(ctx, cudaEventSynchronize(p[1]));
+    } else {
+      const cudaError_t q = cudaEventQuery(p[1]);
+      if (q == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        break;
+      }
+      GsCallCuda(ctx, q);
+    }
+    float ms = 0.0f;
+    GsCallCuda(ctx, cudaEventElapsedTime(&ms, p[0], p[1]));
+    tm->done += 1e-3 * (double)ms;
+  }
   return 0;
 }
 
-static int GsCudaTimerEnd(GsContext ctx, void *timer, double *seconds) {
+static int GsCudaTimerBegin(GsContext ctx, void *timer) {
   GsCudaContext *cc = NULL;
   GsCudaTimer *tm = (GsCudaTimer *)timer;
-  float ms = 0.0f;
   GsCall(GsCudaBegin(ctx, &cc));
-  GsCallCuda(ctx, cudaEventRecord(tm->stop, cc->stream));
-  GsCallCuda(ctx, cudaEventSynchronize(tm->stop));
-  GsCallCuda(ctx, cudaEventElapsedTime(&ms, tm->start, tm->stop));
-  *seconds += 1e-3 * (double)ms;
+  if (tm->head - tm->tail == GS_TIMER_PAIRS) /* the ring is full: wait for the oldest pair */
+    GsCall(GsCudaTimerHarvest(ctx, tm, tm->tail + 1));
+  cudaEvent_t *p = tm->ev[tm->head % GS_TIMER_PAIRS];
+  for (int j = 0; j < 2; j++)
+    if (!p[j]) GsCallCuda(ctx, cudaEventCreate(&p[j]));
+  GsCallCuda(ctx, cudaEventRecord(p[0], cc->stream));
+  return 0;
+}
+
+static int GsCudaTimerEnd(GsContext ctx, void *timer, int count, double *seconds) {
+  GsCudaContext *cc = NULL;
+  GsCudaTimer *tm = (GsCudaTimer *)timer;
+  GsCall(GsCudaBegin(ctx, &cc));
+  GsCallCuda(ctx, cudaEventRecord(tm->ev[tm->head % GS_TIMER_PAIRS][1], cc->stream));
+  if (count) tm->head++;
+  GsCall(GsCudaTimerHarvest(ctx, tm, 0));
+  *seconds += tm->done;
+  tm->done = 0;
+  return 0;
+}
+
+static int GsCudaTimerRead(GsContext ctx, void *timer, double *seconds) {
+  GsCudaTimer *tm = (GsCudaTimer *)timer;
+  GsCall(GsCudaTimerHarvest(ctx, tm, tm->head));
+  *seconds += tm->done;
+  tm->done = 0;
   return 0;
 }
 
@@ -377,6 +413,7 @@ extern "C" void GsBackendFillOps_Cuda(GsBackendOps *ops) {
   ops->timer_destroy = GsCudaTimerDestroy;
   ops->timer_begin = GsCudaTimerBegin;
   ops->timer_end = GsCudaTimerEnd;
+  ops->timer_read = GsCudaTimerRead;
   GsCudaFillVecKernels(&ops->vec);
   GsCudaFillBandedKernels(&ops->banded);
   GsCudaFillStencilKernels(&ops->stencil);
