@@ -613,6 +613,63 @@ done:
   GsMatDestroy(&B);
 }
 
+/* Column panels of the merge form (-mat_spmv_panels): the sum of the panels' products against the
+ * reference on random rows (empty rows, a full row) and on a power law; more panels than columns
+ * are cut to one per column; the dot of MultDot (not fused into panels) is x . y; a bad count is
+ * a named error. */
+static void test_panels(GsContext ctx, HsRng *r) {
+  GsMat mats[2] = {random_matrix(ctx, 301, 40, r), NULL};
+  CHECK_OK(GsMatCreatePowerLaw(ctx, 5000, 8, 1.6, 3, &mats[1]));
+  static const char *const ks[] = {"2", "3", "7", "64"};
+  for (int a = 0; a < 2; a++) {
+    GsInt n = 0;
+    if (!mats[a] || CHECK_OK(GsMatGetSize(mats[a], NULL, &n, NULL))) continue;
+    for (int k = 0; k < 4; k++) {
+      CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_panels", ks[k]));
+      if (CHECK_OK(GsMatSetSpMVType(mats[a], GS_MAT_SPMV_MERGE, 0, 0))) continue;
+      const double err = spmv_error(ctx, mats[a], r);
+      CHECK(err <= 1e-13, "merge in %s panels, matrix %d: relative error %g", ks[k], a, err);
+      GsInt K = atoll(ks[k]);
+      K = K < n ? K : n;
+      char want[48];
+      snprintf(want, sizeof want, "merge/panels=%lld", (long long)K);
+      const char *name = NULL;
+      CHECK_OK(GsMatGetSpMVKernel(mats[a], &name));
+      CHECK(name && !strcmp(name, want), "kernel %s, expected %s", name ? name : "", want);
+    }
+  }
+  GsVec x = NULL, y = NULL, x0 = NULL, y0 = NULL;
+  if (mats[1] && !CHECK_OK(GsVecCreate(ctx, 5000, GS_DOUBLE, &x)) &&
+      !CHECK_OK(GsVecCreate(ctx, 5000, GS_DOUBLE, &y))) {
+    CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1));
+    double xy = 0, dot = 1;
+    CHECK_OK(GsMatMultDot(mats[1], x, y, &xy));
+    CHECK_OK(GsVecDot(x, y, &dot));
+    CHECK(xy == dot, "MultDot in panels: %.17g, x . y = %.17g", xy, dot);
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_panels", "0"));
+  if (mats[0] && !CHECK_OK(GsVecCreate(ctx, 40, GS_DOUBLE, &x0)) &&
+      !CHECK_OK(GsVecCreate(ctx, 301, GS_DOUBLE, &y0)) &&
+      !CHECK_OK(GsMatSetSpMVType(mats[0], GS_MAT_SPMV_MERGE, 0, 0))) {
+    CHECK_OK(GsVecSet(x0, 1.0));
+    CHECK_ERR(GsMatMult(mats[0], 1.0, x0, 0.0, y0), GS_ERR_OPTION);
+    CHECK_MSG(ctx, "-mat_spmv_panels 0");
+  }
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  GsVecDestroy(&x0);
+  GsVecDestroy(&y0);
+  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_panels", "1"));
+  if (mats[0] && !CHECK_OK(GsMatSetSpMVType(mats[0], GS_MAT_SPMV_MERGE, 0, 0))) {
+    CHECK(spmv_error(ctx, mats[0], r) <= 1e-13, "merge in one panel");
+    const char *name = NULL;
+    CHECK_OK(GsMatGetSpMVKernel(mats[0], &name));
+    CHECK(name && !strcmp(name, "merge"), "kernel %s in one panel", name ? name : "");
+  }
+  GsMatDestroy(&mats[0]);
+  GsMatDestroy(&mats[1]);
+}
+
 /* y = A x for a fresh copy of A under the options given, into out (m entries). */
 static int mult_with(GsContext ctx, GsMat A, const char *kernel, const char *c, const char *sigma,
                      const double *hx, double *out) {
@@ -977,6 +1034,7 @@ int main(int argc, char **argv) {
   test_kernels(ctx, &r);
   test_kernels_edges(ctx, &r);
   test_power_law(ctx);
+  test_panels(ctx, &r);
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);

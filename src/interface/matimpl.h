@@ -49,6 +49,12 @@ struct GsMat_s {
   int *d_long_rows;
   GsInt *d_merge_start, *d_merge_row;
   double *d_merge_val;
+  /* Merge form in column panels (npanels > 1): the product sums the panels' products, each a
+   * matrix of the same rows with the entries of one range of columns, so that the part of x a
+   * panel gathers stays in the device's L2 (-mat_spmv_panels; automatic when x does not fit in
+   * half of it). npanels 0: not decided yet; 1: one piece. */
+  int npanels;
+  GsMat *panels;
   char kernel_name[48];
 };
 
