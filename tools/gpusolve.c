@@ -697,11 +697,12 @@ static void spmv_help(void) {
       "-cg 1 adds CG + Jacobi to rtol 1e-8 (b = A 1): time per iteration. -suite 1 runs the "
       "sparse\n"
       "issue's cases: 7-point 256^3, 27-point 160^3, 5-point 4096^2 and a power-law matrix\n"
-      "(2^22 rows), with CG on the 7-point one (smaller sizes on the CPU). -powerlaw N: N rows\n"
-      "of power-law lengths (mean 12, exponent 1.5). -forms 1 also times the CSR, SELL-32, merge\n"
-      "and hybrid forms beside the automatic choice. -mat_spmv K forces a kernel, -mat_spmv_group "
-      "G\n"
-      "the GPU CSR kernel's threads per row.\n");
+      "(2^22 rows; on a GPU also 2^20 and 2^24), with CG on the 7-point one (smaller sizes on\n"
+      "the CPU). -powerlaw N: N rows of power-law lengths (mean 12, exponent 1.5). -forms 1\n"
+      "also times the CSR, SELL-32, merge and hybrid forms beside the automatic choice.\n"
+      "-mat_spmv K forces a kernel, -mat_spmv_group G the GPU CSR kernel's threads per row,\n"
+      "-mat_spmv_panels P the merge form's column panels (default: enough to keep each\n"
+      "panel's part of x within half of the GPU's L2).\n");
 }
 
 /* One case: SpMV with the automatic kernel beside cuSPARSE (and the CSR, SELL-32, merge and hybrid
@@ -785,6 +786,13 @@ static int cmd_spmv(int argc, char **argv) {
     if (!rc) CLI_CALL(ctx, GsMatCreatePowerLaw(ctx, npl, 12, 1.5, 7, &A));
     if (!rc) rc = spmv_case(ctx, A, name, (int)repeats, 0, forms, &rep);
     GsMatDestroy(&A);
+    /* On a GPU also x well inside L2 (2^20 rows) and x twice its size (2^24: column panels). */
+    for (int e = 20; gpu && e <= 24 && !rc; e += 4) {
+      snprintf(name, sizeof name, "power-law 2^%d mean 12 exponent 1.5", e);
+      CLI_CALL(ctx, GsMatCreatePowerLaw(ctx, (GsInt)1 << e, 12, 1.5, 7, &A));
+      rc = spmv_case(ctx, A, name, (int)repeats, 0, forms, &rep);
+      GsMatDestroy(&A);
+    }
   }
   if (!rc && json[0]) {
     char extra[128];
