@@ -55,9 +55,6 @@ typedef struct {
   /* y = alpha x + beta y; y must not be read when beta == 0. */
   int (*axpby)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, double beta,
                void *y);
-  /* w = alpha x + y (w may alias x or y). */
-  int (*waxpy)(GsContext ctx, GsDataType dt, GsInt n, void *w, double alpha, const void *x,
-               const void *y);
   /* z = alpha x + beta y + gamma z, left to right; z must not be read when gamma == 0 (z may
    * alias x or y). */
   int (*axpbypcz)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, double beta,

@@ -362,22 +362,30 @@ int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x) {
   return 0;
 }
 
+/* z = alpha x + beta y + gamma z through the back end's axpbypcz, logged as ev (WAXPY is the case
+ * beta = 1, gamma = 0); the vectors are checked by the caller. */
+static int axpbypcz(GsVec z, double alpha, double beta, double gamma, GsVec x, GsVec y,
+                    GsLogEvent ev, double flops_per_entry) {
+  GsContext ctx = x->ctx;
+  void *pz = NULL, *px = NULL, *py = NULL;
+  const int rz = gamma != 0.0 || z == x || z == y;
+  GsCall(GsLogEventBegin(ctx, ev));
+  EV_TRY(ctx, ev, compute_ptr(x, GS_ACCESS_READ, &px));
+  EV_TRY(ctx, ev, compute_ptr(y, GS_ACCESS_READ, &py));
+  EV_TRY(ctx, ev, compute_ptr(z, rz ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pz));
+  if (x->n)
+    EV_TRY(ctx, ev, ctx->ops->vec.axpbypcz(ctx, x->dt, x->n, alpha, px, beta, py, gamma, pz));
+  GsCall(GsLogEventEnd(ctx, ev, (gamma != 0.0 ? 4 : 3) * NB(x), flops_per_entry * NF(x)));
+  return 0;
+}
+
 int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y) {
   CHECK_VEC(w);
   CHECK_VEC(x);
   CHECK_VEC(y);
   CHECK_COMPAT(x, y);
   CHECK_COMPAT(x, w);
-  GsContext ctx = x->ctx;
-  void *pw = NULL, *px = NULL, *py = NULL;
-  EV_BEGIN(ctx, vec_waxpy);
-  EV_TRY(ctx, ctx->ev.vec_waxpy, compute_ptr(x, GS_ACCESS_READ, &px));
-  EV_TRY(ctx, ctx->ev.vec_waxpy, compute_ptr(y, GS_ACCESS_READ, &py));
-  EV_TRY(ctx, ctx->ev.vec_waxpy,
-         compute_ptr(w, (w == x || w == y) ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pw));
-  if (x->n)
-    EV_TRY(ctx, ctx->ev.vec_waxpy, ctx->ops->vec.waxpy(ctx, x->dt, x->n, pw, alpha, px, py));
-  EV_END(ctx, vec_waxpy, 3 * NB(x), 2 * NF(x));
+  GsCall(axpbypcz(w, alpha, 1.0, 0.0, x, y, x->ctx->ev.vec_waxpy, 2));
   return 0;
 }
 
@@ -387,18 +395,7 @@ int GsVecAXPBYPCZ(GsVec z, double alpha, double beta, double gamma, GsVec x, GsV
   CHECK_VEC(y);
   CHECK_COMPAT(x, y);
   CHECK_COMPAT(x, z);
-  GsContext ctx = x->ctx;
-  void *pz = NULL, *px = NULL, *py = NULL;
-  const int rz = gamma != 0.0 || z == x || z == y;
-  EV_BEGIN(ctx, vec_axpbypcz);
-  EV_TRY(ctx, ctx->ev.vec_axpbypcz, compute_ptr(x, GS_ACCESS_READ, &px));
-  EV_TRY(ctx, ctx->ev.vec_axpbypcz, compute_ptr(y, GS_ACCESS_READ, &py));
-  EV_TRY(ctx, ctx->ev.vec_axpbypcz,
-         compute_ptr(z, rz ? GS_ACCESS_READWRITE : GS_ACCESS_WRITE, &pz));
-  if (x->n)
-    EV_TRY(ctx, ctx->ev.vec_axpbypcz,
-           ctx->ops->vec.axpbypcz(ctx, x->dt, x->n, alpha, px, beta, py, gamma, pz));
-  EV_END(ctx, vec_axpbypcz, (gamma != 0.0 ? 4 : 3) * NB(x), (gamma != 0.0 ? 5 : 3) * NF(x));
+  GsCall(axpbypcz(z, alpha, beta, gamma, x, y, x->ctx->ev.vec_axpbypcz, gamma != 0.0 ? 5 : 3));
   return 0;
 }
 

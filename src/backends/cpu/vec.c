@@ -135,10 +135,6 @@ static double fold_max(const double *part, GsInt nc) {
       OMP_FOR for (GsInt i = 0; i < n; i++) y[i] = ta * x[i] + tb * y[i];                          \
     }                                                                                              \
   }                                                                                                \
-  static void waxpy_##S(GsInt n, T *w, double a, const T *x, const T *y) {                         \
-    const T ta = (T)a;                                                                             \
-    OMP_FOR for (GsInt i = 0; i < n; i++) w[i] = ta * x[i] + y[i];                                 \
-  }                                                                                                \
   static void axpbypcz_##S(GsInt n, double a, const T *x, double b, const T *y, double c, T *z) {  \
     const T ta = (T)a, tb = (T)b, tc = (T)c;                                                       \
     if (c == 0.0) {                                                                                \
@@ -323,13 +319,6 @@ static int k_axpby(GsContext ctx, GsDataType dt, GsInt n, double a, const void *
   return 0;
 }
 
-static int k_waxpy(GsContext ctx, GsDataType dt, GsInt n, void *w, double a, const void *x,
-                   const void *y) {
-  (void)ctx;
-  DISPATCH(dt, waxpy_d(n, w, a, x, y), waxpy_f(n, w, a, x, y));
-  return 0;
-}
-
 static int k_axpbypcz(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, double b,
                       const void *y, double c, void *z) {
   (void)ctx;
@@ -441,7 +430,6 @@ void GsCpuFillVecKernels(GsVecKernels *k) {
   k->scale = k_scale;
   k->copy = k_copy;
   k->axpby = k_axpby;
-  k->waxpy = k_waxpy;
   k->axpbypcz = k_axpbypcz;
   k->pointwise = k_pointwise;
   k->reciprocal = k_reciprocal;

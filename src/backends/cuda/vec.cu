@@ -6,8 +6,8 @@
  *   scale               2d     read x, write x
  *   copy                2d     same type (cudaMemcpyAsync); 12 bytes double <-> float
  *   axpby               3d     read x and y, write y; 2d when beta == 0 (y is not read)
- *   waxpy               3d     read x and y, write w
- *   axpbypcz            4d     read x, y and z, write z; 3d when gamma == 0 (z is not read)
+ *   axpbypcz            4d     read x, y and z, write z; 3d when gamma == 0 (z is not read;
+ *                              also WAXPY, w = alpha x + 1 y)
  *   pointwise mult/div  3d     read x and y, write w
  *   reciprocal          2d     read x, write x
  *   dot                 2d     read x and y
@@ -736,21 +736,6 @@ static int GsVecAXPBY_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alpha, 
   return 0;
 }
 
-/* w = alpha x + 1 y: the same kernel as axpby (1 y is exact), writing to w, which may alias x or y
- * (each entry is read before it is written, by the same thread). */
-static int GsVecWAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *w, double alpha,
-                           const void *x, const void *y) {
-  GsStreamArgs a;
-  memset(&a, 0, sizeof a);
-  a.x = x;
-  a.y = y;
-  a.w = w;
-  a.s0 = alpha;
-  a.s1 = 1.0;
-  GsCall(GsStream(ctx, gs_k_axpby, 2, dt, n, a, "gs_k_axpby"));
-  return 0;
-}
-
 /* z = alpha x + beta y + gamma z; with gamma == 0 the axpby kernel writing z, which is not read.
  */
 static int GsVecAXPBYPCZ_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x,
@@ -971,7 +956,6 @@ void GsCudaFillVecKernels(GsVecKernels *k) {
   k->scale = GsVecScale_Cuda;
   k->copy = GsVecCopy_Cuda;
   k->axpby = GsVecAXPBY_Cuda;
-  k->waxpy = GsVecWAXPY_Cuda;
   k->axpbypcz = GsVecAXPBYPCZ_Cuda;
   k->pointwise = GsVecPointwise_Cuda;
   k->reciprocal = GsVecReciprocal_Cuda;
