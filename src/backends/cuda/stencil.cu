@@ -30,6 +30,10 @@
 #define GS_ST_SR (GS_ST_RPT + 2 * GS_ST_R) /* rows of a column strip */
 #define GS_ST_PX (GS_ST_TX + 2 * GS_ST_R)  /* pitch of a staged tile */
 #define GS_ST_PY (GS_ST_TY + 2 * GS_ST_R)
+/* Resident blocks per SM the kernel is compiled for (a register cap: 6 gives 80 registers). */
+#ifndef GS_ST_MIN_BLOCKS
+#define GS_ST_MIN_BLOCKS 6
+#endif
 
 typedef struct {
   const void *x[GS_STENCIL_MAX_INPUTS];
@@ -37,7 +41,7 @@ typedef struct {
 } GsStencilArrays;
 
 #define GS_DEFINE_STENCIL(T)                                                                       \
-  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, 6)                                  \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, GS_ST_MIN_BLOCKS)                   \
       gs_stencil_##T(const __grid_constant__ GsStencilInfo d,                                      \
                      const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
