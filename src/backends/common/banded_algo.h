@@ -121,24 +121,39 @@ extern __shared__ GsInt gs_stage_smem[];
    * see GS_BANDED_STAGE_WARPS), it loads its 32 systems' chunks together, K consecutive rows at a \
    * time (one 32-byte sector per K / 4 lanes instead of one per lane), and hands them round       \
    * through shared memory. */                                                                     \
+  /* The warp's staging place, when it stages: its buffer, its lane's row r of the chunk and       \
+   * sub-group sub, that row's index i and the base b0 of the warp's first system. */              \
+  GS_IF_DEVICE(GS_BANDED_ROW_FN int gs_stage_at_##S(GsInt b, GsInt i0, int dir, GsInt *ls,         \
+                                                    T **buf, int *lane, int *r, int *sub,          \
+                                                    GsInt *i, GsInt *b0) {                         \
+    enum { K = KK };                                                                               \
+    const int w = (int)(threadIdx.x >> 5);                                                         \
+    *ls = gs_stage_smem[w];                                                                        \
+    if (!(STAGE && 32 % K == 0 && *ls)) return 0;                                                  \
+    *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);                        \
+    *lane = (int)(threadIdx.x & 31);                                                               \
+    *r = *lane % K;                                                                                \
+    *sub = *lane / K;                                                                              \
+    *i = dir > 0 ? i0 + *r : i0 - *r;                                                              \
+    *b0 = b - (GsInt)*lane * *ls;                                                                  \
+    return 1;                                                                                      \
+  })                                                                                               \
   GS_BANDED_ROW_FN void gs_chunk_load_##S(const T *src, GsInt b, GsInt st, GsInt i0, int dir,      \
                                           GsInt m, T *v) {                                         \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
-                 if (STAGE && 32 % K == 0 && ls) {                                                 \
-                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
-                   const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
-                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
-                   const int in = i >= 0 && i < m;                                                 \
-                   GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                     \
-                     const int sys = q * (32 / K) + sub;                                           \
-                     buf[sys * (K + 1) + r] = in ? src[b0 + sys * ls + i] : (T)0;                  \
-                   }                                                                               \
-                   __syncwarp();                                                                   \
-                   GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];       \
-                   __syncwarp();                                                                   \
-                   return;                                                                         \
-                 })                                                                                \
+    GS_IF_DEVICE(                                                                                  \
+        GsInt ls, i, b0; T * buf; int lane, r, sub;                                                \
+        if (gs_stage_at_##S(b, i0, dir, &ls, &buf, &lane, &r, &sub, &i, &b0)) {                    \
+          const int in = i >= 0 && i < m;                                                          \
+          GS_UNROLL_ALL for (int q = 0; q < K; q++) {                                              \
+            const int sys = q * (32 / K) + sub;                                                    \
+            buf[sys * (K + 1) + r] = in ? src[b0 + sys * ls + i] : (T)0;                           \
+          }                                                                                        \
+          __syncwarp();                                                                            \
+          GS_UNROLL_ALL for (int u = 0; u < K; u++) v[u] = buf[lane * (K + 1) + u];                \
+          __syncwarp();                                                                            \
+          return;                                                                                  \
+        })                                                                                         \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
       const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
       v[u] = i >= 0 && i < m ? src[b + i * st] : (T)0;                                             \
@@ -148,20 +163,18 @@ extern __shared__ GsInt gs_stage_smem[];
   GS_BANDED_ROW_FN void gs_chunk_store_##S(T *dst, GsInt b, GsInt st, GsInt i0, int dir, GsInt m,  \
                                            const T *v) {                                           \
     enum { K = KK };                                                                               \
-    GS_IF_DEVICE(const int w = (int)(threadIdx.x >> 5); const GsInt ls = gs_stage_smem[w];         \
-                 if (STAGE && 32 % K == 0 && ls) {                                                 \
-                   T *buf = (T *)(gs_stage_smem + GS_BANDED_STAGE_WARPS) + w * 32 * (K + 1);       \
-                   const int lane = (int)(threadIdx.x & 31), r = lane % K, sub = lane / K;         \
-                   const GsInt i = dir > 0 ? i0 + r : i0 - r, b0 = b - (GsInt)lane * ls;           \
-                   GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];       \
-                   __syncwarp();                                                                   \
-                   if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                \
-                       const int sys = q * (32 / K) + sub;                                         \
-                       dst[b0 + sys * ls + i] = buf[sys * (K + 1) + r];                            \
-                     }                                                                             \
-                   __syncwarp();                                                                   \
-                   return;                                                                         \
-                 })                                                                                \
+    GS_IF_DEVICE(                                                                                  \
+        GsInt ls, i, b0; T * buf; int lane, r, sub;                                                \
+        if (gs_stage_at_##S(b, i0, dir, &ls, &buf, &lane, &r, &sub, &i, &b0)) {                    \
+          GS_UNROLL_ALL for (int u = 0; u < K; u++) buf[lane * (K + 1) + u] = v[u];                \
+          __syncwarp();                                                                            \
+          if (i >= 0 && i < m) GS_UNROLL_ALL for (int q = 0; q < K; q++) {                         \
+              const int sys = q * (32 / K) + sub;                                                  \
+              dst[b0 + sys * ls + i] = buf[sys * (K + 1) + r];                                     \
+            }                                                                                      \
+          __syncwarp();                                                                            \
+          return;                                                                                  \
+        })                                                                                         \
     GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                    \
       const GsInt i = dir > 0 ? i0 + u : i0 - u;                                                   \
       if (i >= 0 && i < m) dst[b + i * st] = v[u];                                                 \
