@@ -6,8 +6,9 @@
  *   gpusolve-petsc-peer (-A A.mtx | -laplacian NX,NY[,NZ] [-stencil S]) [PETSc options]
  *
  * b = A * ones, x0 = 0, unpreconditioned norm; the PETSc options (-ksp_type, -pc_type, -ksp_rtol,
- * -ksp_pc_side, -log_view, ...) are PETSc's own. Prints one line: iterations, reason, seconds,
- * milliseconds per iteration, true relative residual. */
+ * -ksp_pc_side, -log_view, ...) are PETSc's own; -b_perturb_seed S multiplies each entry of b by
+ * 1 + u eps (u uniform in [-1, 1) from S, as test_ksp does). Prints one line: iterations, reason,
+ * seconds, milliseconds per iteration, true relative residual. */
 #include <petscksp.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,21 @@ int main(int argc, char **argv) {
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecSet(one, 1.0));
   PetscCall(MatMult(A, one, b));
+  /* -b_perturb_seed S: each entry of b times (1 + u eps), u uniform in [-1, 1) from seed S, to
+   * see how far rounding-level changes move the iteration count. */
+  PetscInt pseed = 0;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-b_perturb_seed", &pseed, NULL));
+  if (pseed) {
+    PetscScalar *bb;
+    unsigned long long st = 0x9E3779B97F4A7C15ULL * (unsigned long long)pseed;
+    PetscCall(VecGetArray(b, &bb));
+    for (GsInt i = 0; i < m; i++) {
+      st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+      const double u = (double)(st >> 11) / 9007199254740992.0 * 2 - 1;
+      bb[i] *= 1 + u * 2.220446049250313e-16;
+    }
+    PetscCall(VecRestoreArray(b, &bb));
+  }
   PetscCall(VecSet(x, 0.0));
   KSP ksp;
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));

@@ -35,6 +35,33 @@ static double true_residual(GsContext ctx, GsMat A, GsVec b, GsVec x) {
   return rn / bn;
 }
 
+/* b_i *= 1 + u_i eps, u_i uniform in [-1, 1) from seed s (s = 0: b unchanged): the same
+ * perturbation as `gpusolve-petsc-peer -b_perturb_seed s`. */
+static int perturb_rhs(GsVec b, unsigned s) {
+  if (!s) return 0;
+  GsInt n;
+  GsVecGetSize(b, &n);
+  double *v = malloc((size_t)n * sizeof *v);
+  if (!v || CHECK_OK(GsVecGetValuesHost(b, v))) {
+    free(v);
+    return 1;
+  }
+  unsigned long long st = 0x9E3779B97F4A7C15ULL * s;
+  for (GsInt i = 0; i < n; i++) {
+    st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = (double)(st >> 11) / 9007199254740992.0 * 2 - 1;
+    v[i] *= 1 + u * DBL_EPSILON;
+  }
+  const int rc = CHECK_OK(GsVecSetValuesHost(b, v));
+  free(v);
+  return rc;
+}
+
+static int cmp_its(const void *a, const void *b) {
+  const GsInt x = *(const GsInt *)a, y = *(const GsInt *)b;
+  return (x > y) - (x < y);
+}
+
 static const char *matrix_dir(void) {
   const char *dir =
       getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
@@ -52,13 +79,20 @@ static void test_references(GsContext ctx) {
     GsKspType type;
     GsInt its; /* reference; 0: none, converge only */
   } refs[] = {
-      {"494_bus.mtx", GS_KSP_CG, 393},        {"1138_bus.mtx", GS_KSP_CG, 936},
-      {"bcsstk03.mtx", GS_KSP_CG, 129},       {"gr_30_30.mtx", GS_KSP_CG, 41},
-      {"ani4.mtx", GS_KSP_CG, 340},           {"bcsstk13.mtx", GS_KSP_CG, 1360},
-      {"sherman5.mtx", GS_KSP_BICGSTAB, 125}, {"hor131.mtx", GS_KSP_BICGSTAB, 137},
-      {"orsirr_1.mtx", GS_KSP_BICGSTAB, 0}, /* PETSc: 402; see docs/performance.md */
-      {"sherman5.mtx", GS_KSP_GMRES, 0},      {"orsirr_1.mtx", GS_KSP_GMRES, 0},
-      {"hor131.mtx", GS_KSP_GMRES, 0},        {"gr_30_30.mtx", GS_KSP_GMRES, 0},
+      {"494_bus.mtx", GS_KSP_CG, 393},
+      {"1138_bus.mtx", GS_KSP_CG, 936},
+      {"bcsstk03.mtx", GS_KSP_CG, 129},
+      {"gr_30_30.mtx", GS_KSP_CG, 41},
+      {"ani4.mtx", GS_KSP_CG, 340},
+      {"bcsstk13.mtx", GS_KSP_CG, 1360},
+      /* BiCGStab: PETSc 125, 137 and 402, compared as medians in test_bicgstab_spread */
+      {"sherman5.mtx", GS_KSP_BICGSTAB, 0},
+      {"hor131.mtx", GS_KSP_BICGSTAB, 0},
+      {"orsirr_1.mtx", GS_KSP_BICGSTAB, 0},
+      {"sherman5.mtx", GS_KSP_GMRES, 0},
+      {"orsirr_1.mtx", GS_KSP_GMRES, 0},
+      {"hor131.mtx", GS_KSP_GMRES, 0},
+      {"gr_30_30.mtx", GS_KSP_GMRES, 0},
   };
   const char *dir = matrix_dir();
   if (!dir) {
@@ -127,6 +161,78 @@ static void test_references(GsContext ctx) {
   GsVecDestroy(&b);
   GsVecDestroy(&x);
   GsMatDestroy(&A);
+}
+
+/* BiCGStab's iteration count on the nonsymmetric matrices moves with rounding. PETSc itself,
+ * given b = A 1 perturbed by at most one ulp per entry (`gpusolve-petsc-peer -A M -ksp_type bcgs
+ * -pc_type jacobi -ksp_rtol 1e-8 -b_perturb_seed S`, S = 0..20, PETSc 3.18), takes 122-137
+ * iterations on sherman5, 121-138 on hor131 and 353-965 on orsirr_1, where its single references
+ * are 125, 137 and 402 (S = 0). One count against one reference is a draw from that spread, so the
+ * counts are compared as medians over the same 21 right-hand sides (S = 0 is b = A 1 itself).
+ * On orsirr_1, (r^, r) falls to rounding noise several times per solve; PETSc iterates on through
+ * it, this solver restarts with r as the shadow residual and converges in fewer iterations, so
+ * only the upper side is held to PETSc's median there. */
+static void test_bicgstab_spread(GsContext ctx) {
+  static const struct {
+    const char *file;
+    GsInt petsc_median; /* over S = 0..20 */
+    double lo, hi;      /* allowed median / PETSc's median */
+  } cases[] = {
+      {"sherman5.mtx", 129, 0.90, 1.03},
+      {"hor131.mtx", 136, 0.90, 1.03},
+      {"orsirr_1.mtx", 553, 0.40, 1.03},
+  };
+  enum { NS = 21 };
+  const char *dir = matrix_dir();
+  if (!dir) {
+    printf("SKIP test_ksp BiCGStab spread: no test matrices (set GS_TEST_MATRIX_DIR)\n");
+    return;
+  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, cases[c].file);
+    GsMat A = NULL;
+    GsVec b0 = NULL, b = NULL, x = NULL;
+    GsKsp k = NULL;
+    GsInt its[NS];
+    int ok = 0;
+    if (CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &A)) || make_rhs(ctx, A, &b0, &x) ||
+        CHECK_OK(GsVecDuplicate(b0, &b)) || CHECK_OK(GsKspCreate(ctx, &k)))
+      goto next;
+    CHECK_OK(GsKspSetOperator(k, A));
+    CHECK_OK(GsKspSetType(k, GS_KSP_BICGSTAB));
+    CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
+    CHECK_OK(GsKspSetTolerances(k, 1e-8, 0, 1e5, 20000));
+    for (unsigned sd = 0; sd < NS; sd++, ok++) {
+      GsConvergedReason reason;
+      if (CHECK_OK(GsVecCopy(b0, b)) || perturb_rhs(b, sd) || CHECK_OK(GsKspSolve(k, b, x)) ||
+          CHECK_OK(GsKspGetIterationNumber(k, &its[sd])) ||
+          CHECK_OK(GsKspGetConvergedReason(k, &reason)))
+        goto next;
+      const double tr = true_residual(ctx, A, b, x);
+      CHECK(reason == GS_CONVERGED_RTOL && tr <= 2e-8,
+            "%s bicgstab, b perturbed by seed %u: %s after %lld iterations, true residual %g",
+            cases[c].file, sd, GsConvergedReasonName(reason), (long long)its[sd], tr);
+    }
+    const GsInt its0 = its[0];
+    qsort(its, NS, sizeof its[0], cmp_its);
+    const GsInt med = its[NS / 2], pm = cases[c].petsc_median;
+    CHECK(med >= cases[c].lo * (double)pm && med <= cases[c].hi * (double)pm,
+          "%s bicgstab + jacobi: median %lld iterations over %d right-hand sides, PETSc's %lld "
+          "(allowed %.2f to %.2f times)",
+          cases[c].file, (long long)med, NS, (long long)pm, cases[c].lo, cases[c].hi);
+    printf("%-13s bicgstab + jacobi: b = A 1 %lld iterations; over %d perturbed b %lld to %lld, "
+           "median %lld (PETSc %lld)\n",
+           cases[c].file, (long long)its0, NS, (long long)its[0], (long long)its[NS - 1],
+           (long long)med, (long long)pm);
+  next:
+    CHECK(ok == NS, "%s: %d of %d solves ran", cases[c].file, ok, NS);
+    GsKspDestroy(&k);
+    GsVecDestroy(&b0);
+    GsVecDestroy(&b);
+    GsVecDestroy(&x);
+    GsMatDestroy(&A);
+  }
 }
 
 /* The matrix-free operator: the product and diagonal of a GsMat through callbacks; products
@@ -495,6 +601,7 @@ int main(int argc, char **argv) {
   test_reasons(ctx);
   test_indefinite(ctx);
   test_references(ctx);
+  test_bicgstab_spread(ctx);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));
   return hs_finish();

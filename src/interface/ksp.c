@@ -516,8 +516,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       GsCall(GsVecCopy(r, p));
     } else {
       const double beta = (rho_new / rho) * (alpha / omega);
-      GsCall(GsVecAXPY(p, -omega, v));
-      GsCall(GsVecAXPBY(p, 1.0, beta, r));
+      GsCall(GsVecAXPBYPCZ(p, 1.0, -omega * beta, beta, r, v)); /* p = r - w b v + b p */
     }
     if (left) {
       GsCall(op_left(k, p, v, ph));
