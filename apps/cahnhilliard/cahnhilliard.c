@@ -480,7 +480,7 @@ int GsCahnHilliardDiagnostics(GsCahnHilliard ch, GsInt member, double *mass, dou
 
 /* ---- Checkpoints ---------------------------------------------------------------------------- */
 
-#define GS_CH_MAGIC "GSCHCKP4"
+#define GS_CH_MAGIC "GSCHCKP5"
 
 /* The header: magic, then the parameters and the clock as 64-bit words. */
 typedef struct {
@@ -488,7 +488,7 @@ typedef struct {
   int64_t n, ny, ensemble, order, steps;
   double length, D, gamma, dt, stabilize;
   uint64_t param_hash; /* of the per-member gamma and D (0: the same for every member) */
-  uint64_t checksum;   /* FNV-1a over the two arrays that follow */
+  uint64_t checksum;   /* FNV-1a over this header (with 0 here) and the two arrays that follow */
 } GsCkptHeader;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
@@ -498,6 +498,14 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
     h *= 0x100000001B3ull;
   }
   return h;
+}
+
+/* The checksum of a checkpoint: the header (its checksum field as 0) and the 2 n values, so that
+ * a damaged clock is caught as surely as a damaged field. */
+static uint64_t ckpt_checksum(const GsCkptHeader *hd, const double *buf, size_t n) {
+  GsCkptHeader h = *hd;
+  h.checksum = 0;
+  return fnv1a(fnv1a(0xCBF29CE484222325ull, &h, sizeof h), buf, n * sizeof *buf);
 }
 
 /* The two arrays of a checkpoint: c and cprev (c^{n-1}, for SBDF2), points * ensemble doubles
@@ -535,7 +543,7 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
   hd.dt = ch->d.dt;
   hd.stabilize = ch->d.stabilize;
   hd.param_hash = ch->param_hash;
-  hd.checksum = fnv1a(0xCBF29CE484222325ull, buf, 2 * N * sizeof *buf);
+  hd.checksum = ckpt_checksum(&hd, buf, 2 * N);
   char tmp[4096];
   const int len = snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = NULL;
@@ -565,7 +573,8 @@ int GsCahnHilliardSaveCheckpoint(GsCahnHilliard ch, const char *path) {
 
 static int ckpt_check_header(GsCahnHilliard ch, const char *path, const GsCkptHeader *hd) {
   GsContext ctx = ch->ctx;
-  /* Earlier formats (GSCHCKP1..3 held f(c^{n-1}) too) are named as such. */
+  /* Earlier formats (GSCHCKP1..3 held f(c^{n-1}) too; 4 left the header out of the checksum) are
+   * named as such. */
   GsCheck(memcmp(hd->magic, GS_CH_MAGIC, 7) || hd->magic[7] == GS_CH_MAGIC[7], ctx,
           GS_ERR_FILE_FORMAT,
           "checkpoint %s: format %.8s is from an earlier gpusolve; this one reads %s (restart "
@@ -609,7 +618,7 @@ int GsCahnHilliardLoadCheckpoint(GsCahnHilliard ch, const char *path) {
   if (!ierr && fgetc(f) != EOF)
     ierr =
         GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: longer than %zu values", path, 2 * N);
-  if (!ierr && fnv1a(0xCBF29CE484222325ull, buf, 2 * N * sizeof *buf) != hd.checksum)
+  if (!ierr && ckpt_checksum(&hd, buf, 2 * N) != hd.checksum)
     ierr =
         GsError(ch->ctx, GS_ERR_FILE_FORMAT, "checkpoint %s: checksum mismatch (corrupted)", path);
   fclose(f);
