@@ -386,6 +386,13 @@ GS_HOST_DEVICE static inline float GsRandomClampFloat(double v, double lo, doubl
 
 /* Allocate zeroed host memory, raising GS_ERR_MEMORY on ctx (which may be NULL). */
 GS_INTERN int GsMallocHost(GsContext ctx, size_t bytes, void **p);
+/* Host memory this process can still take: the smaller of the kernel's MemAvailable and what the
+ * cgroup (v2) limit leaves; a negative value when neither can be read. */
+GS_INTERN double GsHostMemoryAvailable(void);
+/* GS_ERR_MEMORY on ctx, naming `what`, when `bytes` of host memory are more than
+ * GsHostMemoryAvailable(): a request that large would be granted by an overcommitting kernel and
+ * then end the process when touched, instead of failing here with a message. */
+GS_INTERN int GsHostMemoryCheck(GsContext ctx, double bytes, const char *what);
 /* Memory in the back end's compute space (device memory on GPU back ends, host otherwise). */
 GS_INTERN int GsMemAlloc(GsContext ctx, size_t bytes, void **p);
 GS_INTERN void GsMemFree(GsContext ctx, void *p);

@@ -86,6 +86,10 @@ static void test_assembly(GsContext ctx) {
   CHECK(A == NULL, "a failed assembly left a matrix");
   CHECK_ERR(GsMatCreateFromTriplets(ctx, 4, 5, 3, NULL, c, v, &A), GS_ERR_ARG_NULL);
   CHECK_ERR(GsMatCreateFromTriplets(ctx, -1, 5, 0, NULL, NULL, NULL, &A), GS_ERR_ARG_OUTOFRANGE);
+  /* More rows than host memory: a named error before any allocation. */
+  CHECK_ERR(GsMatCreateFromTriplets(ctx, (GsInt)1 << 40, 5, 0, NULL, NULL, NULL, &A),
+            GS_ERR_MEMORY);
+  CHECK_MSG(ctx, "a 1099511627776 x 5 matrix with 0 entries needs 1.64e+04 GiB of host memory");
   const GsInt dec[] = {0, 2, 1, 3, 3};
   CHECK_ERR(GsMatCreateCSR(ctx, 4, 5, dec, ccol, cval, &A), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "row 1");
@@ -908,6 +912,10 @@ static void test_malformed(GsContext ctx) {
        GS_ERR_FILE_FORMAT},
       {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", "ends after 3 of the 4",
        GS_ERR_FILE_FORMAT},
+      /* A size line promising more rows than memory: refused before anything is allocated (an
+       * overcommitting kernel would grant the arrays and end the process when they are filled). */
+      {"%%MatrixMarket matrix coordinate pattern general\n1099511627776 5 1\n1 1\n",
+       ":2: a 1099511627776 x 5 matrix with the entries promised needs", GS_ERR_MEMORY},
   };
   const char *path = tmpname("bad.mtx");
   for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {

@@ -20,8 +20,59 @@ static const struct {
 enum { NREGISTRY = sizeof registry / sizeof registry[0] };
 
 GS_INTERN int GsMallocHost(GsContext ctx, size_t bytes, void **p) {
+  *p = NULL;
+  GsCall(GsHostMemoryCheck(ctx, (double)bytes, "an array"));
   *p = calloc(1, bytes ? bytes : 1);
   GsCheck(*p != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  return 0;
+}
+
+/* A "Key:   N kB" line of /proc/meminfo, in bytes; negative if absent. */
+static double meminfo_bytes(const char *key) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return -1;
+  char line[256];
+  double v = -1;
+  const size_t kl = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, key, kl) && line[kl] == ':') {
+      v = 1024.0 * strtod(line + kl + 1, NULL);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+/* One number from a cgroup v2 file ("max" and unreadable files: negative). */
+static double cgroup_value(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char buf[64] = "";
+  const int got = fgets(buf, sizeof buf, f) != NULL;
+  fclose(f);
+  if (!got || !strncmp(buf, "max", 3)) return -1;
+  char *end;
+  const double v = strtod(buf, &end);
+  return end == buf ? -1 : v;
+}
+
+GS_INTERN double GsHostMemoryAvailable(void) {
+  double avail = meminfo_bytes("MemAvailable");
+  const double max = cgroup_value("/sys/fs/cgroup/memory.max"),
+               cur = cgroup_value("/sys/fs/cgroup/memory.current");
+  if (max >= 0 && cur >= 0) {
+    const double left = max > cur ? max - cur : 0;
+    if (avail < 0 || left < avail) avail = left;
+  }
+  return avail;
+}
+
+GS_INTERN int GsHostMemoryCheck(GsContext ctx, double bytes, const char *what) {
+  if (bytes < 256.0 * 1024 * 1024) return 0; /* small requests: not worth reading /proc */
+  const double avail = GsHostMemoryAvailable();
+  GsCheck(avail < 0 || bytes <= avail, ctx, GS_ERR_MEMORY,
+          "%s needs %.3g GiB of host memory; %.3g GiB are available", what,
+          bytes / (1024.0 * 1024 * 1024), avail / (1024.0 * 1024 * 1024));
   return 0;
 }
 

@@ -53,6 +53,12 @@ int GsMatCreateEmpty_(GsContext ctx, GsInt m, GsInt n, GsInt nnz, GsMat *A) {
   GsCheck(n <= INT_MAX, ctx, GS_ERR_ARG_OUTOFRANGE,
           "%lld columns do not fit the 32-bit column indices", (long long)n);
   GsCheck(nnz >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "%lld stored entries", (long long)nnz);
+  { /* the arrays, and the assembly's scratch of a row offset per row */
+    char what[128];
+    snprintf(what, sizeof what, "a %lld x %lld matrix with %lld entries", (long long)m,
+             (long long)n, (long long)nnz);
+    GsCall(GsHostMemoryCheck(ctx, 16.0 * ((double)m + 1) + 12.0 * (double)nnz, what));
+  }
   GsMat B = calloc(1, sizeof *B);
   GsCheck(B != NULL, ctx, GS_ERR_MEMORY, "cannot allocate a matrix");
   B->ctx = ctx;

@@ -209,6 +209,13 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
       ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: a %s matrix must be square (%lld x %lld)",
                      path, r.line, sym == MM_SKEW ? "skew-symmetric" : "symmetric", m, n);
   }
+  if (!ierr) { /* what the matrix will take, before reading a promise of billions of rows */
+    char what[1200];
+    snprintf(what, sizeof what, "%s:%ld: a %lld x %lld matrix%s", path, r.line, m, n,
+             fmt == MM_COORD ? " with the entries promised" : "");
+    const double entries = fmt == MM_COORD ? (double)nz * (sym == MM_GENERAL ? 1 : 2) : 0;
+    ierr = GsHostMemoryCheck(ctx, 16.0 * ((double)m + 1) + 36.0 * entries, what);
+  }
   t->m = m;
   t->n = n;
   /* Entries expected: coordinate nz; array: every column (m values each), or the lower triangle. */
@@ -324,6 +331,11 @@ int GsVecLoadMatrixMarket(GsContext ctx, const char *path, GsVec *v) {
   if (t.n != 1)
     ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s: a vector file has one column; this one has %lld",
                    path, (long long)t.n);
+  if (!ierr) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: a vector of %lld values", path, (long long)t.m);
+    ierr = GsHostMemoryCheck(ctx, 8.0 * (double)t.m, what);
+  }
   if (!ierr) {
     x = calloc((size_t)(t.m ? t.m : 1), sizeof *x);
     if (!x) ierr = GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)t.m);
