@@ -1,0 +1,427 @@
+/* Mutated input files: the Matrix Market readers (matrices and vectors) and the Cahn-Hilliard
+ * checkpoint loader, given valid files with random damage (bytes changed, removed or repeated,
+ * lines dropped or doubled, numbers replaced by extreme ones, truncation), either load something
+ * that is well formed or return a named error whose message names the file. Never a crash, never
+ * a matrix with a row offset or column out of range. The mutations come from the test's seed
+ * (printed; rerun with -seed), so each run tries new ones; build with -DGS_SANITIZE=ON to have
+ * AddressSanitizer watch every read. */
+#include "harness.h"
+
+#include <unistd.h>
+
+#include "cahnhilliard/cahnhilliard.h"
+#include "gpusolve/ksp.h"
+
+static const char *resource = "/cpu";
+
+typedef struct {
+  char *s;
+  size_t n, cap;
+} Buf;
+
+static void buf_reserve(Buf *b, size_t n) {
+  if (n + 1 <= b->cap) return;
+  b->cap = 2 * (n + 1);
+  b->s = realloc(b->s, b->cap);
+  if (!b->s) abort();
+}
+static void buf_set(Buf *b, const char *s, size_t n) {
+  buf_reserve(b, n);
+  memcpy(b->s, s, n);
+  b->n = n;
+  b->s[n] = 0;
+}
+/* Replace [at, at + len) with r (rn bytes). */
+static void buf_splice(Buf *b, size_t at, size_t len, const char *r, size_t rn) {
+  if (at > b->n) at = b->n;
+  if (len > b->n - at) len = b->n - at;
+  buf_reserve(b, b->n - len + rn);
+  memmove(b->s + at + rn, b->s + at + len, b->n - at - len);
+  memcpy(b->s + at, r, rn);
+  b->n = b->n - len + rn;
+  b->s[b->n] = 0;
+}
+
+/* Start and length of line number k (0-based) of b, or 0 if there is no such line. */
+static int line_span(const Buf *b, size_t k, size_t *at, size_t *len) {
+  size_t i = 0;
+  for (size_t l = 0; l < k; l++) {
+    const char *nl = memchr(b->s + i, '\n', b->n - i);
+    if (!nl) return 0;
+    i = (size_t)(nl - b->s) + 1;
+  }
+  if (i >= b->n) return 0;
+  const char *nl = memchr(b->s + i, '\n', b->n - i);
+  *at = i;
+  *len = nl ? (size_t)(nl - b->s) + 1 - i : b->n - i;
+  return 1;
+}
+static size_t count_lines(const Buf *b) {
+  size_t c = 0;
+  for (size_t i = 0; i < b->n; i++)
+    c += b->s[i] == '\n';
+  return c + (b->n && b->s[b->n - 1] != '\n');
+}
+
+/* One random change to a text file. */
+static void mutate_text(HsRng *rng, Buf *b) {
+  static const char *const numbers[] = {
+      "0",    "-1",   "1",       "2147483647", "2147483648", "-2147483649", "9223372036854775808",
+      "1e400", "-1e400", "1e-400", "nan",     "inf",        "-inf",       "0x10",
+      "1.5",  "",     "+",       "-",          "1e",         "99999999999999999999999999"};
+  static const char *const words[] = {"%%MatrixMarket", "matrix", "vector", "coordinate", "array",
+                                      "real", "integer", "pattern", "complex", "general",
+                                      "symmetric", "skew-symmetric", "hermitian", "%", "\n",
+                                      " ", "\t", "\r\n"};
+  const int kind = (int)hs_int(rng, 0, 7);
+  const size_t n = b->n;
+  switch (kind) {
+  case 0: { /* one byte changed */
+    if (!n) break;
+    static const char pool[] = "0123456789 .-+eE%\n\t\rxX";
+    char c = hs_int(rng, 0, 3) ? pool[hs_int(rng, 0, (int64_t)sizeof pool - 2)]
+                               : (char)hs_int(rng, 0, 255);
+    b->s[hs_int(rng, 0, (int64_t)n - 1)] = c;
+    break;
+  }
+  case 1: { /* a run of bytes removed */
+    if (!n) break;
+    const size_t at = (size_t)hs_int(rng, 0, (int64_t)n - 1);
+    buf_splice(b, at, (size_t)hs_int(rng, 1, 12), "", 0);
+    break;
+  }
+  case 2: { /* truncated */
+    b->n = n ? (size_t)hs_int(rng, 0, (int64_t)n - 1) : 0;
+    b->s[b->n] = 0;
+    break;
+  }
+  case 3:   /* a line dropped */
+  case 4: { /* a line doubled */
+    size_t at, len;
+    const size_t lines = count_lines(b);
+    if (!lines || !line_span(b, (size_t)hs_int(rng, 0, (int64_t)lines - 1), &at, &len)) break;
+    if (kind == 3) {
+      buf_splice(b, at, len, "", 0);
+    } else {
+      char *copy = malloc(len);
+      if (!copy) abort();
+      memcpy(copy, b->s + at, len);
+      buf_splice(b, at, 0, copy, len);
+      free(copy);
+    }
+    break;
+  }
+  case 5:   /* a number replaced by an extreme one */
+  case 6: { /* a word inserted */
+    if (!n) break;
+    size_t at = (size_t)hs_int(rng, 0, (int64_t)n - 1);
+    if (kind == 5) {
+      while (at < n && !strchr("0123456789.-+eE", b->s[at]))
+        at++;
+      size_t e = at;
+      while (e < n && strchr("0123456789.-+eE", b->s[e]))
+        e++;
+      const char *r = numbers[hs_int(rng, 0, (int64_t)(sizeof numbers / sizeof *numbers) - 1)];
+      buf_splice(b, at, e - at, r, strlen(r));
+    } else {
+      const char *w = words[hs_int(rng, 0, (int64_t)(sizeof words / sizeof *words) - 1)];
+      buf_splice(b, at, 0, w, strlen(w));
+    }
+    break;
+  }
+  default: { /* a byte repeated many times (long tokens, long lines) */
+    if (!n) break;
+    const size_t at = (size_t)hs_int(rng, 0, (int64_t)n - 1);
+    const size_t reps = (size_t)hs_int(rng, 1, 5000);
+    char *run = malloc(reps);
+    if (!run) abort();
+    memset(run, b->s[at], reps);
+    buf_splice(b, at, 0, run, reps);
+    free(run);
+    break;
+  }
+  }
+}
+
+static int write_file(const char *path, const Buf *b) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return 1;
+  const size_t w = fwrite(b->s, 1, b->n, f);
+  return fclose(f) != 0 || w != b->n;
+}
+
+/* A loaded matrix must be well formed: offsets from 0 rising to nnz, columns in range, values
+ * finite; and it must multiply. */
+static int check_matrix(GsContext ctx, GsMat A, const char *what) {
+  GsInt m = -1, n = -1, nnz = -1;
+  const GsInt *rp = NULL;
+  const int *col = NULL;
+  const double *val = NULL;
+  if (CHECK_OK(GsMatGetSize(A, &m, &n, &nnz)) || CHECK_OK(GsMatGetCSR(A, &rp, &col, &val)))
+    return 1;
+  int ok = m >= 0 && n >= 0 && nnz >= 0 && rp && rp[0] == 0 && rp[m] == nnz;
+  for (GsInt i = 0; ok && i < m; i++) {
+    ok = rp[i] <= rp[i + 1];
+    for (GsInt k = rp[i]; ok && k < rp[i + 1]; k++)
+      ok = col[k] >= 0 && col[k] < n && isfinite(val[k]);
+  }
+  if (!CHECK(ok, "%s: loaded a malformed %lld x %lld matrix (%lld entries)", what, (long long)m,
+            (long long)n, (long long)nnz))
+    return 1;
+  GsVec x = NULL, y = NULL;
+  if (n > 0 && m > 0 && n < 100000 && m < 100000 &&
+      !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+      !CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y))) {
+    CHECK_OK(GsVecSet(x, 1.0));
+    CHECK_OK(GsMatMult(A, 1.0, x, 0.0, y));
+  }
+  GsVecDestroy(&x);
+  GsVecDestroy(&y);
+  return 0;
+}
+
+/* The error for a damaged file: a file error code, and the path in the message. */
+static void check_error(GsContext ctx, int rc, const char *path, const char *what) {
+  const char *m = GsGetErrorMessage(ctx);
+  CHECK(rc == GS_ERR_FILE_FORMAT || rc == GS_ERR_FILE_OPEN || rc == GS_ERR_NOT_FINITE ||
+            rc == GS_ERR_ARG_OUTOFRANGE ||
+            rc == GS_ERR_MEMORY,
+        "%s: error %d (%s): %s", what, rc, GsErrorName(rc), m);
+  CHECK(m && strstr(m, path), "%s: the message does not name the file %s: %s", what, path,
+        m ? m : "(NULL)");
+}
+
+static const char *const mm_seeds[] = {
+    "%%MatrixMarket matrix coordinate real general\n% a comment\n5 4 7\n1 1 2.5\n2 2 -1\n"
+    "3 1 4e-3\n5 4 1.0E+2\n4 3 -0.5\n1 4 7\n5 1 3\n",
+    "%%MatrixMarket matrix coordinate real symmetric\n4 4 6\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n"
+    "3 3 4\n4 4 2\n",
+    "%%MatrixMarket matrix coordinate pattern general\n3 5 4\n1 2\n2 5\n3 1\n3 3\n",
+    "%%MatrixMarket matrix coordinate integer skew-symmetric\n4 4 3\n2 1 3\n3 1 -2\n4 2 5\n",
+    "%%MatrixMarket matrix array real general\n3 2\n1.5\n-2\n0\n4e1\n5\n6.25\n",
+    "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n",
+    "%%MatrixMarket matrix array integer general\n4 1\n3\n-1\n0\n7\n",
+};
+
+static void fuzz_matrix_market(GsContext ctx, const char *dir, int cases) {
+  HsRng rng = hs_rng(1);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fuzz.mtx", dir);
+  Buf b = {0};
+  int loaded = 0, refused = 0, vloaded = 0;
+  for (int c = 0; c < cases; c++) {
+    const char *seed = mm_seeds[c % (int)(sizeof mm_seeds / sizeof *mm_seeds)];
+    buf_set(&b, seed, strlen(seed));
+    const int nmut = (int)hs_int(&rng, 1, 3);
+    for (int k = 0; k < nmut; k++)
+      mutate_text(&rng, &b);
+    if (!CHECK(!write_file(path, &b), "cannot write %s", path)) break;
+    char what[64];
+    snprintf(what, sizeof what, "mutated Matrix Market file, case %d", c);
+    GsMat A = NULL;
+    const int rc = GsMatLoadMatrixMarket(ctx, path, &A);
+    if (!rc) {
+      loaded++;
+      if (check_matrix(ctx, A, what)) printf("  file was:\n%.2000s\n", b.s);
+      GsMatDestroy(&A);
+    } else {
+      refused++;
+      CHECK(A == NULL, "%s: error %d but a matrix was returned", what, rc);
+      check_error(ctx, rc, path, what);
+    }
+    GsVec v = NULL;
+    const int rv = GsVecLoadMatrixMarket(ctx, path, &v);
+    if (!rv) {
+      vloaded++;
+      GsInt n = -1;
+      CHECK_OK(GsVecGetSize(v, &n));
+      double *h = n > 0 ? malloc((size_t)n * sizeof *h) : NULL;
+      if (h && !CHECK_OK(GsVecGetValuesHost(v, h))) {
+        int fin = 1;
+        for (GsInt i = 0; i < n; i++)
+          fin &= isfinite(h[i]) != 0;
+        CHECK(fin, "%s: a vector with a non-finite entry was loaded", what);
+      }
+      free(h);
+      GsVecDestroy(&v);
+    } else {
+      CHECK(v == NULL, "%s: error %d but a vector was returned", what, rv);
+      check_error(ctx, rv, path, what);
+    }
+  }
+  remove(path);
+  free(b.s);
+  printf("Matrix Market: %d mutated files, %d loaded as matrices (well formed), %d refused with a "
+         "named error; %d loaded as vectors\n",
+         cases, loaded, refused, vloaded);
+  CHECK(loaded > 0 && refused > cases / 4, "mutations too mild or too harsh: %d loaded, %d refused",
+        loaded, refused);
+}
+
+/* Checkpoints: any byte changed, a truncation or a grown file is refused (header checks and the
+ * checksum); the intact file still loads afterwards and continues bit for bit. */
+static void fuzz_checkpoint(GsContext ctx, const char *dir, int cases) {
+  HsRng rng = hs_rng(2);
+  char path[1024], bad[1100];
+  snprintf(path, sizeof path, "%s/fuzz.chk", dir);
+  snprintf(bad, sizeof bad, "%s/fuzz-bad.chk", dir);
+  const GsCahnHilliardDesc d = {
+      .n = 12, .ny = 12, .ensemble = 1, .length = 6.0, .D = 1, .gamma = 0.01, .dt = 1e-4, .order = 2};
+  GsCahnHilliard ch = NULL, ch2 = NULL;
+  if (CHECK_OK(GsCahnHilliardCreate(ctx, &d, &ch)) || CHECK_OK(GsCahnHilliardCreate(ctx, &d, &ch2)))
+    goto done;
+  CHECK_OK(GsCahnHilliardSetRandom(ch, -1, 0.0, 0.05, 7));
+  CHECK_OK(GsCahnHilliardStep(ch, 3));
+  if (CHECK_OK(GsCahnHilliardSaveCheckpoint(ch, path))) goto done;
+  FILE *f = fopen(path, "rb");
+  Buf good = {0}, b = {0};
+  if (f) {
+    char chunk[4096];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+      buf_reserve(&good, good.n + r);
+      memcpy(good.s + good.n, chunk, r);
+      good.n += r;
+    }
+    fclose(f);
+  }
+  if (!CHECK(good.n > 64, "checkpoint %s has %zu bytes", path, good.n)) goto free_bufs;
+  int refused = 0;
+  for (int c = 0; c < cases; c++) {
+    buf_set(&b, good.s, good.n);
+    const int kind = (int)hs_int(&rng, 0, 3);
+    if (kind <= 1) { /* one byte changed to another value */
+      const size_t at = (size_t)hs_int(&rng, 0, (int64_t)b.n - 1);
+      b.s[at] = (char)(b.s[at] ^ (char)hs_int(&rng, 1, 255));
+    } else if (kind == 2) { /* truncated */
+      b.n = (size_t)hs_int(&rng, 0, (int64_t)b.n - 1);
+    } else { /* bytes added at the end */
+      buf_splice(&b, b.n, 0, "\0\0\0\0\0\0\0\0", (size_t)hs_int(&rng, 1, 8));
+    }
+    if (!CHECK(!write_file(bad, &b), "cannot write %s", bad)) break;
+    char what[64];
+    snprintf(what, sizeof what, "damaged checkpoint, case %d (kind %d)", c, kind);
+    const int rc = GsCahnHilliardLoadCheckpoint(ch2, bad);
+    if (!CHECK(rc != 0, "%s: loaded", what)) continue;
+    refused++;
+    check_error(ctx, rc, bad, what);
+  }
+  /* The solver that refused them all still takes the intact file and continues as the original. */
+  if (!CHECK_OK(GsCahnHilliardLoadCheckpoint(ch2, path))) {
+    CHECK_OK(GsCahnHilliardStep(ch, 2));
+    CHECK_OK(GsCahnHilliardStep(ch2, 2));
+    GsVec c1 = NULL, c2 = NULL;
+    double *h1 = malloc(144 * sizeof *h1), *h2 = malloc(144 * sizeof *h2);
+    if (h1 && h2 && !CHECK_OK(GsVecCreate(ctx, 144, GS_DOUBLE, &c1)) &&
+        !CHECK_OK(GsVecCreate(ctx, 144, GS_DOUBLE, &c2)) &&
+        !CHECK_OK(GsCahnHilliardGetState(ch, c1)) && !CHECK_OK(GsCahnHilliardGetState(ch2, c2)) &&
+        !CHECK_OK(GsVecGetValuesHost(c1, h1)) && !CHECK_OK(GsVecGetValuesHost(c2, h2)))
+      CHECK(!memcmp(h1, h2, 144 * sizeof *h1),
+            "after the damaged files, the intact checkpoint does not continue bit for bit");
+    free(h1);
+    free(h2);
+    GsVecDestroy(&c1);
+    GsVecDestroy(&c2);
+  }
+  printf("checkpoints: %d damaged files (%zu bytes intact), %d refused with a named error\n", cases,
+         good.n, refused);
+free_bufs:
+  free(good.s);
+  free(b.s);
+  remove(bad);
+  remove(path);
+done:
+  GsCahnHilliardDestroy(&ch);
+  GsCahnHilliardDestroy(&ch2);
+}
+
+/* Options strings of random tokens: every insertion and getter returns 0 or GS_ERR_OPTION (or
+ * GS_ERR_ARG_OUTOFRANGE for a bad name), the values read are the defaults or parsed ones, and a
+ * Krylov solver set from them either takes them or names the bad one. */
+static void fuzz_options(int cases) {
+  static const char *const tokens[] = {
+      "-ksp_rtol", "-ksp_type", "-pc_type", "-ksp_max_it", "-ksp_monitor", "-mat_spmv",
+      "-gs_backend", "-x", "-", "--", "---", "1e-8", "1e999", "-1e999", "nan", "inf", "0x1p3",
+      "12", "-3", "9223372036854775808", "cg", "gmres", "bicgstab", "jacobi", "none", "true",
+      "off", "yes", "maybe", "\"quoted value\"", "'single'", "\"", "'", "=", "-a=b", "\t", "\n",
+      "   ", "-ksp_gmres_restart", "0", "-ksp_pc_side", "left", "right", "-log_viewer", "",
+      "-ksp_rtol-", "-_", "-ksp_converged_reason"};
+  HsRng rng = hs_rng(3);
+  int refused = 0;
+  for (int c = 0; c < cases; c++) {
+    char str[2048] = "";
+    const int nt = (int)hs_int(&rng, 0, 12);
+    for (int k = 0; k < nt; k++) {
+      const char *t = tokens[hs_int(&rng, 0, (int64_t)(sizeof tokens / sizeof *tokens) - 1)];
+      strncat(str, t, sizeof str - strlen(str) - 2);
+      strncat(str, hs_int(&rng, 0, 5) ? " " : "", sizeof str - strlen(str) - 1);
+    }
+    if (hs_int(&rng, 0, 20) == 0) { /* a very long token */
+      const size_t at = strlen(str), len = (size_t)hs_int(&rng, 1, (int64_t)(sizeof str - at - 1));
+      memset(str + at, hs_int(&rng, 0, 1) ? 'e' : '-', len);
+      str[at + len] = 0;
+    }
+    GsContext ctx = NULL;
+    if (CHECK_OK(GsInit("/cpu", &ctx))) return;
+    const int rc = GsOptionsInsertString(ctx, str);
+    CHECK(rc == 0 || rc == GS_ERR_OPTION || rc == GS_ERR_ARG_OUTOFRANGE,
+          "options '%s': insertion returned %d (%s)", str, rc, GsErrorName(rc));
+    if (!rc) {
+      GsInt iv = 7;
+      double rv = 0.5;
+      int bv = 0, ev = 0, set = 0;
+      char sv[8] = "";
+      static const char *const choices[] = {"cg", "bicgstab", "gmres", NULL};
+      const int r1 = GsOptionsGetInt(ctx, "-ksp_max_it", &iv, &set);
+      const int r2 = GsOptionsGetReal(ctx, "-ksp_rtol", &rv, &set);
+      const int r3 = GsOptionsGetBool(ctx, "-ksp_monitor", &bv, &set);
+      const int r4 = GsOptionsGetEnum(ctx, "-ksp_type", choices, &ev, &set);
+      const int r5 = GsOptionsGetString(ctx, "-pc_type", sv, sizeof sv, &set);
+      const int rs[5] = {r1, r2, r3, r4, r5};
+      for (int q = 0; q < 5; q++)
+        CHECK(rs[q] == 0 || rs[q] == GS_ERR_OPTION,
+              "options '%s': getter %d returned %d (%s): %s", str, q, rs[q], GsErrorName(rs[q]),
+              GsGetErrorMessage(ctx));
+      CHECK(r2 || rv == rv, "options '%s': -ksp_rtol read as NaN without an error", str);
+      CHECK(r4 || (ev >= 0 && ev < 3), "options '%s': enum index %d", str, ev);
+      CHECK(r5 || memchr(sv, 0, sizeof sv), "options '%s': string not terminated", str);
+      GsKsp k = NULL;
+      if (!CHECK_OK(GsKspCreate(ctx, &k))) {
+        const int rk = GsKspSetFromOptions(k);
+        CHECK(rk == 0 || rk == GS_ERR_OPTION || rk == GS_ERR_ARG_OUTOFRANGE,
+              "options '%s': GsKspSetFromOptions returned %d (%s): %s", str, rk, GsErrorName(rk),
+              GsGetErrorMessage(ctx));
+        refused += rk != 0;
+        GsKspDestroy(&k);
+      }
+      FILE *f = tmpfile();
+      if (f) {
+        CHECK_OK(GsOptionsView(ctx, f));
+        CHECK_OK(GsOptionsLeft(ctx, f, NULL));
+        fclose(f);
+      }
+    } else {
+      refused++;
+    }
+    GsDestroy(&ctx);
+  }
+  printf("options: %d random strings, %d refused with a named error\n", cases, refused);
+}
+
+int main(int argc, char **argv) {
+  hs_begin("test_fuzz", resource, argc, argv);
+  int cases = 10000;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "-cases")) cases = atoi(argv[i + 1]);
+  GsContext ctx = NULL;
+  if (hs_init_backend(resource, &ctx)) return hs_finish();
+  hs_unwatch(ctx); /* errors are the expected outcome here */
+  char dir[] = "/tmp/gs-fuzz-XXXXXX";
+  if (!CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) return hs_finish();
+  fuzz_matrix_market(ctx, dir, cases);
+  fuzz_checkpoint(ctx, dir, cases / 3);
+  fuzz_options(cases / 3);
+  rmdir(dir);
+  GsDestroy(&ctx);
+  return hs_finish();
+}
