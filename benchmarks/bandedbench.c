@@ -110,8 +110,8 @@ static int time_op(GsContext ctx, Bench *b, int repeats, double *med, double *mn
   GsCheck(t != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %d timings", repeats);
   int ierr = call_op(b); /* warm-up: first touch, module load, clocks */
   for (int r = 0; r < repeats && !ierr; r++) {
-    GsInt c0[3], c1[3];
-    double s0[3], s1[3];
+    GsInt c0[3] = {0}, c1[3] = {0};
+    double s0[3] = {0}, s1[3] = {0};
     for (int k = 0; k < nev && !ierr; k++)
       ierr = GsLogEventGetInfo(ctx, ev[k], &c0[k], &s0[k], NULL, NULL);
     if (!ierr) ierr = call_op(b);

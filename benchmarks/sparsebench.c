@@ -89,8 +89,8 @@ int GsBenchSpmv(GsContext ctx, GsMat A, const char *name, int repeats, int peers
   GsLogEvent ev;
   if (!ierr) ierr = GsLogEventGetId(ctx, "MatMult", &ev);
   for (int r = 0; r < repeats && !ierr; r++) {
-    GsInt c0, c1;
-    double s0, s1;
+    GsInt c0 = 0, c1 = 0;
+    double s0 = 0, s1 = 0;
     ierr = GsLogEventGetInfo(ctx, ev, &c0, &s0, NULL, NULL);
     if (!ierr) ierr = GsMatMult(A, 1.0, x, 0.0, y);
     if (!ierr) ierr = GsLogEventGetInfo(ctx, ev, &c1, &s1, NULL, NULL);

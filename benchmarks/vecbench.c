@@ -124,8 +124,8 @@ static int time_op(GsContext ctx, const char *event, OpFn fn, Args *s, int repea
   GsCheck(t != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %d timings", repeats);
   int ierr = fn(s); /* warm-up: first-touch, module load */
   for (int r = 0; r < repeats && !ierr; r++) {
-    GsInt c0, c1;
-    double s0, s1, b0, b1;
+    GsInt c0 = 0, c1 = 0;
+    double s0 = 0, s1 = 0, b0 = 0, b1 = 0;
     ierr = GsLogEventGetInfo(ctx, ev, &c0, &s0, &b0, NULL);
     if (!ierr) ierr = fn(s);
     if (!ierr) ierr = GsLogEventGetInfo(ctx, ev, &c1, &s1, &b1, NULL);

@@ -452,7 +452,7 @@ static void test_stabilized(GsContext ctx, uint64_t seed) {
   GsCahnHilliardDesc d = desc(64, 64, 1, 2 * GS_APP_PI, 1e-2, 2);
   d.stabilize = 2.0;
   GsCahnHilliard h = NULL;
-  double m0, e0, m, e, ep, lo, hi;
+  double m0 = 0, e0 = 0, m = 0, e = 0, ep = 0, lo = 0, hi = 0;
   if (!CHECK_OK(GsCahnHilliardCreate(ctx, &d, &h)) &&
       !CHECK_OK(GsCahnHilliardSetRandom(h, 0, 0.1, 0.05, seed)) &&
       !CHECK_OK(GsCahnHilliardDiagnostics(h, 0, &m0, &e0, NULL, NULL))) {

@@ -65,14 +65,30 @@ static size_t count_lines(const Buf *b) {
 
 /* One random change to a text file. */
 static void mutate_text(HsRng *rng, Buf *b) {
-  static const char *const numbers[] = {
-      "0",    "-1",   "1",       "2147483647", "2147483648", "-2147483649", "9223372036854775808",
-      "1e400", "-1e400", "1e-400", "nan",     "inf",        "-inf",       "0x10",
-      "1.5",  "",     "+",       "-",          "1e",         "99999999999999999999999999"};
-  static const char *const words[] = {"%%MatrixMarket", "matrix", "vector", "coordinate", "array",
-                                      "real", "integer", "pattern", "complex", "general",
-                                      "symmetric", "skew-symmetric", "hermitian", "%", "\n",
-                                      " ", "\t", "\r\n"};
+  static const char *const numbers[] = {"0",
+                                        "-1",
+                                        "1",
+                                        "2147483647",
+                                        "2147483648",
+                                        "-2147483649",
+                                        "9223372036854775808",
+                                        "1e400",
+                                        "-1e400",
+                                        "1e-400",
+                                        "nan",
+                                        "inf",
+                                        "-inf",
+                                        "0x10",
+                                        "1.5",
+                                        "",
+                                        "+",
+                                        "-",
+                                        "1e",
+                                        "99999999999999999999999999"};
+  static const char *const words[] = {
+      "%%MatrixMarket", "matrix",  "vector",  "coordinate", "array",     "real",
+      "integer",        "pattern", "complex", "general",    "symmetric", "skew-symmetric",
+      "hermitian",      "%",       "\n",      " ",          "\t",        "\r\n"};
   const int kind = (int)hs_int(rng, 0, 7);
   const size_t n = b->n;
   switch (kind) {
@@ -166,11 +182,10 @@ static int check_matrix(GsContext ctx, GsMat A, const char *what) {
       ok = col[k] >= 0 && col[k] < n && isfinite(val[k]);
   }
   if (!CHECK(ok, "%s: loaded a malformed %lld x %lld matrix (%lld entries)", what, (long long)m,
-            (long long)n, (long long)nnz))
+             (long long)n, (long long)nnz))
     return 1;
   GsVec x = NULL, y = NULL;
-  if (n > 0 && m > 0 && n < 100000 && m < 100000 &&
-      !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+  if (n > 0 && m > 0 && n < 100000 && m < 100000 && !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
       !CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y))) {
     CHECK_OK(GsVecSet(x, 1.0));
     CHECK_OK(GsMatMult(A, 1.0, x, 0.0, y));
@@ -184,8 +199,7 @@ static int check_matrix(GsContext ctx, GsMat A, const char *what) {
 static void check_error(GsContext ctx, int rc, const char *path, const char *what) {
   const char *m = GsGetErrorMessage(ctx);
   CHECK(rc == GS_ERR_FILE_FORMAT || rc == GS_ERR_FILE_OPEN || rc == GS_ERR_NOT_FINITE ||
-            rc == GS_ERR_ARG_OUTOFRANGE ||
-            rc == GS_ERR_MEMORY,
+            rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_MEMORY,
         "%s: error %d (%s): %s", what, rc, GsErrorName(rc), m);
   CHECK(m && strstr(m, path), "%s: the message does not name the file %s: %s", what, path,
         m ? m : "(NULL)");
@@ -265,8 +279,14 @@ static void fuzz_checkpoint(GsContext ctx, const char *dir, int cases) {
   char path[1024], bad[1100];
   snprintf(path, sizeof path, "%s/fuzz.chk", dir);
   snprintf(bad, sizeof bad, "%s/fuzz-bad.chk", dir);
-  const GsCahnHilliardDesc d = {
-      .n = 12, .ny = 12, .ensemble = 1, .length = 6.0, .D = 1, .gamma = 0.01, .dt = 1e-4, .order = 2};
+  const GsCahnHilliardDesc d = {.n = 12,
+                                .ny = 12,
+                                .ensemble = 1,
+                                .length = 6.0,
+                                .D = 1,
+                                .gamma = 0.01,
+                                .dt = 1e-4,
+                                .order = 2};
   GsCahnHilliard ch = NULL, ch2 = NULL;
   if (CHECK_OK(GsCahnHilliardCreate(ctx, &d, &ch)) || CHECK_OK(GsCahnHilliardCreate(ctx, &d, &ch2)))
     goto done;
@@ -339,13 +359,54 @@ done:
  * GS_ERR_ARG_OUTOFRANGE for a bad name), the values read are the defaults or parsed ones, and a
  * Krylov solver set from them either takes them or names the bad one. */
 static void fuzz_options(int cases) {
-  static const char *const tokens[] = {
-      "-ksp_rtol", "-ksp_type", "-pc_type", "-ksp_max_it", "-ksp_monitor", "-mat_spmv",
-      "-gs_backend", "-x", "-", "--", "---", "1e-8", "1e999", "-1e999", "nan", "inf", "0x1p3",
-      "12", "-3", "9223372036854775808", "cg", "gmres", "bicgstab", "jacobi", "none", "true",
-      "off", "yes", "maybe", "\"quoted value\"", "'single'", "\"", "'", "=", "-a=b", "\t", "\n",
-      "   ", "-ksp_gmres_restart", "0", "-ksp_pc_side", "left", "right", "-log_viewer", "",
-      "-ksp_rtol-", "-_", "-ksp_converged_reason"};
+  static const char *const tokens[] = {"-ksp_rtol",
+                                       "-ksp_type",
+                                       "-pc_type",
+                                       "-ksp_max_it",
+                                       "-ksp_monitor",
+                                       "-mat_spmv",
+                                       "-gs_backend",
+                                       "-x",
+                                       "-",
+                                       "--",
+                                       "---",
+                                       "1e-8",
+                                       "1e999",
+                                       "-1e999",
+                                       "nan",
+                                       "inf",
+                                       "0x1p3",
+                                       "12",
+                                       "-3",
+                                       "9223372036854775808",
+                                       "cg",
+                                       "gmres",
+                                       "bicgstab",
+                                       "jacobi",
+                                       "none",
+                                       "true",
+                                       "off",
+                                       "yes",
+                                       "maybe",
+                                       "\"quoted value\"",
+                                       "'single'",
+                                       "\"",
+                                       "'",
+                                       "=",
+                                       "-a=b",
+                                       "\t",
+                                       "\n",
+                                       "   ",
+                                       "-ksp_gmres_restart",
+                                       "0",
+                                       "-ksp_pc_side",
+                                       "left",
+                                       "right",
+                                       "-log_viewer",
+                                       "",
+                                       "-ksp_rtol-",
+                                       "-_",
+                                       "-ksp_converged_reason"};
   HsRng rng = hs_rng(3);
   int refused = 0;
   for (int c = 0; c < cases; c++) {
@@ -379,9 +440,8 @@ static void fuzz_options(int cases) {
       const int r5 = GsOptionsGetString(ctx, "-pc_type", sv, sizeof sv, &set);
       const int rs[5] = {r1, r2, r3, r4, r5};
       for (int q = 0; q < 5; q++)
-        CHECK(rs[q] == 0 || rs[q] == GS_ERR_OPTION,
-              "options '%s': getter %d returned %d (%s): %s", str, q, rs[q], GsErrorName(rs[q]),
-              GsGetErrorMessage(ctx));
+        CHECK(rs[q] == 0 || rs[q] == GS_ERR_OPTION, "options '%s': getter %d returned %d (%s): %s",
+              str, q, rs[q], GsErrorName(rs[q]), GsGetErrorMessage(ctx));
       CHECK(r2 || rv == rv, "options '%s': -ksp_rtol read as NaN without an error", str);
       CHECK(r4 || (ev >= 0 && ev < 3), "options '%s': enum index %d", str, ev);
       CHECK(r5 || memchr(sv, 0, sizeof sv), "options '%s': string not terminated", str);
