@@ -359,6 +359,52 @@ static void test_reasons(GsContext ctx) {
   CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
   CHECK_ERR(GsKspSolve(k, b, x), GS_ERR_UNSUPPORTED);
   CHECK_OK(GsKspSetOperator(k, L));
+  /* GMRES on a singular matrix whose b is not in its range: the least-squares estimate may reach
+   * rounding level (a nearly zero pivot of the Hessenberg matrix) while no x gets closer than
+   * |1 - 2| / sqrt 2 to b; converged is never reported then. And a NaN in the matrix is
+   * DIVERGED_NANORINF with x still finite, not a rotation by zero passing for convergence. */
+  {
+    const GsInt sr[] = {0, 0, 1, 1, 2, 2, 3, 3, 4}, sc[] = {0, 1, 0, 1, 2, 3, 2, 3, 4};
+    const double sv[] = {1, 1, 1, 1, 2, 1, 1, 2, 3};
+    for (int variant = 0; variant < 2; variant++) {
+      GsMat S = NULL;
+      GsVec sb = NULL, sx = NULL;
+      GsKsp g = NULL;
+      double vals[9];
+      memcpy(vals, sv, sizeof vals);
+      if (variant) vals[5] = NAN;
+      if (CHECK_OK(GsMatCreateFromTriplets(ctx, 5, 5, 9, sr, sc, vals, &S)) ||
+          CHECK_OK(GsVecCreate(ctx, 5, GS_DOUBLE, &sb)) || CHECK_OK(GsVecDuplicate(sb, &sx)) ||
+          CHECK_OK(GsKspCreate(ctx, &g))) {
+        GsMatDestroy(&S);
+        GsVecDestroy(&sb);
+        GsVecDestroy(&sx);
+        continue;
+      }
+      const double hb[5] = {1, 2, 1, 1, 1};
+      CHECK_OK(GsVecSetValuesHost(sb, hb));
+      CHECK_OK(GsKspSetOperator(g, S));
+      CHECK_OK(GsKspSetType(g, GS_KSP_GMRES));
+      CHECK_OK(GsKspSetPcType(g, GS_PC_NONE));
+      CHECK_OK(GsKspSetTolerances(g, 1e-10, 0, 1e5, 200));
+      CHECK_OK(GsKspSolve(g, sb, sx));
+      CHECK_OK(GsKspGetConvergedReason(g, &reason));
+      double xn = NAN;
+      CHECK_OK(GsVecNorm(sx, GS_NORM_2, &xn));
+      const double tr = true_residual(ctx, S, sb, sx);
+      if (variant)
+        CHECK(reason == GS_DIVERGED_NANORINF && isfinite(xn),
+              "GMRES with a NaN in the matrix: %s, |x| = %g", GsConvergedReasonName(reason), xn);
+      else
+        CHECK(reason < 0 && tr > 0.1,
+              "GMRES on a singular matrix, b outside its range: %s, true residual %g",
+              GsConvergedReasonName(reason), tr);
+      GsKspDestroy(&g);
+      GsVecDestroy(&sb);
+      GsVecDestroy(&sx);
+      GsMatDestroy(&S);
+    }
+  }
   /* Maximum iterations. */
   CHECK_OK(GsKspSetType(k, GS_KSP_CG));
   CHECK_OK(GsKspSetTolerances(k, 1e-12, 0, 1e5, 5));
@@ -514,6 +560,12 @@ static void test_indefinite_pc_step(GsContext ctx) {
   CHECK(reason == GS_DIVERGED_INDEFINITE_PC && its == 1,
         "PCG + Jacobi, r . M^-1 r < 0 after one step: %s after %lld iterations",
         GsConvergedReasonName(reason), (long long)its);
+  GsInt nh = -1;
+  CHECK_OK(GsKspGetResidualHistory(k, NULL, &nh));
+  CHECK(nh == its + 1,
+        "PCG stopped on r . M^-1 r < 0: %lld norms in the history for %lld "
+        "iterations",
+        (long long)nh, (long long)its);
   CHECK(xv[0] == 0.5 && xv[1] == 0.0,
         "PCG stopped on r . M^-1 r < 0: x = (%.17g, %.17g), expected "
         "(0.5, 0)",
@@ -574,6 +626,11 @@ static void test_indefinite(GsContext ctx) {
       CHECK_OK(GsKspGetConvergedReason(k, &reason));
       CHECK(reason == GS_DIVERGED_INDEFINITE_PC, "negative definite matrix with PCG + Jacobi: %s",
             GsConvergedReasonName(reason));
+      GsInt its0 = -1, nh0 = -1;
+      CHECK_OK(GsKspGetIterationNumber(k, &its0));
+      CHECK_OK(GsKspGetResidualHistory(k, NULL, &nh0));
+      CHECK(its0 == 0 && nh0 == 1, "PCG refused at the start: %lld iterations, %lld norms",
+            (long long)its0, (long long)nh0);
       CHECK_OK(GsKspSetPcType(k, GS_PC_NONE));
       CHECK_OK(GsKspSolve(k, b, x));
       CHECK_OK(GsKspGetConvergedReason(k, &reason));

@@ -348,9 +348,32 @@ static int setup_work(GsKsp k, GsVec b, int nwork, int nbasis) {
   return 0;
 }
 
+static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b);
+
 /* Record iteration its with residual norm rnorm, print monitors, decide whether to stop. x and b
  * serve the true-residual monitor (x may be NULL when the method holds no current solution). */
 static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
+  GsCall(record_norm(k, its, rnorm, x, b));
+  *stop = 1;
+  /* As PETSc's default test: relative to ||b|| (the initial residual when x0 = 0). */
+  const double ref = k->bnorm, ttol = fmax(k->rtol * ref, k->atol);
+  if (!isfinite(rnorm))
+    k->reason = GS_DIVERGED_NANORINF;
+  else if (rnorm <= ttol)
+    k->reason = rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+  else if (rnorm >= k->dtol * ref && ref > 0)
+    k->reason = GS_DIVERGED_DTOL;
+  else if (its >= k->max_it)
+    k->reason = GS_DIVERGED_ITS;
+  else
+    *stop = 0;
+  return 0;
+}
+
+/* Iteration its and its residual norm into the history and the monitors (every iteration a solve
+ * reports has its norm recorded, also where it stops without the test: the history holds its + 1
+ * norms). */
+static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b) {
   k->its = its;
   k->rnorm = rnorm;
   if (k->nhist == k->cap_hist) {
@@ -372,19 +395,6 @@ static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, in
   } else if (k->monitor) {
     fprintf(k->mon, "%3lld KSP Residual norm %g\n", (long long)its, rnorm);
   }
-  *stop = 1;
-  /* As PETSc's default test: relative to ||b|| (the initial residual when x0 = 0). */
-  const double ref = k->bnorm, ttol = fmax(k->rtol * ref, k->atol);
-  if (!isfinite(rnorm))
-    k->reason = GS_DIVERGED_NANORINF;
-  else if (rnorm <= ttol)
-    k->reason = rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
-  else if (rnorm >= k->dtol * ref && ref > 0)
-    k->reason = GS_DIVERGED_DTOL;
-  else if (its >= k->max_it)
-    k->reason = GS_DIVERGED_ITS;
-  else
-    *stop = 0;
   return 0;
 }
 
@@ -427,8 +437,7 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   GsCall(GsVecDotNorm2(z, r, &rz, &rnorm));
   rnorm = sqrt(rnorm);
   if (rz < 0) { /* M^-1 is not positive definite: PCG does not apply */
-    k->its = 0;
-    k->rnorm = rnorm;
+    GsCall(record_norm(k, 0, rnorm, x, b));
     k->reason = GS_DIVERGED_INDEFINITE_PC;
     return 0;
   }
@@ -465,7 +474,7 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives). */
     if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
     if (v[rz_new] < 0) { /* x += alpha p is done */
-      k->its = its + 1;
+      GsCall(record_norm(k, its + 1, rnorm, x, b));
       k->reason = GS_DIVERGED_INDEFINITE_PC;
       break;
     }
@@ -557,7 +566,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
     GsCall(GsVecAXPYNorm(r, -omega, t, &rnorm));
     rho = rho_new;
     if (omega == 0) {
-      k->its = its + 1;
+      GsCall(record_norm(k, its + 1, rnorm, x, b));
       k->reason = GS_DIVERGED_BREAKDOWN;
       break;
     }
@@ -607,6 +616,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
   const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE;
   if (!ierr) ierr = initial_residual(k, b, x, r);
   if (!ierr && left) ierr = pc_in_place(k, r, z);
+  int confirming = 0; /* the last cycle's estimate passed the test: the true residual decides */
   for (int cycle = 0; !ierr; cycle++) {
     double beta;
     if (cycle > 0) { /* the true residual at each restart */
@@ -622,11 +632,23 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
       ierr = test_converged(k, 0, beta, x, b, &stop);
       if (ierr || stop) break;
     } else {
-      k->rnorm = beta;
       const double ttol = fmax(k->rtol * k->bnorm, k->atol);
-      if (beta <= ttol) {
-        k->reason = beta < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
-        break;
+      if (confirming && beta <= ttol) break; /* the reason the estimate gave stands */
+      if (confirming) {
+        /* The least-squares estimate passed where the true residual does not (rounding in a
+         * nearly singular Hessenberg matrix): never report that as converged; go on from here. */
+        k->reason = GS_CONVERGED_ITERATING;
+        confirming = 0;
+        if (its >= k->max_it) {
+          k->reason = GS_DIVERGED_ITS;
+          break;
+        }
+      } else {
+        k->rnorm = beta;
+        if (beta <= ttol) {
+          k->reason = beta < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+          break;
+        }
       }
     }
     if (beta == 0) break;
@@ -671,7 +693,10 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         H[i * m + j] = h[i];
       kk = j + 1;
       its++;
-      const double rn = fabs(g[j + 1]);
+      /* A NaN or inf in the column would pass as a rotation by 0 (den > 0 fails): report it. */
+      const int finite = isfinite(den) && isfinite(hn);
+      if (!finite) kk = j; /* x keeps the columns before it */
+      const double rn = finite ? fabs(g[j + 1]) : NAN;
       GsVec xcur = NULL;
       if (k->monitor_true && !ierr) { /* the current solution, for the monitor only */
         ierr = GsVecCopy(x, xt);
@@ -689,6 +714,10 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
       }
     }
     if (!ierr) ierr = gmres_update(k, x, H, g, kk, m, u, z, left);
+    if (stop && k->reason > 0) {
+      confirming = 1; /* checked against the true residual at the top of the next cycle */
+      continue;
+    }
     if (stop) break;
   }
   free(H);
