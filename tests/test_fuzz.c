@@ -651,6 +651,156 @@ static void fuzz_banded(GsContext ctx, int cases) {
   CHECK(solved > cases / 10, "only %d of %d cases solved", solved, cases);
 }
 
+/* Krylov solves under random small matrices (sometimes singular, indefinite, with zero or NaN
+ * diagonal entries, or rectangular), random types, preconditioners, sides, tolerances (valid and
+ * not), restarts, initial guesses and right-hand sides (zero, NaN): every call returns 0 or a named
+ * error; a solve reports a known reason, at most max_it iterations and a history of its + 1 norms;
+ * a solve that reports convergence has a true residual near its test. */
+static int ksp_err_ok(int rc) {
+  return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
+         rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP || rc == GS_ERR_UNSUPPORTED ||
+         rc == GS_ERR_WRONG_STATE || rc == GS_ERR_ZERO_PIVOT || rc == GS_ERR_NOT_FINITE;
+}
+
+static void fuzz_ksp(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(5);
+  int solved = 0, converged = 0, refused = 0;
+  for (int c = 0; c < cases; c++) {
+    const GsInt n = hs_int(&rng, 1, 40), m = hs_int(&rng, 0, 7) ? n : hs_int(&rng, 1, 40);
+    const int kind =
+        (int)hs_int(&rng, 0, 5); /* 0-2: dominant, 3: SPD Laplacian-like, 4: any, 5: bad diag */
+    GsInt cap = m * 8 + n, nz = 0;
+    GsInt *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    if (!ri || !ci || !v) abort();
+    for (GsInt i = 0; i < m; i++) {
+      const int len = (int)hs_int(&rng, 0, 6);
+      for (int k = 0; k < len && nz < cap - 1; k++) {
+        ri[nz] = i;
+        ci[nz] = hs_int(&rng, 0, n - 1);
+        v[nz++] = hs_range(&rng, -1, 1);
+      }
+      if (i < n && kind != 4) { /* the diagonal */
+        ri[nz] = i;
+        ci[nz] = i;
+        v[nz++] = kind == 5   ? (hs_int(&rng, 0, 3)   ? 8.0
+                                 : hs_int(&rng, 0, 1) ? 0.0
+                                                      : NAN)
+                  : kind == 3 ? 8.0
+                              : (hs_int(&rng, 0, 1) ? 8.0 : -8.0);
+      }
+    }
+    if (kind == 3) /* symmetric: the off-diagonal part mirrored */
+      for (GsInt k = 0, z0 = nz; k < z0 && nz < cap; k++)
+        if (ri[k] != ci[k] && ci[k] < m && ri[k] < n) {
+          v[k] *= 0.5;
+          ri[nz] = ci[k];
+          ci[nz] = ri[k];
+          v[nz++] = v[k];
+        }
+    GsMat A = NULL;
+    GsKsp k = NULL;
+    GsVec b = NULL, x = NULL;
+    int rc = GsMatCreateFromTriplets(ctx, m, n, nz, ri, ci, v, &A);
+    free(ri);
+    free(ci);
+    free(v);
+    if (rc) {
+      CHECK(ksp_err_ok(rc), "ksp case %d: matrix %d (%s)", c, rc, GsErrorName(rc));
+      continue;
+    }
+    if (CHECK_OK(GsKspCreate(ctx, &k))) goto next;
+    const GsKspType type = (GsKspType)hs_int(&rng, 0, 2);
+    const GsPcType pc = (GsPcType)hs_int(&rng, 0, 1);
+    const double rtol =
+        hs_int(&rng, 0, 9) ? pow(10, -hs_range(&rng, 1, 12)) : hs_range(&rng, -1, 2);
+    const double atol = hs_int(&rng, 0, 3) ? 0 : pow(10, -hs_range(&rng, 0, 40));
+    const GsInt max_it = hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 300) : hs_int(&rng, -2, 0);
+    char what[160];
+    snprintf(what, sizeof what,
+             "ksp case %d: %lld x %lld kind %d type %d pc %d rtol %g max_it %lld", c, (long long)m,
+             (long long)n, kind, (int)type, (int)pc, rtol, (long long)max_it);
+    const int r0 = GsKspSetOperator(k, A);
+    const int r1 = GsKspSetType(k, type), r2 = GsKspSetPcType(k, pc);
+    const int r3 = GsKspSetTolerances(k, rtol, atol, 1e5, max_it);
+    const int r4 = GsKspSetPcSide(k, (GsPcSide)hs_int(&rng, 0, 1));
+    const int r5 = GsKspSetGmresRestart(k, (int)hs_int(&rng, -1, 40));
+    const int r6 = GsKspSetInitialGuessNonzero(k, (int)hs_int(&rng, 0, 1));
+    const int rs[7] = {r0, r1, r2, r3, r4, r5, r6};
+    for (int q = 0; q < 7; q++)
+      CHECK(ksp_err_ok(rs[q]), "%s: setter %d returned %d (%s)", what, q, rs[q],
+            GsErrorName(rs[q]));
+    if (rs[0] || rs[3]) {
+      refused++;
+      goto next;
+    }
+    const int rhs = (int)hs_int(&rng, 0, 9);
+    b = fuzz_vec(ctx, &rng, n, GS_DOUBLE, -1, 1, rhs == 0 ? hs_int(&rng, 1, n) : 0);
+    x = fuzz_vec(ctx, &rng, n, GS_DOUBLE, -1, 1, 0);
+    if (!b || !x) goto next;
+    if (rhs == 1) CHECK_OK(GsVecSet(b, 0));
+    double r0n = 0; /* ||b - A x0||: the scale of the rounding in a residual computed from x */
+    {
+      GsVec r = NULL;
+      if (!CHECK_OK(GsVecDuplicate(b, &r)) && !CHECK_OK(GsMatMult(A, 1.0, x, 0.0, r)) &&
+          !CHECK_OK(GsVecAXPY(r, -1.0, b)))
+        CHECK_OK(GsVecNorm(r, GS_NORM_2, &r0n));
+      GsVecDestroy(&r);
+    }
+    rc = GsKspSolve(k, b, x);
+    CHECK(ksp_err_ok(rc), "%s: solve returned %d (%s): %s", what, rc, GsErrorName(rc),
+          GsGetErrorMessage(ctx));
+    if (rc) {
+      refused++;
+      goto next;
+    }
+    solved++;
+    GsInt its = -1, nh = -1;
+    GsConvergedReason reason = GS_CONVERGED_ITERATING;
+    const double *hist = NULL;
+    double rnorm = NAN;
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    CHECK_OK(GsKspGetConvergedReason(k, &reason));
+    CHECK_OK(GsKspGetResidualNorm(k, &rnorm));
+    CHECK_OK(GsKspGetResidualHistory(k, &hist, &nh));
+    CHECK(strcmp(GsConvergedReasonName(reason), "UNKNOWN") && reason != GS_CONVERGED_ITERATING,
+          "%s: reason %d", what, (int)reason);
+    CHECK(its >= 0 && its <= max_it && nh == its + 1, "%s: %lld iterations, %lld norms", what,
+          (long long)its, (long long)nh);
+    if (reason > 0) {
+      double xn = NAN;
+      CHECK_OK(GsVecNorm(x, GS_NORM_2, &xn));
+      CHECK(isfinite(xn), "%s: %s after %lld iterations with a non-finite x", what,
+            GsConvergedReasonName(reason), (long long)its);
+    }
+    if (reason > 0 && rhs != 0 && kind != 5) {
+      converged++;
+      GsVec r = NULL;
+      double rn = NAN, bn = NAN;
+      if (!CHECK_OK(GsVecDuplicate(b, &r)) && !CHECK_OK(GsMatMult(A, 1.0, x, 0.0, r)) &&
+          !CHECK_OK(GsVecAXPY(r, -1.0, b)) && !CHECK_OK(GsVecNorm(r, GS_NORM_2, &rn)) &&
+          !CHECK_OK(GsVecNorm(b, GS_NORM_2, &bn))) {
+        /* The recurrences' residual drifts from the true one by rounding of the iterates (and a
+         * left preconditioner scales it): allow that much. */
+        const double goal = fmax(fmax(rtol, 0) * bn, atol);
+        CHECK(rn <= 1e3 * goal + 1e-10 * fmax(bn, isfinite(r0n) ? r0n : 0),
+              "%s: %s after %lld, true residual %g, test %g", what, GsConvergedReasonName(reason),
+              (long long)its, rn, goal);
+      }
+      GsVecDestroy(&r);
+    }
+  next:
+    GsVecDestroy(&b);
+    GsVecDestroy(&x);
+    GsKspDestroy(&k);
+    GsMatDestroy(&A);
+  }
+  printf("ksp: %d random solves, %d ran (%d reported convergence), %d refused with a named "
+         "error\n",
+         cases, solved, converged, refused);
+  CHECK(converged > cases / 10, "only %d of %d solves converged", converged, cases);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -668,6 +818,7 @@ int main(int argc, char **argv) {
   fuzz_checkpoint(ctx, dir, cases / 3);
   fuzz_options(cases / 3);
   fuzz_banded(ctx, cases / 5);
+  fuzz_ksp(ctx, cases / 5);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
