@@ -12,6 +12,7 @@
 
 #include "cahnhilliard/cahnhilliard.h"
 #include "gpusolve/ksp.h"
+#include "gpusolve/stencil.h"
 
 static const char *resource = "/cpu";
 
@@ -801,6 +802,153 @@ static void fuzz_ksp(GsContext ctx, int cases) {
   CHECK(converged > cases / 10, "only %d of %d solves converged", converged, cases);
 }
 
+/* Stencils under random shapes (grids down to 1 point, radii up to the limit and past it, any
+ * number of inputs and terms, powers, declared sums, float and double): every call 0 or a named
+ * error, and every applied stencil equal to a direct sum on the host (the centre weight of a term
+ * with a declared sum being that sum less its other weights). */
+static int stencil_err_ok(int rc) {
+  return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
+         rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP || rc == GS_ERR_NOT_FINITE ||
+         rc == GS_ERR_UNSUPPORTED;
+}
+
+static void fuzz_stencil(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(6);
+  enum { W = 2 * GS_STENCIL_MAX_RADIUS + 1 };
+  int applied = 0, refused = 0;
+  for (int c = 0; c < cases; c++) {
+    GsStencilDesc d = {0};
+    d.nx = hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 11) : hs_int(&rng, -1, 0);
+    d.ny = hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 9) : hs_int(&rng, -1, 0);
+    d.batch = hs_int(&rng, 0, 3);
+    d.inputs = (int)(hs_int(&rng, 0, 9) ? hs_int(&rng, 1, GS_STENCIL_MAX_INPUTS)
+                                        : hs_int(&rng, -1, GS_STENCIL_MAX_INPUTS + 1));
+    d.dt = hs_int(&rng, 0, 2) ? GS_DOUBLE : GS_FLOAT;
+    char what[128];
+    snprintf(what, sizeof what, "stencil case %d: %lld x %lld x %lld, %d inputs, dt %d", c,
+             (long long)d.nx, (long long)d.ny, (long long)d.batch, d.inputs, (int)d.dt);
+    GsStencil st = NULL;
+    int rc = GsStencilCreate(ctx, &d, &st);
+    CHECK(stencil_err_ok(rc), "%s: create %d (%s)", what, rc, GsErrorName(rc));
+    if (rc) {
+      refused++;
+      continue;
+    }
+    /* The terms as the reference sees them: [input][power] weights on the full 5 x 5 window. */
+    double ref_w[GS_STENCIL_MAX_INPUTS][4][W][W];
+    int has[GS_STENCIL_MAX_INPUTS][4] = {{0}};
+    double sum[GS_STENCIL_MAX_INPUTS][4];
+    int has_sum[GS_STENCIL_MAX_INPUTS][4] = {{0}};
+    memset(ref_w, 0, sizeof ref_w);
+    const int nterms = (int)hs_int(&rng, 0, 6);
+    for (int t = 0; t < nterms; t++) {
+      const int in = (int)hs_int(&rng, -1, d.inputs), pw = (int)hs_int(&rng, 0, 4);
+      const int rx = (int)hs_int(&rng, -1, GS_STENCIL_MAX_RADIUS + 1),
+                ry = (int)hs_int(&rng, -1, GS_STENCIL_MAX_RADIUS + 1);
+      double w[(2 * GS_STENCIL_MAX_RADIUS + 3) * (2 * GS_STENCIL_MAX_RADIUS + 3)];
+      hs_fill_d(&rng, (int64_t)(sizeof w / sizeof *w), w, -1, 1);
+      if (hs_int(&rng, 0, 30) == 0) w[0] = NAN;
+      const double scale = hs_range(&rng, -2, 2);
+      if (hs_int(&rng, 0, 5) == 0) { /* a declared sum */
+        const double sm = hs_range(&rng, -1, 1);
+        rc = GsStencilSetTermSum(st, in, pw, sm);
+        CHECK(stencil_err_ok(rc), "%s: term sum %d (%s)", what, rc, GsErrorName(rc));
+        if (!rc) { /* the term exists from here on, weights or not */
+          sum[in][pw] = sm;
+          has_sum[in][pw] = has[in][pw] = 1;
+        }
+      }
+      rc = GsStencilAddTerm(st, in, pw, rx, ry, w, scale);
+      CHECK(stencil_err_ok(rc), "%s: term (%d, %d, %d, %d) %d (%s): %s", what, in, pw, rx, ry, rc,
+            GsErrorName(rc), GsGetErrorMessage(ctx));
+      if (rc) continue;
+      has[in][pw] = 1;
+      for (int dy = -ry; dy <= ry; dy++)
+        for (int dx = -rx; dx <= rx; dx++)
+          ref_w[in][pw][dy + GS_STENCIL_MAX_RADIUS][dx + GS_STENCIL_MAX_RADIUS] +=
+              scale * w[(dy + ry) * (2 * rx + 1) + dx + rx];
+    }
+    const GsInt N = d.nx * d.ny * (d.batch ? d.batch : 1);
+    GsVec x[GS_STENCIL_MAX_INPUTS] = {NULL}, y = NULL;
+    double *hx[GS_STENCIL_MAX_INPUTS] = {NULL}, *hy = malloc((size_t)N * sizeof *hy);
+    int ok = hy != NULL;
+    for (int i = 0; i < d.inputs && ok; i++) {
+      x[i] = fuzz_vec(ctx, &rng, N, d.dt, -1.5, 1.5, 0);
+      hx[i] = malloc((size_t)N * sizeof **hx);
+      ok = x[i] && hx[i];
+      if (ok && d.dt == GS_DOUBLE) CHECK_OK(GsVecGetValuesHost(x[i], hx[i]));
+      if (ok && d.dt == GS_FLOAT) {
+        float *f = malloc((size_t)N * sizeof *f);
+        if (f && !CHECK_OK(GsVecGetValuesHost(x[i], f)))
+          for (GsInt k = 0; k < N; k++)
+            hx[i][k] = f[k];
+        free(f);
+      }
+    }
+    if (ok && !CHECK_OK(GsVecCreate(ctx, N, d.dt, &y))) {
+      rc = GsStencilApply(st, (const GsVec *)x, y);
+      CHECK(stencil_err_ok(rc), "%s: apply %d (%s)", what, rc, GsErrorName(rc));
+      if (!rc) {
+        applied++;
+        double *gy = malloc((size_t)N * 8);
+        if (gy && !CHECK_OK(GsVecGetValuesHost(y, gy))) {
+          for (GsInt k = 0; k < N; k++)
+            hy[k] = d.dt == GS_DOUBLE ? gy[k] : (double)((float *)gy)[k];
+          double worst = 0;
+          const GsInt plane = d.nx * d.ny;
+          for (GsInt k = 0; k < N; k++) {
+            const GsInt b = k / plane, j = (k % plane) / d.nx, i = k % d.nx;
+            double acc = 0, mag = 0;
+            for (int in = 0; in < d.inputs; in++)
+              for (int pw = 1; pw <= 3; pw++) {
+                if (!has[in][pw]) continue;
+                double(*K)[W] = ref_w[in][pw];
+                double centre = K[GS_STENCIL_MAX_RADIUS][GS_STENCIL_MAX_RADIUS];
+                if (has_sum[in][pw]) {
+                  double others = 0;
+                  for (int a = 0; a < W; a++)
+                    for (int e = 0; e < W; e++)
+                      if (a != GS_STENCIL_MAX_RADIUS || e != GS_STENCIL_MAX_RADIUS)
+                        others += K[a][e];
+                  centre = sum[in][pw] - others;
+                }
+                for (int dy = -GS_STENCIL_MAX_RADIUS; dy <= GS_STENCIL_MAX_RADIUS; dy++)
+                  for (int dx = -GS_STENCIL_MAX_RADIUS; dx <= GS_STENCIL_MAX_RADIUS; dx++) {
+                    const double wk =
+                        dx == 0 && dy == 0
+                            ? centre
+                            : K[dy + GS_STENCIL_MAX_RADIUS][dx + GS_STENCIL_MAX_RADIUS];
+                    if (wk == 0) continue;
+                    const GsInt ii = ((i + dx) % d.nx + d.nx) % d.nx,
+                                jj = ((j + dy) % d.ny + d.ny) % d.ny;
+                    const double v = pow(hx[in][b * plane + jj * d.nx + ii], pw);
+                    acc += wk * v;
+                    mag += fabs(wk * v) + fabs(wk * pow(hx[in][k], pw));
+                  }
+              }
+            const double e = fabs(hy[k] - acc) / (mag + 1e-300);
+            worst = e > worst || e != e ? e : worst;
+          }
+          const double tol = d.dt == GS_DOUBLE ? 1e-13 : 1e-5;
+          CHECK(worst <= tol, "%s: %d terms, worst error %g of the terms' size", what, nterms,
+                worst);
+        }
+        free(gy);
+      }
+    }
+    for (int i = 0; i < GS_STENCIL_MAX_INPUTS; i++) {
+      GsVecDestroy(&x[i]);
+      free(hx[i]);
+    }
+    free(hy);
+    GsVecDestroy(&y);
+    GsStencilDestroy(&st);
+  }
+  printf("stencil: %d random stencils, %d applied and checked, %d refused with a named error\n",
+         cases, applied, refused);
+  CHECK(applied > cases / 4, "only %d of %d stencils applied", applied, cases);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -819,6 +967,7 @@ int main(int argc, char **argv) {
   fuzz_options(cases / 3);
   fuzz_banded(ctx, cases / 5);
   fuzz_ksp(ctx, cases / 5);
+  fuzz_stencil(ctx, cases / 5);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
