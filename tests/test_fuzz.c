@@ -949,6 +949,149 @@ static void fuzz_stencil(GsContext ctx, int cases) {
   CHECK(applied > cases / 4, "only %d of %d stencils applied", applied, cases);
 }
 
+/* Sparse matrices of odd shapes (0 to 40 rows and columns, empty rows, duplicates, one full row)
+ * in every SpMV form with random form parameters (valid and not), random alpha and beta (beta 0
+ * over a NaN y): products, MultDot, the transpose, the diagonal and a Matrix Market round trip
+ * against host references; named errors for the rest. */
+static void fuzz_mat(GsContext ctx, const char *dir, int cases) {
+  HsRng rng = hs_rng(7);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fuzz-mat.mtx", dir);
+  int checked = 0;
+  for (int c = 0; c < cases; c++) {
+    const GsInt m = hs_int(&rng, 0, 40), n = hs_int(&rng, 0, 2) ? m : hs_int(&rng, 0, 40);
+    GsInt cap = m * 10 + n + 1, nz = 0;
+    GsInt *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    if (!ri || !ci || !v) abort();
+    const GsInt full = m && n && hs_int(&rng, 0, 3) == 0 ? hs_int(&rng, 0, m - 1) : -1;
+    for (GsInt i = 0; i < m && n; i++) {
+      const GsInt len = i == full ? n : hs_int(&rng, 0, 3) ? hs_int(&rng, 0, 8) : 0;
+      for (GsInt k = 0; k < len && nz < cap; k++) {
+        ri[nz] = i;
+        ci[nz] = i == full ? k : hs_int(&rng, 0, n - 1);
+        v[nz++] = hs_range(&rng, -1, 1);
+      }
+    }
+    /* Reference: dense, duplicates summed. */
+    double *dense = calloc((size_t)(m * n + 1), sizeof *dense);
+    for (GsInt k = 0; k < nz; k++)
+      dense[ri[k] * n + ci[k]] += v[k];
+    GsMat A = NULL, At = NULL, B = NULL;
+    GsVec x = NULL, y = NULL, dg = NULL;
+    char what[96];
+    const int type = (int)hs_int(&rng, -1, 6);
+    const GsInt C = hs_int(&rng, -2, 70), sigma = hs_int(&rng, -2, 100);
+    snprintf(what, sizeof what,
+             "mat case %d: %lld x %lld, %lld triplets, form %d C %lld sigma %lld", c, (long long)m,
+             (long long)n, (long long)nz, type, (long long)C, (long long)sigma);
+    int rc = GsMatCreateFromTriplets(ctx, m, n, nz, ri, ci, v, &A);
+    free(ri);
+    free(ci);
+    free(v);
+    if (!CHECK(rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE, "%s: create %d (%s)", what, rc,
+               GsErrorName(rc)) ||
+        rc) {
+      free(dense);
+      continue;
+    }
+    rc = GsMatSetSpMVType(A, (GsMatSpMVType)type, C, sigma);
+    CHECK(rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_UNSUPPORTED,
+          "%s: form %d (%s): %s", what, rc, GsErrorName(rc), GsGetErrorMessage(ctx));
+    double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(m + 1) * sizeof *hy),
+           *got = malloc((size_t)(m + 1) * sizeof *got);
+    hs_fill_d(&rng, n, hx, -1, 1);
+    hs_fill_d(&rng, m, hy, -1, 1);
+    const double alpha = hs_range(&rng, -2, 2),
+                 beta = hs_int(&rng, 0, 1) ? 0 : hs_range(&rng, -2, 2);
+    if (m && n && !CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &x)) &&
+        !CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &y))) {
+      CHECK_OK(GsVecSetValuesHost(x, hx));
+      if (beta == 0) {
+        CHECK_OK(GsVecSet(y, NAN));
+      } else {
+        CHECK_OK(GsVecSetValuesHost(y, hy));
+      }
+      if (!CHECK_OK(GsMatMult(A, alpha, x, beta, y)) && !CHECK_OK(GsVecGetValuesHost(y, got))) {
+        double worst = 0;
+        for (GsInt i = 0; i < m; i++) {
+          long double s = 0, mag = 0;
+          for (GsInt j = 0; j < n; j++) {
+            s += (long double)dense[i * n + j] * hx[j];
+            mag += fabsl((long double)dense[i * n + j] * hx[j]);
+          }
+          const long double want = alpha * s + (beta != 0 ? beta * (long double)hy[i] : 0);
+          const double e =
+              (double)(fabsl(got[i] - want) /
+                       (fabs(alpha) * mag + (beta != 0 ? fabs(beta * hy[i]) : 0) + 1e-300));
+          worst = e > worst || e != e ? e : worst;
+        }
+        CHECK(worst <= 1e-13, "%s: alpha %g beta %g: product off by %g", what, alpha, beta, worst);
+        checked++;
+      }
+      if (m == n) { /* MultDot and the diagonal */
+        double xy = NAN;
+        if (!CHECK_OK(GsMatMultDot(A, x, y, &xy)) && !CHECK_OK(GsVecGetValuesHost(y, got))) {
+          long double d = 0, mag = 0;
+          for (GsInt i = 0; i < m; i++) {
+            d += (long double)hx[i] * got[i];
+            mag += fabsl((long double)hx[i] * got[i]);
+          }
+          CHECK(fabsl(xy - d) <= 1e-13L * (mag + 1e-300L), "%s: MultDot %g, want %g", what, xy,
+                (double)d);
+        }
+        if (!CHECK_OK(GsVecCreate(ctx, m, GS_DOUBLE, &dg)) && !CHECK_OK(GsMatGetDiagonal(A, dg)) &&
+            !CHECK_OK(GsVecGetValuesHost(dg, got))) {
+          int same = 1;
+          for (GsInt i = 0; i < m; i++)
+            same &= got[i] == dense[i * n + i];
+          CHECK(same, "%s: diagonal differs", what);
+        }
+      }
+    }
+    /* The transpose, and a round trip through a file. */
+    if (!CHECK_OK(GsMatTranspose(A, &At))) {
+      GsInt tm = -1, tn = -1;
+      const GsInt *rp;
+      const int *col;
+      const double *val;
+      CHECK_OK(GsMatGetSize(At, &tm, &tn, NULL));
+      CHECK_OK(GsMatGetCSR(At, &rp, &col, &val));
+      int same = tm == n && tn == m;
+      for (GsInt i = 0; same && i < tm; i++)
+        for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+          same &= val[k] == dense[col[k] * n + i];
+      CHECK(same, "%s: transpose differs", what);
+    }
+    if (!CHECK_OK(GsMatSaveMatrixMarket(A, path)) &&
+        !CHECK_OK(GsMatLoadMatrixMarket(ctx, path, &B))) {
+      GsInt bm = -1, bn = -1;
+      const GsInt *rp;
+      const int *col;
+      const double *val;
+      CHECK_OK(GsMatGetSize(B, &bm, &bn, NULL));
+      CHECK_OK(GsMatGetCSR(B, &rp, &col, &val));
+      int same = bm == m && bn == n;
+      for (GsInt i = 0; same && i < bm; i++)
+        for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+          same &= val[k] == dense[i * n + col[k]];
+      CHECK(same, "%s: Matrix Market round trip differs", what);
+    }
+    free(hx);
+    free(hy);
+    free(got);
+    free(dense);
+    GsVecDestroy(&x);
+    GsVecDestroy(&y);
+    GsVecDestroy(&dg);
+    GsMatDestroy(&A);
+    GsMatDestroy(&At);
+    GsMatDestroy(&B);
+  }
+  remove(path);
+  printf("mat: %d random matrices, %d products checked\n", cases, checked);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -968,6 +1111,7 @@ int main(int argc, char **argv) {
   fuzz_banded(ctx, cases / 5);
   fuzz_ksp(ctx, cases / 5);
   fuzz_stencil(ctx, cases / 5);
+  fuzz_mat(ctx, dir, cases / 10);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
