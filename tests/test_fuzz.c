@@ -1092,6 +1092,83 @@ static void fuzz_mat(GsContext ctx, const char *dir, int cases) {
   printf("mat: %d random matrices, %d products checked\n", cases, checked);
 }
 
+/* Cahn-Hilliard solvers under random descriptors (sizes down to the limit and past it, 1D
+ * ensembles with per-member parameters, 2D, SBDF1/2, stabilization, float, bad values): a solver
+ * is created or refused with a named error; a created one takes a few steps (or refuses them with
+ * a named error, as an unstable dt may) and keeps every member's mass to rounding. */
+static void fuzz_cahnhilliard(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(8);
+  int stepped = 0, refused = 0;
+  for (int c = 0; c < cases; c++) {
+    GsCahnHilliardDesc d = {0};
+    d.n = hs_int(&rng, 0, 9) ? hs_int(&rng, 5, 40) : hs_int(&rng, -1, 5);
+    d.ny = hs_int(&rng, 0, 1) ? 0 : hs_int(&rng, 0, 9) ? hs_int(&rng, 5, 24) : hs_int(&rng, 1, 5);
+    d.ensemble = hs_int(&rng, 0, 9) ? (d.ny > 1 && hs_int(&rng, 0, 9) ? 1 : hs_int(&rng, 1, 4))
+                                    : hs_int(&rng, -1, 0);
+    d.length = hs_int(&rng, 0, 19) ? hs_range(&rng, 0.5, 10) : (hs_int(&rng, 0, 1) ? -1 : NAN);
+    d.D = hs_int(&rng, 0, 19) ? hs_range(&rng, 0.1, 2) : 0;
+    d.gamma = hs_int(&rng, 0, 19) ? hs_range(&rng, 1e-3, 0.1) : -1;
+    d.dt =
+        hs_int(&rng, 0, 19) ? pow(10, -hs_range(&rng, 3, 6)) : (hs_int(&rng, 0, 1) ? 0 : INFINITY);
+    d.order = (int)(hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 2) : hs_int(&rng, 0, 3));
+    d.stabilize = hs_int(&rng, 0, 3) ? 0 : hs_range(&rng, -0.5, 3);
+    d.precision = hs_int(&rng, 0, 3) ? GS_DOUBLE : hs_int(&rng, 0, 9) ? GS_FLOAT : (GsDataType)5;
+    double gm[4], dm[4];
+    const int hetero = d.ny < 2 && d.ensemble > 1 && hs_int(&rng, 0, 1);
+    for (int e = 0; e < 4; e++) {
+      gm[e] = hs_range(&rng, 1e-3, 0.1);
+      dm[e] = hs_range(&rng, 0.1, 2);
+    }
+    if (hetero) {
+      d.gamma_member = gm;
+      d.D_member = dm;
+    }
+    char what[200];
+    snprintf(
+        what, sizeof what,
+        "ch case %d: n %lld ny %lld ensemble %lld L %g D %g gamma %g dt %g order %d S %g prec %d "
+        "hetero %d",
+        c, (long long)d.n, (long long)d.ny, (long long)d.ensemble, d.length, d.D, d.gamma, d.dt,
+        d.order, d.stabilize, (int)d.precision, hetero);
+    GsCahnHilliard h = NULL;
+    int rc = GsCahnHilliardCreate(ctx, &d, &h);
+    CHECK(rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_TYPE ||
+              rc == GS_ERR_ARG_INCOMP,
+          "%s: create %d (%s): %s", what, rc, GsErrorName(rc), GsGetErrorMessage(ctx));
+    if (rc) {
+      refused++;
+      CHECK(h == NULL, "%s: a failed create left a solver", what);
+      continue;
+    }
+    rc = GsCahnHilliardSetRandom(h, -1, hs_range(&rng, -0.5, 0.5), 0.05, (uint64_t)c);
+    CHECK(rc == 0, "%s: SetRandom %d (%s)", what, rc, GsErrorName(rc));
+    const GsInt members = d.ny > 1 ? 1 : d.ensemble;
+    double m0[4] = {0};
+    for (GsInt e = 0; e < members && e < 4; e++)
+      CHECK_OK(GsCahnHilliardDiagnostics(h, e, &m0[e], NULL, NULL, NULL));
+    rc = GsCahnHilliardStep(h, hs_int(&rng, 1, 5));
+    CHECK(rc == 0 || rc == GS_ERR_NOT_FINITE, "%s: step %d (%s): %s", what, rc, GsErrorName(rc),
+          GsGetErrorMessage(ctx));
+    if (!rc) {
+      stepped++;
+      for (GsInt e = 0; e < members && e < 4; e++) {
+        double m1 = NAN, lo = NAN, hi = NAN, size = -1;
+        CHECK_OK(GsCahnHilliardDiagnostics(h, e, &m1, NULL, &lo, &hi));
+        CHECK_OK(GsCahnHilliardDomainSize(h, e, &size));
+        const double tol = d.precision == GS_FLOAT ? 1e-4 : 1e-11;
+        CHECK(fabs(m1 - m0[e]) <= tol * (fabs(m0[e]) + d.length),
+              "%s: member %lld mass %.17g -> %.17g", what, (long long)e, m0[e], m1);
+        CHECK(lo <= hi && size >= 0, "%s: member %lld min %g max %g size %g", what, (long long)e,
+              lo, hi, size);
+      }
+    }
+    CHECK_OK(GsCahnHilliardDestroy(&h));
+  }
+  printf("cahn-hilliard: %d random solvers, %d stepped, %d refused with a named error\n", cases,
+         stepped, refused);
+  CHECK(stepped > cases / 4, "only %d of %d solvers stepped", stepped, cases);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -1112,6 +1189,7 @@ int main(int argc, char **argv) {
   fuzz_ksp(ctx, cases / 5);
   fuzz_stencil(ctx, cases / 5);
   fuzz_mat(ctx, dir, cases / 10);
+  fuzz_cahnhilliard(ctx, cases / 20);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
