@@ -1169,6 +1169,217 @@ static void fuzz_cahnhilliard(GsContext ctx, int cases) {
   CHECK(stepped > cases / 4, "only %d of %d solvers stepped", stepped, cases);
 }
 
+/* Vectors driven by random sequences of operations against a host model: arithmetic, copies
+ * (also across precisions), reductions, host transfers and the three kinds of array access,
+ * checked out and restored in any order (an operation on a checked-out vector must be
+ * GS_ERR_WRONG_STATE and change nothing). On a GPU this walks the host and device copies'
+ * validity through every path. */
+typedef struct {
+  GsVec v;
+  GsInt n;
+  GsDataType dt;
+  double *ref;   /* the model */
+  int out;       /* 0, or 1 / 2 / 3: checked out for read-write / read / write */
+  void *arr;     /* the checked-out array */
+  GsMemType mem; /* where */
+} FzVec;
+
+static double fz_round(GsDataType dt, double x) {
+  return dt == GS_FLOAT ? (double)(float)x : x;
+}
+
+static void fuzz_vec_ops(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(9);
+  GsMemType pref = GS_MEM_HOST;
+  CHECK_OK(GsGetPreferredMemType(ctx, &pref));
+  long ops = 0, refused = 0;
+  for (int c = 0; c < cases; c++) {
+    FzVec V[3];
+    memset(V, 0, sizeof V);
+    const GsInt n = hs_int(&rng, 0, 4) ? hs_int(&rng, 1, 300) : hs_int(&rng, 0, 1);
+    int ok = 1;
+    for (int k = 0; k < 3 && ok; k++) {
+      V[k].n = n;
+      V[k].dt = hs_int(&rng, 0, 3) ? GS_DOUBLE : GS_FLOAT;
+      V[k].ref = calloc((size_t)(n + 1), sizeof(double));
+      ok = V[k].ref && !CHECK_OK(GsVecCreate(ctx, n, V[k].dt, &V[k].v)) &&
+           !CHECK_OK(GsVecSet(V[k].v, 0.0));
+    }
+    for (int step = 0; ok && step < 40; step++, ops++) {
+      const int op = (int)hs_int(&rng, 0, 11);
+      const int a = (int)hs_int(&rng, 0, 2), b = (int)hs_int(&rng, 0, 2),
+                d = (int)hs_int(&rng, 0, 2);
+      FzVec *A = &V[a], *B = &V[b], *D = &V[d];
+      const double al = hs_range(&rng, -2, 2), be = hs_range(&rng, -2, 2);
+      char what[96];
+      snprintf(what, sizeof what, "vec case %d step %d: op %d on %d %d %d (n %lld)", c, step, op, a,
+               b, d, (long long)n);
+      const int busy = A->out || B->out || D->out;
+      int rc = 0;
+      double got = NAN, want = NAN;
+      switch (op) {
+      case 0: /* set */
+        rc = GsVecSet(A->v, al);
+        if (!rc)
+          for (GsInt i = 0; i < n; i++)
+            A->ref[i] = fz_round(A->dt, al);
+        break;
+      case 1: /* axpy; mixed types are an error */
+        rc = GsVecAXPY(A->v, al, B->v);
+        if (!rc)
+          for (GsInt i = 0; i < n; i++)
+            A->ref[i] = fz_round(A->dt, A->ref[i] + al * B->ref[i]);
+        break;
+      case 2: /* axpbypcz, z may be x or y */
+        rc = GsVecAXPBYPCZ(D->v, al, be, 0.5, A->v, B->v);
+        if (!rc)
+          for (GsInt i = 0; i < n; i++)
+            D->ref[i] = fz_round(D->dt, al * A->ref[i] + be * B->ref[i] + 0.5 * D->ref[i]);
+        break;
+      case 3: /* copy, also across precisions */
+        rc = GsVecCopy(A->v, B->v);
+        if (!rc)
+          for (GsInt i = 0; i < n; i++)
+            B->ref[i] = fz_round(B->dt, A->ref[i]);
+        break;
+      case 4: /* dot */
+        rc = GsVecDot(A->v, B->v, &got);
+        if (!rc) {
+          want = 0;
+          double mag = 0;
+          for (GsInt i = 0; i < n; i++) {
+            want += A->ref[i] * B->ref[i];
+            mag += fabs(A->ref[i] * B->ref[i]);
+          }
+          CHECK(fabs(got - want) <= 1e-5 * mag + 1e-300, "%s: dot %g, model %g", what, got, want);
+        }
+        break;
+      case 5: /* host values in */
+        if (A->out) {
+          rc = GsVecSetValuesHost(A->v, A->ref); /* refused: nothing read */
+          CHECK(rc == GS_ERR_WRONG_STATE, "%s: values set into a checked-out vector: %d", what, rc);
+        } else {
+          void *h = malloc((size_t)(n + 1) * 8);
+          for (GsInt i = 0; i < n; i++) {
+            const double x = hs_range(&rng, -1, 1);
+            A->ref[i] = fz_round(A->dt, x);
+            if (A->dt == GS_DOUBLE)
+              ((double *)h)[i] = x;
+            else
+              ((float *)h)[i] = (float)x;
+          }
+          rc = GsVecSetValuesHost(A->v, h);
+          free(h);
+        }
+        break;
+      case 6: /* check out */
+      case 7:
+      case 8:
+        if (!A->out) {
+          const GsMemType mem = hs_int(&rng, 0, 1) ? pref : GS_MEM_HOST;
+          if (op == 6) rc = GsVecGetArray(A->v, mem, &A->arr);
+          if (op == 7) rc = GsVecGetArrayRead(A->v, mem, (const void **)&A->arr);
+          if (op == 8) rc = GsVecGetArrayWrite(A->v, mem, &A->arr);
+          if (!rc) {
+            A->out = op - 5;
+            A->mem = mem;
+          }
+        } else { /* twice: refused */
+          void *p2 = NULL;
+          rc = GsVecGetArray(A->v, GS_MEM_HOST, &p2);
+          CHECK(rc == GS_ERR_WRONG_STATE, "%s: a second check-out returned %d", what, rc);
+          rc = 0;
+        }
+        break;
+      case 9: /* restore (writing new values through a host array first) */
+        if (A->out) {
+          if (A->mem == GS_MEM_HOST && A->out != 2)
+            for (GsInt i = 0; i < n; i++) {
+              const double x = (double)(i % 7) - 3;
+              A->ref[i] = x;
+              if (A->dt == GS_DOUBLE)
+                ((double *)A->arr)[i] = x;
+              else
+                ((float *)A->arr)[i] = (float)x;
+            }
+          if (A->mem != GS_MEM_HOST && A->out == 3) { /* device write-only: fill via a copy */
+            rc = GsVecRestoreArrayWrite(A->v, &A->arr);
+            A->out = 0;
+            if (!rc) rc = GsVecSet(A->v, 1.0);
+            if (!rc)
+              for (GsInt i = 0; i < n; i++)
+                A->ref[i] = 1.0;
+            break;
+          }
+          if (A->out == 1) rc = GsVecRestoreArray(A->v, &A->arr);
+          if (A->out == 2) rc = GsVecRestoreArrayRead(A->v, (const void **)&A->arr);
+          if (A->out == 3) rc = GsVecRestoreArrayWrite(A->v, &A->arr);
+          CHECK(rc == 0 && A->arr == NULL, "%s: restore %d", what, rc);
+          A->out = 0;
+        } else {
+          void *p2 = NULL;
+          rc = GsVecRestoreArray(A->v, &p2);
+          CHECK(rc != 0, "%s: a restore without a check-out succeeded", what);
+          rc = 0;
+        }
+        break;
+      case 10: /* norms */
+        rc = GsVecNorm(A->v, (GsNormType)hs_int(&rng, 0, 2), &got);
+        break;
+      default: /* pointwise multiply */
+        rc = GsVecPointwiseMult(D->v, A->v, B->v);
+        if (!rc)
+          for (GsInt i = 0; i < n; i++)
+            D->ref[i] = fz_round(D->dt, A->ref[i] * B->ref[i]);
+        break;
+      }
+      const int mixed = A->dt != B->dt || A->dt != D->dt;
+      CHECK(rc == 0 || rc == GS_ERR_WRONG_STATE || rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP,
+            "%s: %d (%s): %s", what, rc, GsErrorName(rc), GsGetErrorMessage(ctx));
+      if (rc == GS_ERR_WRONG_STATE) {
+        refused++;
+        CHECK(busy || op == 5, "%s: WRONG_STATE with nothing checked out", what);
+      }
+      if (rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP) refused++;
+      if (rc == GS_ERR_ARG_TYPE) CHECK(mixed, "%s: type error on vectors of one type", what);
+      /* Whenever nothing is checked out, every vector equals its model. */
+      if (!V[0].out && !V[1].out && !V[2].out)
+        for (int k = 0; k < 3; k++) {
+          double *h = malloc((size_t)(n + 1) * 8);
+          if (!h || CHECK_OK(GsVecGetValuesHost(V[k].v, h))) {
+            free(h);
+            ok = 0;
+            break;
+          }
+          double worst = 0;
+          for (GsInt i = 0; i < n; i++) {
+            const double x = V[k].dt == GS_DOUBLE ? h[i] : (double)((float *)h)[i];
+            const double e = fabs(x - V[k].ref[i]) / (1 + fabs(V[k].ref[i]));
+            worst = e > worst || e != e ? e : worst;
+          }
+          free(h);
+          /* A float vector's model is rounded once per operation, the vector in every float
+           * operation: a unit apart, which a copy into a double vector carries along. */
+          const int any_float = V[0].dt == GS_FLOAT || V[1].dt == GS_FLOAT || V[2].dt == GS_FLOAT;
+          if (!CHECK(worst <= (any_float ? 1e-5 : 1e-12),
+                     "%s: vector %d differs from its model by %g", what, k, worst)) {
+            ok = 0;
+            break;
+          }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+      if (V[k].out == 1) GsVecRestoreArray(V[k].v, &V[k].arr);
+      if (V[k].out == 2) GsVecRestoreArrayRead(V[k].v, (const void **)&V[k].arr);
+      if (V[k].out == 3) GsVecRestoreArrayWrite(V[k].v, &V[k].arr);
+      GsVecDestroy(&V[k].v);
+      free(V[k].ref);
+    }
+  }
+  printf("vectors: %d random sequences, %ld operations, %ld refused with a named error\n", cases,
+         ops, refused);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -1190,6 +1401,7 @@ int main(int argc, char **argv) {
   fuzz_stencil(ctx, cases / 5);
   fuzz_mat(ctx, dir, cases / 10);
   fuzz_cahnhilliard(ctx, cases / 20);
+  fuzz_vec_ops(ctx, cases / 20);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
