@@ -22,6 +22,9 @@
 #include "vecbench.h"
 
 /* Print the library's message for a failed call and leave the subcommand with status 1. */
+/* Raise an error of the command itself on ctx, so that CLI_CALL prints it with its name. */
+#define CLI_RAISE(ctx, code, ...)                                                                  \
+  GsErrorRaise((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 #define CLI_CALL(ctx, expr)                                                                        \
   do {                                                                                             \
     int cli_ierr_ = (expr);                                                                        \
@@ -977,15 +980,13 @@ typedef struct {
 
 static int ch_output_open(GsContext ctx, ChOutput *o, const char *dir, const char *seq,
                           const GsCahnHilliardDesc *d, int nout) {
-  if (d->ny <= 1 || d->ensemble != 1) {
-    fprintf(stderr, "gpusolve ch: -out and -sequence write 2D fields: give -ny > 1 (and one "
-                    "member)\n");
-    return GS_ERR_ARG_INCOMP;
-  }
-  if (dir[0] && mkdir(dir, 0777) && errno != EEXIST) {
-    fprintf(stderr, "gpusolve ch: cannot create '%s': %s\n", dir, strerror(errno));
-    return GS_ERR_FILE_OPEN;
-  }
+  if (d->ny <= 1 || d->ensemble != 1)
+    return CLI_RAISE(ctx, GS_ERR_ARG_INCOMP,
+                     "gpusolve ch: -out and -sequence write 2D fields: give -ny > 1 (and one "
+                     "member)");
+  if (dir[0] && mkdir(dir, 0777) && errno != EEXIST)
+    return CLI_RAISE(ctx, GS_ERR_FILE_OPEN, "gpusolve ch: cannot create '%s': %s", dir,
+                     strerror(errno));
   snprintf(o->dir, sizeof o->dir, "%s", dir);
   snprintf(o->seq, sizeof o->seq, "%s", seq);
   o->n = d->n;
@@ -995,7 +996,8 @@ static int ch_output_open(GsContext ctx, ChOutput *o, const char *dir, const cha
   o->nframes = seq[0] ? (nout < CH_SEQ_FRAMES ? nout : CH_SEQ_FRAMES) : 0;
   o->field = malloc((size_t)(d->n * d->ny) * sizeof *o->field);
   o->frames = malloc((size_t)(d->n * d->ny * (o->nframes + 1)) * sizeof *o->frames);
-  if (!o->field || !o->frames) return GS_ERR_MEMORY;
+  if (!o->field || !o->frames)
+    return CLI_RAISE(ctx, GS_ERR_MEMORY, "gpusolve ch: cannot allocate the output frames");
   CLI_CALL(ctx, GsVecCreate(ctx, d->n * d->ny, GS_DOUBLE, &o->c));
   return 0;
 }
@@ -1029,12 +1031,12 @@ static int ch_output_write(GsContext ctx, ChOutput *o, GsCahnHilliard ch, GsInt 
     if (t2) o->t = t2;
     char **f2 = realloc(o->file, (size_t)cap * sizeof *f2);
     if (f2) o->file = f2;
-    if (!t2 || !f2) return GS_ERR_MEMORY;
+    if (!t2 || !f2) return CLI_RAISE(ctx, GS_ERR_MEMORY, "gpusolve ch: cannot grow the series");
     o->cap = cap;
   }
   o->t[o->count] = t;
   o->file[o->count] = malloc(strlen(name) + 1);
-  if (!o->file[o->count]) return GS_ERR_MEMORY;
+  if (!o->file[o->count]) return CLI_RAISE(ctx, GS_ERR_MEMORY, "gpusolve ch: out of memory");
   strcpy(o->file[o->count++], name);
   CLI_CALL(ctx, GsAppWritePVD(ctx, pvd, o->count, o->t, (const char *const *)o->file));
   return 0;
@@ -1171,11 +1173,10 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
            label, 1e3 * per, 1e9 * per / points, 100 * r.fraction, perpoint, st_ms,
            st_ms > 0 ? 100 * st_floor / st_ms : 0.0, sv_ms,
            sv_ms > 0 ? 100 * sv_floor / sv_ms : 0.0);
-    if (GsBenchReportAdd(&rep, &r)) ierr = GS_ERR_MEMORY;
+    if (GsBenchReportAdd(&rep, &r)) ierr = CLI_RAISE(ctx, GS_ERR_MEMORY, "cannot grow the report");
   }
-  if (!ierr && json[0] &&
-      GsBenchWriteJSON(ctx, &rep, json, "apps", dev, res, copy, "\"apps\": {\"app\": \"ch\"}"))
-    ierr = GS_ERR_FILE_WRITE;
+  if (!ierr && json[0])
+    ierr = GsBenchWriteJSON(ctx, &rep, json, "apps", dev, res, copy, "\"apps\": {\"app\": \"ch\"}");
   if (!ierr && json[0]) printf("results written to %s\n", json);
   GsBenchReportFree(&rep);
   CLI_CALL(ctx, ierr);
