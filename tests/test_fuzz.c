@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cahnhilliard/cahnhilliard.h"
+#include "hyperdiffusion/hyperdiffusion.h"
 #include "gpusolve/ksp.h"
 #include "gpusolve/stencil.h"
 
@@ -1380,6 +1381,94 @@ static void fuzz_vec_ops(GsContext ctx, int cases) {
          ops, refused);
 }
 
+/* Hyperdiffusion solvers under random descriptors (1D ensembles, 2D, float, bad values): created
+ * or refused with a named error; a created one, started from a cosine mode, follows the scheme's
+ * own factor for that mode (GsHyperdiffusionModeFactor) over a few steps, so the time-stepping
+ * error against the semi-discrete solution stays small. */
+static void fuzz_hyperdiffusion(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(10);
+  int stepped = 0, refused = 0;
+  for (int c = 0; c < cases; c++) {
+    GsHyperdiffusionDesc d = {0};
+    d.n = hs_int(&rng, 0, 9) ? hs_int(&rng, 5, 48) : hs_int(&rng, -1, 5);
+    d.ny = hs_int(&rng, 0, 2) ? 0 : hs_int(&rng, 0, 9) ? hs_int(&rng, 5, 24) : hs_int(&rng, 1, 5);
+    d.ensemble = d.ny > 1 ? 1 : hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 5) : hs_int(&rng, -1, 0);
+    d.length = hs_int(&rng, 0, 19) ? hs_range(&rng, 0.5, 10) : -1;
+    d.coeff = hs_int(&rng, 0, 19) ? hs_range(&rng, 0.1, 2) : 0;
+    d.dt = hs_int(&rng, 0, 19) ? pow(10, -hs_range(&rng, 2, 7)) : (hs_int(&rng, 0, 1) ? 0 : NAN);
+    d.precision = hs_int(&rng, 0, 3) ? GS_DOUBLE : hs_int(&rng, 0, 9) ? GS_FLOAT : (GsDataType)4;
+    char what[160];
+    snprintf(what, sizeof what,
+             "hyper case %d: n %lld ny %lld ensemble %lld L %g g %g dt %g prec %d", c,
+             (long long)d.n, (long long)d.ny, (long long)d.ensemble, d.length, d.coeff, d.dt,
+             (int)d.precision);
+    GsHyperdiffusion h = NULL;
+    int rc = GsHyperdiffusionCreate(ctx, &d, &h);
+    CHECK(rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_TYPE ||
+              rc == GS_ERR_ARG_INCOMP,
+          "%s: create %d (%s): %s", what, rc, GsErrorName(rc), GsGetErrorMessage(ctx));
+    if (rc) {
+      refused++;
+      CHECK(h == NULL, "%s: a failed create left a solver", what);
+      continue;
+    }
+    const double k = (double)hs_int(&rng, 1, 2);
+    const GsInt steps = hs_int(&rng, 1, 6);
+    rc = d.ny > 1 ? GsHyperdiffusionSetCosine2D(h, 1.0, k, k)
+                  : GsHyperdiffusionSetCosine(h, -1, 1.0, k, 0.3);
+    if (!CHECK_OK(rc) && !CHECK_OK(GsHyperdiffusionStep(h, steps))) {
+      stepped++;
+      double et = NAN;
+      if (d.ny > 1)
+        CHECK_OK(GsHyperdiffusionCosineError2D(h, 1.0, k, k, NULL, &et));
+      else
+        CHECK_OK(GsHyperdiffusionCosineError(h, d.ensemble - 1, 1.0, k, 0.3, NULL, &et));
+      /* Against the semi-discrete solution the error is Crank-Nicolson's in time alone: bounded
+       * by the mode's amplitude (1) times sqrt(L^d) for any stable step; far smaller normally. */
+      const double scale = d.ny > 1 ? d.length : sqrt(d.length);
+      CHECK(isfinite(et) && et <= 2.0 * scale, "%s: time error %g after %lld steps", what, et,
+            (long long)steps);
+      if (d.ny <= 1 && d.precision == GS_DOUBLE) {
+        /* The cosine is an eigenvector of the periodic scheme: after the steps every member is
+         * the scheme's factor to that power times it, to rounding. */
+        double fac = NAN;
+        CHECK_OK(GsHyperdiffusionModeFactor(h, k, &fac, NULL));
+        const GsInt N = d.n * d.ensemble;
+        GsVec cv = NULL;
+        double *hc = malloc((size_t)N * sizeof *hc);
+        if (hc && !CHECK_OK(GsVecCreate(ctx, N, GS_DOUBLE, &cv)) &&
+            !CHECK_OK(GsHyperdiffusionGetState(h, cv)) && !CHECK_OK(GsVecGetValuesHost(cv, hc))) {
+          const double amp = pow(fac, (double)steps);
+          double worst = 0;
+          for (GsInt q = 0; q < N; q++) {
+            const GsInt i = q % d.n;
+            const double want =
+                amp * cos(2 * 3.14159265358979323846 * k * (double)i / (double)d.n + 0.3);
+            worst = fmax(worst, fabs(hc[q] - want));
+          }
+          /* Each step rounds the bands' solve by about (1 + 12 sigma) eps. */
+          const double dx = d.length / (double)d.n, sigma = d.coeff * d.dt / (2 * pow(dx, 4));
+          const double tol = 64 * DBL_EPSILON * (1 + 12 * sigma) * (double)steps;
+          CHECK(worst <= tol,
+                "%s: %lld steps of the mode differ from factor^steps by %g (sigma %g)", what,
+                (long long)steps, worst, sigma);
+        }
+        free(hc);
+        GsVecDestroy(&cv);
+      }
+      double t = -1;
+      GsInt st = -1;
+      CHECK_OK(GsHyperdiffusionGetTime(h, &t, &st));
+      CHECK(st == steps && fabs(t - (double)steps * d.dt) <= 1e-12 * t, "%s: time %g after %lld",
+            what, t, (long long)st);
+    }
+    CHECK_OK(GsHyperdiffusionDestroy(&h));
+  }
+  printf("hyperdiffusion: %d random solvers, %d stepped, %d refused with a named error\n", cases,
+         stepped, refused);
+  CHECK(stepped > cases / 4, "only %d of %d solvers stepped", stepped, cases);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -1402,6 +1491,7 @@ int main(int argc, char **argv) {
   fuzz_mat(ctx, dir, cases / 10);
   fuzz_cahnhilliard(ctx, cases / 20);
   fuzz_vec_ops(ctx, cases / 20);
+  fuzz_hyperdiffusion(ctx, cases / 20);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
