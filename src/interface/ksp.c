@@ -561,8 +561,9 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       break;
     }
     omega = ts / tt;
-    GsCall(GsVecAXPY(x, alpha, left ? p : ph));
-    GsCall(GsVecAXPY(x, omega, left ? r : sh));
+    /* x += alpha p^ + omega s^ in one pass (x is not in the recurrence: the order of the sum
+     * changes no residual). */
+    GsCall(GsVecAXPBYPCZ(x, alpha, omega, 1.0, left ? p : ph, left ? r : sh));
     GsCall(GsVecAXPYNorm(r, -omega, t, &rnorm));
     rho = rho_new;
     if (omega == 0) {
