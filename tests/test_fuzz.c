@@ -475,7 +475,8 @@ static void fuzz_options(int cases) {
  * vectors of the right and wrong lengths and types, calls in any order, aliasing and NaN entries:
  * every call returns 0 or a named error (never a crash), and whenever a solve succeeds its
  * solution satisfies A x = f (checked with GsBandedMult). */
-static int banded_err_ok(int rc) {
+/* The errors a call may answer bad arguments, states or data with (all named). */
+static int api_err_ok(int rc) {
   return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
          rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP || rc == GS_ERR_UNSUPPORTED ||
          rc == GS_ERR_WRONG_STATE || rc == GS_ERR_ZERO_PIVOT || rc == GS_ERR_NOT_FINITE;
@@ -546,7 +547,7 @@ static void fuzz_banded(GsContext ctx, int cases) {
         (long long)d.stride, d.shared, d.periodic, d.spd);
     GsBanded A = NULL;
     int rc = GsBandedCreate(ctx, &d, &A);
-    CHECK(banded_err_ok(rc), "%s: create returned %d (%s): %s", what, rc, GsErrorName(rc),
+    CHECK(api_err_ok(rc), "%s: create returned %d (%s): %s", what, rc, GsErrorName(rc),
           GsGetErrorMessage(ctx));
     if (rc) {
       refused++;
@@ -562,7 +563,7 @@ static void fuzz_banded(GsContext ctx, int cases) {
     } else {
       rc = GsBandedSetPartitions(A, (int)hs_int(&rng, -1, 9));
     }
-    CHECK(banded_err_ok(rc), "%s: algorithm %d returned %d (%s)", what, algo, rc, GsErrorName(rc));
+    CHECK(api_err_ok(rc), "%s: algorithm %d returned %d (%s)", what, algo, rc, GsErrorName(rc));
     if (hs_int(&rng, 0, 3) == 0) CHECK_OK(GsBandedSetCheck(A, GS_BANDED_CHECK_DEFERRED));
     /* Diagonals: usually right; sometimes one entry short, of the other type, or with a NaN. */
     const int bad_diag = hs_int(&rng, 0, 9) == 0 ? (int)hs_int(&rng, 1, 3) : 0;
@@ -608,7 +609,7 @@ static void fuzz_banded(GsContext ctx, int cases) {
     int rs = 0, rf = 0;
     if (order == 0 || order == 1) {
       rf = GsBandedFactor(A, diag);
-      CHECK(banded_err_ok(rf), "%s: factor returned %d (%s): %s", what, rf, GsErrorName(rf),
+      CHECK(api_err_ok(rf), "%s: factor returned %d (%s): %s", what, rf, GsErrorName(rf),
             GsGetErrorMessage(ctx));
       rs = GsBandedSolve(A, f, x);
       if (order == 1 && !rs) rs = GsBandedSolve(A, f0, x); /* twice with the same factors */
@@ -619,7 +620,7 @@ static void fuzz_banded(GsContext ctx, int cases) {
       CHECK(rs != 0, "%s: a solve before any factorisation succeeded", what);
     }
     if (!rs && !rf) rs = GsBandedCheckStatus(A); /* deferred mode: the errors come here */
-    CHECK(banded_err_ok(rs), "%s: solve (order %d) returned %d (%s): %s", what, order, rs,
+    CHECK(api_err_ok(rs), "%s: solve (order %d) returned %d (%s): %s", what, order, rs,
           GsErrorName(rs), GsGetErrorMessage(ctx));
     if (rs == GS_ERR_ZERO_PIVOT || rs == GS_ERR_NOT_FINITE) {
       GsInt nbad = -1, first = -2;
@@ -658,12 +659,6 @@ static void fuzz_banded(GsContext ctx, int cases) {
  * not), restarts, initial guesses and right-hand sides (zero, NaN): every call returns 0 or a named
  * error; a solve reports a known reason, at most max_it iterations and a history of its + 1 norms;
  * a solve that reports convergence has a true residual near its test. */
-static int ksp_err_ok(int rc) {
-  return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
-         rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP || rc == GS_ERR_UNSUPPORTED ||
-         rc == GS_ERR_WRONG_STATE || rc == GS_ERR_ZERO_PIVOT || rc == GS_ERR_NOT_FINITE;
-}
-
 static void fuzz_ksp(GsContext ctx, int cases) {
   HsRng rng = hs_rng(5);
   int solved = 0, converged = 0, refused = 0;
@@ -708,7 +703,7 @@ static void fuzz_ksp(GsContext ctx, int cases) {
     free(ci);
     free(v);
     if (rc) {
-      CHECK(ksp_err_ok(rc), "ksp case %d: matrix %d (%s)", c, rc, GsErrorName(rc));
+      CHECK(api_err_ok(rc), "ksp case %d: matrix %d (%s)", c, rc, GsErrorName(rc));
       continue;
     }
     if (CHECK_OK(GsKspCreate(ctx, &k))) goto next;
@@ -730,7 +725,7 @@ static void fuzz_ksp(GsContext ctx, int cases) {
     const int r6 = GsKspSetInitialGuessNonzero(k, (int)hs_int(&rng, 0, 1));
     const int rs[7] = {r0, r1, r2, r3, r4, r5, r6};
     for (int q = 0; q < 7; q++)
-      CHECK(ksp_err_ok(rs[q]), "%s: setter %d returned %d (%s)", what, q, rs[q],
+      CHECK(api_err_ok(rs[q]), "%s: setter %d returned %d (%s)", what, q, rs[q],
             GsErrorName(rs[q]));
     if (rs[0] || rs[3]) {
       refused++;
@@ -750,7 +745,7 @@ static void fuzz_ksp(GsContext ctx, int cases) {
       GsVecDestroy(&r);
     }
     rc = GsKspSolve(k, b, x);
-    CHECK(ksp_err_ok(rc), "%s: solve returned %d (%s): %s", what, rc, GsErrorName(rc),
+    CHECK(api_err_ok(rc), "%s: solve returned %d (%s): %s", what, rc, GsErrorName(rc),
           GsGetErrorMessage(ctx));
     if (rc) {
       refused++;
@@ -807,12 +802,6 @@ static void fuzz_ksp(GsContext ctx, int cases) {
  * number of inputs and terms, powers, declared sums, float and double): every call 0 or a named
  * error, and every applied stencil equal to a direct sum on the host (the centre weight of a term
  * with a declared sum being that sum less its other weights). */
-static int stencil_err_ok(int rc) {
-  return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
-         rc == GS_ERR_ARG_TYPE || rc == GS_ERR_ARG_INCOMP || rc == GS_ERR_NOT_FINITE ||
-         rc == GS_ERR_UNSUPPORTED;
-}
-
 static void fuzz_stencil(GsContext ctx, int cases) {
   HsRng rng = hs_rng(6);
   enum { W = 2 * GS_STENCIL_MAX_RADIUS + 1 };
@@ -830,7 +819,7 @@ static void fuzz_stencil(GsContext ctx, int cases) {
              (long long)d.nx, (long long)d.ny, (long long)d.batch, d.inputs, (int)d.dt);
     GsStencil st = NULL;
     int rc = GsStencilCreate(ctx, &d, &st);
-    CHECK(stencil_err_ok(rc), "%s: create %d (%s)", what, rc, GsErrorName(rc));
+    CHECK(api_err_ok(rc), "%s: create %d (%s)", what, rc, GsErrorName(rc));
     if (rc) {
       refused++;
       continue;
@@ -853,14 +842,14 @@ static void fuzz_stencil(GsContext ctx, int cases) {
       if (hs_int(&rng, 0, 5) == 0) { /* a declared sum */
         const double sm = hs_range(&rng, -1, 1);
         rc = GsStencilSetTermSum(st, in, pw, sm);
-        CHECK(stencil_err_ok(rc), "%s: term sum %d (%s)", what, rc, GsErrorName(rc));
+        CHECK(api_err_ok(rc), "%s: term sum %d (%s)", what, rc, GsErrorName(rc));
         if (!rc) { /* the term exists from here on, weights or not */
           sum[in][pw] = sm;
           has_sum[in][pw] = has[in][pw] = 1;
         }
       }
       rc = GsStencilAddTerm(st, in, pw, rx, ry, w, scale);
-      CHECK(stencil_err_ok(rc), "%s: term (%d, %d, %d, %d) %d (%s): %s", what, in, pw, rx, ry, rc,
+      CHECK(api_err_ok(rc), "%s: term (%d, %d, %d, %d) %d (%s): %s", what, in, pw, rx, ry, rc,
             GsErrorName(rc), GsGetErrorMessage(ctx));
       if (rc) continue;
       has[in][pw] = 1;
@@ -888,7 +877,7 @@ static void fuzz_stencil(GsContext ctx, int cases) {
     }
     if (ok && !CHECK_OK(GsVecCreate(ctx, N, d.dt, &y))) {
       rc = GsStencilApply(st, (const GsVec *)x, y);
-      CHECK(stencil_err_ok(rc), "%s: apply %d (%s)", what, rc, GsErrorName(rc));
+      CHECK(api_err_ok(rc), "%s: apply %d (%s)", what, rc, GsErrorName(rc));
       if (!rc) {
         applied++;
         double *gy = malloc((size_t)N * 8);

@@ -25,7 +25,7 @@ typedef struct {
     const int rc_ = (call);                                                                        \
     if (rc_ && !(w)->rc) {                                                                         \
       (w)->rc = rc_;                                                                               \
-      snprintf((w)->msg, sizeof (w)->msg, "%s: %s", #call, GsGetErrorMessage(ctx));               \
+      snprintf((w)->msg, sizeof(w)->msg, "%s: %s", #call, GsGetErrorMessage(ctx));                 \
     }                                                                                              \
   } while (0)
 
