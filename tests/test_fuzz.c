@@ -471,10 +471,6 @@ static void fuzz_options(int cases) {
   printf("options: %d random strings, %d refused with a named error\n", cases, refused);
 }
 
-/* The batched banded API under random descriptors (valid and not), algorithms, check modes,
- * vectors of the right and wrong lengths and types, calls in any order, aliasing and NaN entries:
- * every call returns 0 or a named error (never a crash), and whenever a solve succeeds its
- * solution satisfies A x = f (checked with GsBandedMult). */
 /* The errors a call may answer bad arguments, states or data with (all named). */
 static int api_err_ok(int rc) {
   return rc == 0 || rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_NULL || rc == GS_ERR_ARG_SIZE ||
@@ -522,6 +518,10 @@ static double vec_dist(GsVec a, GsVec b, double *nb) {
   return r;
 }
 
+/* The batched banded API under random descriptors (valid and not), algorithms, check modes,
+ * vectors of the right and wrong lengths and types, calls in any order, aliasing and NaN entries:
+ * every call returns 0 or a named error (never a crash), and whenever a solve succeeds its
+ * solution satisfies A x = f (checked with GsBandedMult). */
 static void fuzz_banded(GsContext ctx, int cases) {
   HsRng rng = hs_rng(4);
   static const GsInt ns[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 17, 33, 64, 100, 257, 1030};
