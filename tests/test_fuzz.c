@@ -1458,6 +1458,123 @@ static void fuzz_hyperdiffusion(GsContext ctx, int cases) {
   CHECK(stepped > cases / 4, "only %d of %d solvers stepped", stepped, cases);
 }
 
+/* GsScalars under random sequences of sets, gets, asynchronous reads (begun and ended in any
+ * order, overlapping ones refused) and ratio-driven vector updates whose denominators may be
+ * zero, negative or NaN (the update must then do nothing), against a host model. */
+static void fuzz_scalars(GsContext ctx, int cases) {
+  HsRng rng = hs_rng(11);
+  long ops = 0, refused = 0;
+  enum { NS = 6 };
+  const GsInt n = 97;
+  for (int c = 0; c < cases; c++) {
+    GsScalars sc = NULL;
+    GsVec r = NULL, q = NULL;
+    double model[NS] = {0}, hr[97], hq[97];
+    int reading = 0, rfirst = 0, rcount = 0;
+    double rsnap[NS];
+    if (CHECK_OK(GsScalarsCreate(ctx, NS, &sc)) || CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &r)) ||
+        CHECK_OK(GsVecCreate(ctx, n, GS_DOUBLE, &q)))
+      goto next;
+    hs_fill_d(&rng, n, hr, -1, 1);
+    hs_fill_d(&rng, n, hq, -1, 1);
+    CHECK_OK(GsVecSetValuesHost(r, hr));
+    CHECK_OK(GsVecSetValuesHost(q, hq));
+    for (int step = 0; step < 30; step++, ops++) {
+      const int op = (int)hs_int(&rng, 0, 4);
+      const int bad = hs_int(&rng, 0, 9) == 0;
+      const int first = bad ? (int)hs_int(&rng, -1, NS) : (int)hs_int(&rng, 0, NS - 1);
+      const int count = bad ? (int)hs_int(&rng, -1, NS) : (int)hs_int(&rng, 1, NS - first);
+      const int valid = first >= 0 && count >= 1 && first + count <= NS;
+      char what[96];
+      snprintf(what, sizeof what, "scalars case %d step %d: op %d first %d count %d", c, step, op,
+               first, count);
+      double v[NS + 2];
+      int rc = 0;
+      if (op == 0) { /* set, sometimes zero, negative or NaN */
+        for (int k = 0; k < NS + 2; k++)
+          v[k] = hs_int(&rng, 0, 4) ? hs_range(&rng, -2, 2) : hs_int(&rng, 0, 1) ? 0.0 : NAN;
+        rc = GsScalarsSet(sc, first, count, v);
+        if (!rc)
+          for (int k = 0; k < count; k++)
+            model[first + k] = v[k];
+      } else if (op == 1) { /* get */
+        rc = GsScalarsGet(sc, first, count, v);
+        if (!rc)
+          for (int k = 0; k < count; k++)
+            CHECK(v[k] == model[first + k] ||
+                      (v[k] != v[k] && model[first + k] != model[first + k]),
+                  "%s: got %g, model %g", what, v[k], model[first + k]);
+      } else if (op == 2) { /* begin a read */
+        rc = GsScalarsReadBegin(sc, first, count);
+        CHECK(rc != 0 || !reading, "%s: a second read began", what);
+        if (!rc) {
+          reading = 1;
+          rfirst = first;
+          rcount = count;
+          memcpy(rsnap, model, sizeof rsnap);
+        }
+      } else if (op == 3) { /* end it */
+        rc = GsScalarsReadEnd(sc, v);
+        CHECK((rc == 0) == reading, "%s: ReadEnd returned %d with%s a read begun", what, rc,
+              reading ? "" : "out");
+        if (!rc)
+          for (int k = 0; k < rcount; k++)
+            CHECK(v[k] == rsnap[rfirst + k] ||
+                      (v[k] != v[k] && rsnap[rfirst + k] != rsnap[rfirst + k]),
+                  "%s: read %g, model at the Begin %g", what, v[k], rsnap[rfirst + k]);
+        reading = 0;
+      } else { /* r -= (s[a] / s[b]) q, and s[res] = r . r; nothing when s[b] is not positive */
+        const int a = bad ? (int)hs_int(&rng, -1, NS) : (int)hs_int(&rng, 0, NS - 1),
+                  b = bad ? (int)hs_int(&rng, -1, NS) : (int)hs_int(&rng, 0, NS - 1),
+                  res = (int)hs_int(&rng, 0, NS - 2);
+        const GsScalarRatio al = {sc, a, b};
+        rc = GsVecAXPYPairScalars(NULL, r, al, NULL, q, NULL, sc, res);
+        if (!rc && model[b] > 0) {
+          const double alpha = model[a] / model[b];
+          double rr = 0;
+          for (GsInt i = 0; i < n; i++) {
+            hr[i] -= alpha * hq[i];
+            rr += hr[i] * hr[i];
+          }
+          model[res] = rr;
+        }
+        if (!rc) { /* r as the model says, and s[res] close to r . r */
+          double got[97], sr = NAN;
+          CHECK_OK(GsVecGetValuesHost(r, got));
+          double worst = 0;
+          for (GsInt i = 0; i < n; i++)
+            worst = fmax(worst, fabs(got[i] - hr[i]) / (1 + fabs(hr[i])));
+          CHECK(worst <= 1e-12, "%s: ratio (%d, %d): r off the model by %g", what, a, b, worst);
+          memcpy(hr, got, sizeof hr);
+          CHECK_OK(GsScalarsGet(sc, res, 1, &sr));
+          CHECK(sr == model[res] || fabs(sr - model[res]) <= 1e-12 * fabs(model[res]) ||
+                    (sr != sr && model[res] != model[res]),
+                "%s: s[%d] = %g, model %g", what, res, sr, model[res]);
+          model[res] = sr;
+        }
+      }
+      if (op != 3 && op != 4 && op != 2)
+        CHECK(rc == 0 || (!valid && (rc == GS_ERR_ARG_OUTOFRANGE || rc == GS_ERR_ARG_SIZE)),
+              "%s: %d (%s): %s", what, rc, GsErrorName(rc), GsGetErrorMessage(ctx));
+      if (op == 2)
+        CHECK(rc == 0 || rc == GS_ERR_WRONG_STATE || (!valid && rc == GS_ERR_ARG_OUTOFRANGE),
+              "%s: begin %d (%s)", what, rc, GsErrorName(rc));
+      if (op == 4) CHECK(api_err_ok(rc), "%s: ratio update %d (%s)", what, rc, GsErrorName(rc));
+      refused += rc != 0;
+    }
+    if (reading) {
+      double v[NS];
+      CHECK_OK(GsScalarsReadEnd(sc, v));
+    }
+  next:
+    GsScalarsDestroy(&sc);
+    GsVecDestroy(&r);
+    GsVecDestroy(&q);
+  }
+  printf("scalars: %d random sequences, %ld operations, %ld refused with a named error\n", cases,
+         ops, refused);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_fuzz", resource, argc, argv);
@@ -1481,6 +1598,7 @@ int main(int argc, char **argv) {
   fuzz_cahnhilliard(ctx, cases / 20);
   fuzz_vec_ops(ctx, cases / 20);
   fuzz_hyperdiffusion(ctx, cases / 20);
+  fuzz_scalars(ctx, cases / 20);
   rmdir(dir);
   GsDestroy(&ctx);
   return hs_finish();
