@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cahnhilliard/cahnhilliard.h"
+#include "common/apputil.h"
 #include "hyperdiffusion/hyperdiffusion.h"
 #include "gpusolve/ksp.h"
 #include "gpusolve/stencil.h"
@@ -792,8 +793,8 @@ static void fuzz_ksp(GsContext ctx, int cases) {
     GsKspDestroy(&k);
     GsMatDestroy(&A);
   }
-  printf("ksp: %d random solves, %d ran (%d reported convergence), %d refused with a named "
-         "error\n",
+  printf("ksp: %d random solves, %d ran (%d reported convergence and were checked), %d refused "
+         "with a named error\n",
          cases, solved, converged, refused);
   CHECK(converged > cases / 10, "only %d of %d solves converged", converged, cases);
 }
@@ -1431,8 +1432,7 @@ static void fuzz_hyperdiffusion(GsContext ctx, int cases) {
           double worst = 0;
           for (GsInt q = 0; q < N; q++) {
             const GsInt i = q % d.n;
-            const double want =
-                amp * cos(2 * 3.14159265358979323846 * k * (double)i / (double)d.n + 0.3);
+            const double want = amp * cos(2 * GS_APP_PI * k * (double)i / (double)d.n + 0.3);
             worst = fmax(worst, fabs(hc[q] - want));
           }
           /* Each step rounds the bands' solve by about (1 + 12 sigma) eps. */

@@ -348,28 +348,6 @@ static int setup_work(GsKsp k, GsVec b, int nwork, int nbasis) {
   return 0;
 }
 
-static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b);
-
-/* Record iteration its with residual norm rnorm, print monitors, decide whether to stop. x and b
- * serve the true-residual monitor (x may be NULL when the method holds no current solution). */
-static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
-  GsCall(record_norm(k, its, rnorm, x, b));
-  *stop = 1;
-  /* As PETSc's default test: relative to ||b|| (the initial residual when x0 = 0). */
-  const double ref = k->bnorm, ttol = fmax(k->rtol * ref, k->atol);
-  if (!isfinite(rnorm))
-    k->reason = GS_DIVERGED_NANORINF;
-  else if (rnorm <= ttol)
-    k->reason = rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
-  else if (rnorm >= k->dtol * ref && ref > 0)
-    k->reason = GS_DIVERGED_DTOL;
-  else if (its >= k->max_it)
-    k->reason = GS_DIVERGED_ITS;
-  else
-    *stop = 0;
-  return 0;
-}
-
 /* Iteration its and its residual norm into the history and the monitors (every iteration a solve
  * reports has its norm recorded, also where it stops without the test: the history holds its + 1
  * norms). */
@@ -395,6 +373,33 @@ static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b) {
   } else if (k->monitor) {
     fprintf(k->mon, "%3lld KSP Residual norm %g\n", (long long)its, rnorm);
   }
+  return 0;
+}
+
+/* CONVERGED_ATOL or CONVERGED_RTOL when rnorm passes PETSc's default test (relative to ||b||, the
+ * initial residual when x0 = 0), else CONVERGED_ITERATING. */
+static GsConvergedReason passes_test(const GsKsp k, double rnorm) {
+  if (!(rnorm <= fmax(k->rtol * k->bnorm, k->atol))) return GS_CONVERGED_ITERATING;
+  return rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+}
+
+/* Record iteration its with residual norm rnorm, print monitors, decide whether to stop. x and b
+ * serve the true-residual monitor (x may be NULL when the method holds no current solution). */
+static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
+  GsCall(record_norm(k, its, rnorm, x, b));
+  *stop = 1;
+  const double ref = k->bnorm;
+  const GsConvergedReason passed = passes_test(k, rnorm);
+  if (!isfinite(rnorm))
+    k->reason = GS_DIVERGED_NANORINF;
+  else if (passed)
+    k->reason = passed;
+  else if (rnorm >= k->dtol * ref && ref > 0)
+    k->reason = GS_DIVERGED_DTOL;
+  else if (its >= k->max_it)
+    k->reason = GS_DIVERGED_ITS;
+  else
+    *stop = 0;
   return 0;
 }
 
@@ -633,8 +638,8 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
       ierr = test_converged(k, 0, beta, x, b, &stop);
       if (ierr || stop) break;
     } else {
-      const double ttol = fmax(k->rtol * k->bnorm, k->atol);
-      if (confirming && beta <= ttol) break; /* the reason the estimate gave stands */
+      const GsConvergedReason passed = passes_test(k, beta);
+      if (confirming && passed) break; /* the reason the estimate gave stands */
       if (confirming) {
         /* The least-squares estimate passed where the true residual does not (rounding in a
          * nearly singular Hessenberg matrix): never report that as converged; go on from here. */
@@ -646,8 +651,8 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         }
       } else {
         k->rnorm = beta;
-        if (beta <= ttol) {
-          k->reason = beta < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
+        if (passed) {
+          k->reason = passed;
           break;
         }
       }

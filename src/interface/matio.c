@@ -332,11 +332,6 @@ int GsVecLoadMatrixMarket(GsContext ctx, const char *path, GsVec *v) {
     ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s: a vector file has one column; this one has %lld",
                    path, (long long)t.n);
   if (!ierr) {
-    char what[96];
-    snprintf(what, sizeof what, "%s: a vector of %lld values", path, (long long)t.m);
-    ierr = GsHostMemoryCheck(ctx, 8.0 * (double)t.m, what);
-  }
-  if (!ierr) {
     x = calloc((size_t)(t.m ? t.m : 1), sizeof *x);
     if (!x) ierr = GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)t.m);
   }
