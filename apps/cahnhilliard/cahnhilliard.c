@@ -29,6 +29,7 @@ struct GsCahnHilliard_s {
   GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
+  int delta;              /* steps solve for the change (2D; 1D float with shared parameters) */
   GsVec dtD;              /* hetero: dt D_e at every point of member e */
   uint64_t param_hash;    /* of gam and Dm when hetero (checkpoints); 0 otherwise */
   double *host; /* the state as doubles on the host, for diagnostics (valid when host_ok) */
@@ -76,9 +77,11 @@ static int member_bands(GsCahnHilliard h, double scale, GsVec out[5]) {
     for (GsInt e = 0; e < E; e++) {
       const double a = scale * h->Dm[e] * h->gam[e] * h->d.dt / (dx * dx * dx * dx);
       const double b = scale * h->d.stabilize * h->d.dt * h->Dm[e] / (dx * dx);
-      const double v = k == 2 ? 1 + 6 * a + 2 * b : (k == 1 || k == 3) ? -4 * a - b : a;
+      const double row[5] = {a, -4 * a - b, 1 + 6 * a + 2 * b, -4 * a - b, a};
+      double v[5];
+      GsAppExactRowSum(5, row, 1.0, h->d.precision, v); /* each member keeps its mass */
       for (GsInt i = 0; i < n; i++)
-        p[e * n + i] = v;
+        p[e * n + i] = v[k];
     }
     ierr = GsAppVecFromHost(h->ctx, n * E, p, h->d.precision, &out[k]);
   }
@@ -115,9 +118,10 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
  *          c* = 2 c - cprev, f* = 2 f(c) - f(cprev)
  * with f(u) = u^3 - (1 + S) u, M = Ax Ay, Ax = a Dxx^2 - b Dxx, Ay likewise (see step()). In 2D
  * the step is in delta form: the right-hand side becomes the above minus (I + Ax)(I + Ay) c*,
- * that is, with M c* gone, - c* - (Ax + Ay) c*. lin: the states' own terms; lap_scale: the factor
- * of the Laplacian terms (dtD, or 1 when they are scaled per member afterwards, 0 to leave them
- * out); the cross and A terms are 2D only. */
+ * that is, with M c* gone, - c* - (Ax + Ay) c*; in 1D delta form (float) the 1D one less
+ * (I + Ax) c*. lin: the states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or
+ * 1 when they are scaled per member afterwards, 0 to leave them out); the cross and Ay terms are
+ * 2D only. */
 static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double lap_scale) {
   const GsCahnHilliardDesc *d = &h->d;
   const double dx = d->length / (double)d->n, q = 1 / (dx * dx), S = d->stabilize;
@@ -134,7 +138,7 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
   for (int k = 0; k < nin; k++) {
     /* The states' own terms, less c* in delta form (the factors stay exact: 0, -2/3, 2/3). */
-    const double wself = wl[k] - (lin && twod ? wc[k] : 0.0);
+    const double wself = wl[k] - (lin && h->delta ? wc[k] : 0.0);
     if (lin && wself != 0) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wself));
     if (lap_scale != 0) {
       const double l = lap_scale * wf[k];
@@ -150,6 +154,8 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
       GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -wc[k]));
+    } else if (lin && h->delta) { /* 1D: - Ax c* */
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
     }
     /* Conservative form: each term's weights are the states' factor plus differences that sum
      * to zero, so the mass moves only by rounding that does not build up. */
@@ -176,8 +182,11 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   const double dx = d->length / (double)n, s = h->s / (dx * dx * dx * dx), a = 2 * s / 3;
   /* With the stabilization, b = S dt D / dx^2 (times 2/3 for SBDF2) adds -b (1, -2, 1). */
   const double b1 = d->stabilize * d->dt * d->D / (dx * dx), b2 = 2 * b1 / 3;
-  const double a1[5] = {s, -4 * s - b1, 1 + 6 * s + 2 * b1, -4 * s - b1, s};
-  const double a2[5] = {a, -4 * a - b2, 1 + 6 * a + 2 * b2, -4 * a - b2, a};
+  const double r1[5] = {s, -4 * s - b1, 1 + 6 * s + 2 * b1, -4 * s - b1, s};
+  const double r2[5] = {a, -4 * a - b2, 1 + 6 * a + 2 * b2, -4 * a - b2, a};
+  double a1[5], a2[5]; /* rows summing to 1 exactly in the solver's precision: mass kept */
+  GsAppExactRowSum(5, r1, 1.0, d->precision, a1);
+  GsAppExactRowSum(5, r2, 1.0, d->precision, a2);
   GsCall(factors(h, 1.0, a1, h->ax1, h->ay1, &h->Ax1, &h->Ay1));
   if (d->order == 2) GsCall(factors(h, 2.0 / 3.0, a2, h->ax2, h->ay2, &h->Ax2, &h->Ay2));
   const double dtD = d->dt * d->D;
@@ -243,6 +252,9 @@ static int member_params(GsContext ctx, GsCahnHilliard h) {
   h->d.D = h->Dm[0];
   h->d.gamma_member = h->d.D_member = NULL;
   h->s = h->Dm[0] * h->gam[0] * d->dt;
+  /* Float 1D solves for the change too: the float factors' rounding, of order a eps, would
+   * otherwise move each member's mean by that much of the field per step (see step()). */
+  h->delta = h->ny > 1 || (d->precision == GS_FLOAT && !h->hetero);
   if (h->hetero) {
     uint64_t x = 0xCBF29CE484222325ull;
     const unsigned char *b[2] = {(const unsigned char *)h->gam, (const unsigned char *)h->Dm};
@@ -365,9 +377,12 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
  *                          = [right-hand side without M c*] - c* - (Ax + Ay) c*,
  * the same c' in exact arithmetic, but the right-hand side's weights are of order a instead of
  * a^2, whose rounding moved the mass by up to 1e-8 per step at 2048^2 (a ~ 6e4) and made float
- * fail from 1024^2. The right-hand side is one stencil pass (rhs_terms); then the x factor and, in
- * 2D, the y factor and the update (one vector pass of c, cprev and delta, in place of delta,
- * which becomes c); in 1D the x solve writes c' over cprev, which then trades places with c. */
+ * fail from 1024^2. 1D float (shared parameters) is solved in delta form too, (I + Ax) delta =
+ * [right-hand side] - (I + Ax) c*: the float factors' rounding, about a eps of what is solved
+ * for, then falls on the small change instead of the field, and the mass stops drifting. The
+ * right-hand side is one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor and
+ * (delta form) the update (one vector pass of c, cprev and delta, in place of delta, which becomes
+ * c); otherwise the x solve writes c' over cprev, which then trades places with c. */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
   const GsVec in[2] = {h->c, h->cprev};
@@ -384,9 +399,9 @@ static int step(GsCahnHilliard h) {
     }
   }
   GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
-  if (twod) {
+  if (h->delta) {
     GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
-    GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
+    if (twod) GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
     /* c' = c* + delta in place of delta; SBDF2 sums it as (2 c - cprev) + delta */
     if (first)
       GsCall(GsVecAXPY(h->rhs, 1.0, h->c));

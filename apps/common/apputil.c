@@ -14,6 +14,25 @@ int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsDa
   return 0;
 }
 
+void GsAppExactRowSum(int bands, const double v[], double sum, GsDataType dt, double out[]) {
+  const int p = dt == GS_FLOAT ? 24 : 53, mid = bands / 2;
+  double bound = fabs(sum); /* bounds every partial sum and the diagonal */
+  for (int k = 0; k < bands; k++)
+    if (k != mid) bound += fabs(v[k]);
+  bound *= 1 + 16 * ldexp(1, -p); /* room for the rounding below */
+  int e = 0;
+  frexp(bound, &e);                 /* bound < 2^e */
+  const double g = ldexp(1, e - p); /* multiples of g below 2^e are exact in dt */
+  const int on_grid = isfinite(bound) && bound > 0 && nearbyint(sum / g) * g == sum;
+  double diag = sum;
+  for (int k = 0; k < bands; k++) {
+    if (k == mid) continue;
+    out[k] = on_grid ? nearbyint(v[k] / g) * g : dt == GS_FLOAT ? (double)(float)v[k] : v[k];
+    diag -= out[k]; /* exact: multiples of g below 2^e */
+  }
+  out[mid] = on_grid ? diag : dt == GS_FLOAT ? (double)(float)v[mid] : v[mid];
+}
+
 static int periodic_batch(GsContext ctx, int bands, GsInt n, GsInt batch, GsBandedLayout layout,
                           int shared, GsDataType dt, GsBanded *A) {
   GsBandedDesc bd;

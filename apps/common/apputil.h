@@ -11,6 +11,15 @@
  * matrix). */
 int GsAppConstantBands(GsContext ctx, GsInt n, int bands, const double v[], GsDataType dt,
                        GsVec out[]);
+/* The coefficients v[0..bands-1] of a constant-coefficient row, its middle one the diagonal,
+ * moved so that in type dt the row sums to `sum` exactly: the others are rounded onto the grid
+ * of the largest ulp the row needs (a few units of dt's rounding), the diagonal is `sum` minus
+ * them, and every out[k] is exact in dt. A periodic matrix whose rows sum to 1 keeps the mean of
+ * what it solves for; rounded independently, 1 + 6a and -4a would leave a row sum off by about
+ * a eps, a systematic drift of the mass by that much per step (a = s / dx^4, large on fine grids).
+ * Where sum itself is not on that grid (|v| beyond 2^(p-1) units, p the precision's bits) the
+ * values are only rounded. */
+void GsAppExactRowSum(int bands, const double v[], double sum, GsDataType dt, double out[]);
 /* A batch of `ensemble` periodic systems of n rows sharing one matrix, contiguous layout, type
  * dt. */
 int GsAppPeriodicBatch(GsContext ctx, int bands, GsInt n, GsInt ensemble, GsDataType dt,
