@@ -347,6 +347,24 @@ static void test_float(GsContext ctx) {
   CHECK_ERR(GsHyperdiffusionCreate(ctx, &bad, &h), GS_ERR_ARG_TYPE);
   CHECK_MSG(ctx, "hyperdiffusion: precision 7; GS_DOUBLE or GS_FLOAT");
   CHECK(h == NULL, "a bad precision left a handle");
+  /* Float where sigma eps > 1e-4 (here sigma = 2^16 dt / 2 = 983, 1D and 2D): refused, naming the
+   * largest dt that fits; just below it, created. */
+  for (int twod = 0; twod < 2; twod++) {
+    GsHyperdiffusionDesc big = {.n = 16,
+                                .ny = twod ? 16 : 0,
+                                .ensemble = 1,
+                                .length = 1.0,
+                                .coeff = 1.0,
+                                .dt = 0.03,
+                                .precision = GS_FLOAT};
+    CHECK_ERR(GsHyperdiffusionCreate(ctx, &big, &h), GS_ERR_ARG_OUTOFRANGE);
+    CHECK_MSG(ctx, "hyperdiffusion in float: sigma = g dt / (2 dx^4) = 983");
+    CHECK_MSG(ctx, "or dt <= 0.0256");
+    CHECK(h == NULL, "a refused float solver left a handle");
+    big.dt = 0.0255;
+    CHECK_OK(GsHyperdiffusionCreate(ctx, &big, &h));
+    GsHyperdiffusionDestroy(&h);
+  }
 }
 
 static void test_errors(GsContext ctx) {

@@ -44,7 +44,8 @@ typedef struct {
    * the bytes; the diagnostics read the state as doubles). In float each step may change the mean
    * and the smooth modes by up to about (1 + 12 sigma) FLT_EPSILON relative (the rounding of the
    * bands and their factors), so float suits moderate sigma (about 1: the error is then
-   * discretisation error at moderate n). */
+   * discretisation error at moderate n); GsHyperdiffusionCreate refuses float where sigma eps >
+   * 1e-4 (GS_ERR_ARG_OUTOFRANGE, naming the largest dt that fits). */
   GsDataType precision;
 } GsHyperdiffusionDesc;
 
