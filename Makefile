@@ -2,6 +2,7 @@
 #   make              build (./build)
 #   make demo         the showcase (GPU when present, else CPU)
 #   make test         all tests (CPU; GPU tests skip without a GPU), then the sanitizer build
+#   make fuzz         new fuzz seeds for FUZZ_SECONDS (600) under the sanitizers
 #   make bench        benchmarks -> benchmarks/results/*.json and docs/performance.md
 #   make install PREFIX=/opt/gpusolve
 BUILD ?= build
@@ -11,7 +12,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 WERROR ?= ON
 
-.PHONY: all build configure deps demo test test-main test-sanitize bench install gpu-check format clean
+.PHONY: all build configure deps demo test test-main test-sanitize fuzz bench install gpu-check format clean
 
 all: build
 
@@ -40,6 +41,14 @@ test-sanitize: deps
 	  -DGS_WERROR=$(WERROR) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L cpu -j $(JOBS)
+
+# New fuzz seeds for FUZZ_SECONDS (ctest replays fixed ones), under the sanitizers.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGS_ENABLE_CUDA=OFF -DGS_SANITIZE=ON \
+	  -DGS_WERROR=$(WERROR) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	bash scripts/fuzz.sh $(ASAN_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	$(BUILD)/tools/gpusolve bench -json_dir benchmarks/results

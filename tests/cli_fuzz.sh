@@ -2,15 +2,16 @@
 # Random command lines: every subcommand with random options and values (valid, out of range,
 # malformed, missing files) on the CPU back end, sizes kept small. Each run must end by itself
 # with status 0 (it ran), 1 (an error, with its message on stderr), 2 (usage) or, for solve, 3 (not
-# converged), never by a signal or a hang. Seeded (GS_TEST_SEED or the clock, printed) so that a
-# failure can be rerun.
+# converged), never by a signal or a hang. Seeded (GS_TEST_SEED, else the first of the comma list
+# GS_TEST_SEEDS that ctest replays, else the clock; printed) so that a failure can be rerun.
 #   cli_fuzz.sh GPUSOLVE WORKDIR [RUNS]
 set -uo pipefail
 cli=$(readlink -f "$1")
 work=$2
 runs=${3:-200}
 mkdir -p "$work"
-seed=${GS_TEST_SEED:-$(date +%s%N)}
+seed=${GS_TEST_SEED:-${GS_TEST_SEEDS%%,*}}
+seed=${seed:-$(date +%s%N)}
 seed=$((seed % 1000000007))
 echo "cli_fuzz: seed $seed (rerun: GS_TEST_SEED=$seed)"
 RANDOM=$((seed % 32768))

@@ -213,14 +213,16 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
     char what[1200];
     snprintf(what, sizeof what, "%s:%ld: a %lld x %lld matrix%s", path, r.line, m, n,
              fmt == MM_COORD ? " with the entries promised" : "");
-    const double entries = fmt == MM_COORD ? (double)nz * (sym == MM_GENERAL ? 1 : 2) : 0;
+    /* coordinate: nz lines, doubled when mirrored; array: every value of the dense matrix */
+    const double entries =
+        fmt == MM_COORD ? (double)nz * (sym == MM_GENERAL ? 1 : 2) : (double)m * (double)n;
     ierr = GsHostMemoryCheck(ctx, 16.0 * ((double)m + 1) + 36.0 * entries, what);
   }
   t->m = m;
   t->n = n;
   /* Entries expected: coordinate nz; array: every column (m values each), or the lower triangle. */
   long long expect = nz;
-  if (fmt == MM_ARRAY)
+  if (!ierr && fmt == MM_ARRAY) /* m * n fits: the memory check above bounds it */
     expect = sym == MM_GENERAL ? m * n : sym == MM_SYMMETRIC ? n * (n + 1) / 2 : n * (n - 1) / 2;
   long long k = 0;
   GsInt ai = 0, aj = 0; /* array position: row ai of column aj */
