@@ -26,11 +26,14 @@ struct GsCahnHilliard_s {
   /* Right-hand sides of SBDF1 and SBDF2; with per-member parameters, the Laplacian terms
    * (lap1, lap2, to be scaled by dt D_e) and SBDF2's linear combination (lin2) apart. */
   GsStencil rhs1, rhs2, lap1, lap2, lin2;
+  /* Per-member parameters in delta form (float): the D4 part of - A_e c*, to be scaled by
+   * dt D_e gamma_e (dtDg) */
+  GsStencil quad1, quad2;
   GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
   int delta;              /* steps solve for the change (2D; 1D float with shared parameters) */
-  GsVec dtD;              /* hetero: dt D_e at every point of member e */
+  GsVec dtD, dtDg;        /* hetero: dt D_e (and, delta form, dt D_e gamma_e) at member e */
   uint64_t param_hash;    /* of gam and Dm when hetero (checkpoints); 0 otherwise */
   double *host; /* the state as doubles on the host, for diagnostics (valid when host_ok) */
   int host_ok;
@@ -50,10 +53,10 @@ int GsCahnHilliardDestroy(GsCahnHilliard *ch) {
     GsVecDestroy(&h->ax2[k]);
     GsVecDestroy(&h->ay2[k]);
   }
-  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2};
+  GsStencil *st[] = {&h->rhs1, &h->rhs2, &h->lap1, &h->lap2, &h->lin2, &h->quad1, &h->quad2};
   for (size_t k = 0; k < sizeof st / sizeof st[0]; k++)
     GsStencilDestroy(st[k]);
-  GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g, &h->dtD};
+  GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g, &h->dtD, &h->dtDg};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
     GsVecDestroy(v[k]);
   free(h->gam);
@@ -144,6 +147,10 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       const double l = lap_scale * wf[k];
       GsCall(GsStencilAddTensorTerm(st, k, 3, 1, d2, 0, NULL, l));
       GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, -(1 + S) * l));
+      /* per-member delta form: the stabilization's part of - A_e c*, b_e Dxx c* with b_e =
+       * dt D_e times ws S (the D4 part is quad_terms') */
+      if (h->hetero && h->delta)
+        GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, lap_scale * ws * S * wc[k]));
       if (twod) {
         GsCall(GsStencilAddTensorTerm(st, k, 3, 0, one, 1, d2, l));
         GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 1, d2, -(1 + S) * l));
@@ -154,13 +161,26 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
       GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -wc[k]));
-    } else if (lin && h->delta) { /* 1D: - Ax c* */
+    } else if (lin && h->delta && !h->hetero) { /* 1D: - Ax c* */
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
     }
     /* Conservative form: each term's weights are the states' factor plus differences that sum
      * to zero, so the mass moves only by rounding that does not build up. */
     GsCall(GsStencilSetTermSum(st, k, 1, lin ? wself : 0.0));
     if (lap_scale != 0) GsCall(GsStencilSetTermSum(st, k, 3, 0.0));
+  }
+  return 0;
+}
+
+/* Per-member delta form: - ws q^2 (1, -4, 6, -4, 1) c* into st, which step() scales by
+ * dt D_e gamma_e: with rhs_terms' b_e Dxx c*, the - A_e c* of each member's matrix. */
+static int quad_terms(GsCahnHilliard h, GsStencil st, int first) {
+  const double dx = h->d.length / (double)h->d.n, q = 1 / (dx * dx);
+  const double d4[5] = {q * q, -4 * q * q, 6 * q * q, -4 * q * q, q * q};
+  const double wc[2] = {first ? 1.0 : 2.0, -1.0}, ws = first ? 1.0 : 2.0 / 3.0;
+  for (int k = 0; k < (first ? 1 : 2); k++) {
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 2, d4, 0, NULL, -ws * wc[k]));
+    GsCall(GsStencilSetTermSum(st, k, 1, 0.0));
   }
   return 0;
 }
@@ -206,6 +226,14 @@ static int create(GsContext ctx, GsCahnHilliard h) {
       GsCall(rhs_stencil(h, 2, &h->lin2));
       GsCall(rhs_terms(h, h->lin2, 0, 1, 0.0));
     }
+    if (h->delta) {
+      GsCall(rhs_stencil(h, 1, &h->quad1));
+      GsCall(quad_terms(h, h->quad1, 1));
+      if (d->order == 2) {
+        GsCall(rhs_stencil(h, 2, &h->quad2));
+        GsCall(quad_terms(h, h->quad2, 0));
+      }
+    }
   }
   const GsDataType pt = d->precision;
   GsVec *v[] = {&h->c, &h->cprev, &h->rhs, &h->g};
@@ -221,7 +249,11 @@ static int create(GsContext ctx, GsCahnHilliard h) {
     for (GsInt e = 0; e < d->ensemble; e++)
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = d->dt * h->Dm[e];
-    const int ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtD);
+    int ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtD);
+    for (GsInt e = 0; e < d->ensemble && h->delta; e++)
+      for (GsInt i = 0; i < n; i++)
+        p[e * n + i] = d->dt * h->Dm[e] * h->gam[e];
+    if (!ierr && h->delta) ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtDg);
     free(p);
     GsCall(ierr);
   }
@@ -254,7 +286,7 @@ static int member_params(GsContext ctx, GsCahnHilliard h) {
   h->s = h->Dm[0] * h->gam[0] * d->dt;
   /* Float 1D solves for the change too: the float factors' rounding, of order a eps, would
    * otherwise move each member's mean by that much of the field per step (see step()). */
-  h->delta = h->ny > 1 || (d->precision == GS_FLOAT && !h->hetero);
+  h->delta = h->ny > 1 || d->precision == GS_FLOAT;
   if (h->hetero) {
     uint64_t x = 0xCBF29CE484222325ull;
     const unsigned char *b[2] = {(const unsigned char *)h->gam, (const unsigned char *)h->Dm};
@@ -377,9 +409,11 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
  *                          = [right-hand side without M c*] - c* - (Ax + Ay) c*,
  * the same c' in exact arithmetic, but the right-hand side's weights are of order a instead of
  * a^2, whose rounding moved the mass by up to 1e-8 per step at 2048^2 (a ~ 6e4) and made float
- * fail from 1024^2. 1D float (shared parameters) is solved in delta form too, (I + Ax) delta =
- * [right-hand side] - (I + Ax) c*: the float factors' rounding, about a eps of what is solved
- * for, then falls on the small change instead of the field, and the mass stops drifting. The
+ * fail from 1024^2. 1D float is solved in delta form too, (I + Ax) delta = [right-hand side] -
+ * (I + Ax) c*: the float factors' rounding, about a eps of what is solved for, then falls on the
+ * small change instead of the field, and the mass stops drifting. With per-member parameters the
+ * - A_e c* term is split: b_e Dxx c* joins the Laplacian terms (scaled by dt D_e), the D4 part is
+ * its own stencil (quad1, quad2) scaled by dt D_e gamma_e, added in the same pass. The
  * right-hand side is one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor and
  * (delta form) the update (one vector pass of c, cprev and delta, in place of delta, which becomes
  * c); otherwise the x solve writes c' over cprev, which then trades places with c. */
@@ -391,7 +425,18 @@ static int step(GsCahnHilliard h) {
   } else {
     GsCall(GsStencilApply(first ? h->lap1 : h->lap2, in, h->g));
     GsCall(GsVecPointwiseMult(h->g, h->dtD, h->g)); /* dt D_e per member */
-    if (first) {
+    if (h->delta) { /* g += dt D_e gamma_e quad; the states' terms (SBDF2 only) added to it */
+      GsCall(GsStencilApply(first ? h->quad1 : h->quad2, in, h->rhs));
+      GsCall(GsVecPointwiseMultAYPX(h->g, 1.0, h->dtDg, h->rhs));
+      if (first) {
+        GsVec t = h->rhs; /* SBDF1's states' terms cancel: g is the right-hand side */
+        h->rhs = h->g;
+        h->g = t;
+      } else {
+        GsCall(GsStencilApply(h->lin2, in, h->rhs));
+        GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
+      }
+    } else if (first) {
       GsCall(GsVecWAXPY(h->rhs, 1.0, h->g, h->c));
     } else {
       GsCall(GsStencilApply(h->lin2, in, h->rhs));

@@ -59,10 +59,9 @@ typedef struct {
    * (half the bytes). In 2D the mass then drifts by about a eps per 1000 steps (a = D gamma dt /
    * dx^4, eps the float epsilon); GsCahnHilliardCreate refuses float 2D where a eps > 1e-4
    * (GS_ERR_ARG_OUTOFRANGE, naming the largest dt that fits). 1D float steps, like 2D, solve for
-   * the change (one more vector pass), which keeps the mass to about 1e-6 over 500 steps at
-   * a = 28, where solving for the new state moved it by 1e-5 per step through the rounding of
-   * the float factors; with per-member parameters 1D float still solves for the new state, and
-   * its mass may move by up to about a eps per step. */
+   * the change (one more vector pass; with per-member parameters a stencil pass too), keeping the
+   * mass to about 1e-6 over 500 steps at a = 28, where solving for the new state moved it by 1e-5
+   * per step through the rounding of the float factors. */
   GsDataType precision;
 } GsCahnHilliardDesc;
 
