@@ -41,11 +41,11 @@ typedef struct {
   double dt;      /* time step > 0 */
   GsInt ny;       /* 0 or 1: 1D; > 1 (>= 5): 2D, n x ny points of spacing L / n, ensemble 1 */
   /* GS_DOUBLE (the default, 0) or GS_FLOAT: the type of the state, the bands and every pass (half
-   * the bytes; the diagnostics read the state as doubles). In float each step may change the mean
-   * and the smooth modes by up to about (1 + 12 sigma) FLT_EPSILON relative (the rounding of the
-   * bands and their factors), so float suits moderate sigma (about 1: the error is then
-   * discretisation error at moderate n); GsHyperdiffusionCreate refuses float where sigma eps >
-   * 1e-4 (GS_ERR_ARG_OUTOFRANGE, naming the largest dt that fits). */
+   * the bytes; the diagnostics read the state as doubles). Float steps solve for the change
+   * (delta form: one more vector pass), so the rounding of the bands and their factors, about
+   * (1 + 12 sigma) FLT_EPSILON relative, falls on each step's change rather than the field;
+   * GsHyperdiffusionCreate refuses float where sigma eps > 1e-2 (GS_ERR_ARG_OUTOFRANGE, naming
+   * the largest dt that fits), beyond which float results were wrong or grew. */
   GsDataType precision;
 } GsHyperdiffusionDesc;
 
