@@ -251,8 +251,28 @@ static void test_version_counts(void) {
   CHECK_ERR(GsGetDeviceCount("/cpu", NULL), GS_ERR_ARG_NULL);
 }
 
+/* The type helpers: sizes and names of both data types and memory types, and of values outside
+ * the enumerations (0 and "unknown", never a crash). */
+static void test_type_names(void) {
+  CHECK(GsDataTypeSize(GS_DOUBLE) == 8 && GsDataTypeSize(GS_FLOAT) == 4,
+        "data type sizes %zu and %zu", GsDataTypeSize(GS_DOUBLE), GsDataTypeSize(GS_FLOAT));
+  CHECK(GsDataTypeSize((GsDataType)7) == 0 && GsDataTypeSize((GsDataType)-1) == 0,
+        "an unknown data type has a size");
+  CHECK(!strcmp(GsDataTypeName(GS_DOUBLE), "double") &&
+            !strcmp(GsDataTypeName(GS_FLOAT), "float") &&
+            !strcmp(GsDataTypeName((GsDataType)7), "unknown"),
+        "data type names %s, %s, %s", GsDataTypeName(GS_DOUBLE), GsDataTypeName(GS_FLOAT),
+        GsDataTypeName((GsDataType)7));
+  CHECK(!strcmp(GsMemTypeName(GS_MEM_HOST), "host") &&
+            !strcmp(GsMemTypeName(GS_MEM_DEVICE), "device") &&
+            !strcmp(GsMemTypeName((GsMemType)9), "unknown"),
+        "memory type names %s, %s, %s", GsMemTypeName(GS_MEM_HOST), GsMemTypeName(GS_MEM_DEVICE),
+        GsMemTypeName((GsMemType)9));
+}
+
 int main(int argc, char **argv) {
   hs_begin("test_context", "/cpu", argc, argv);
+  test_type_names();
   test_cpu();
   test_default_and_help();
   test_bad_resources();
