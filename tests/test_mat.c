@@ -916,6 +916,16 @@ static void test_malformed(GsContext ctx) {
        * overcommitting kernel would grant the arrays and end the process when they are filled). */
       {"%%MatrixMarket matrix coordinate pattern general\n1099511627776 5 1\n1 1\n",
        ":2: a 1099511627776 x 5 matrix with the entries promised needs", GS_ERR_MEMORY},
+      /* Arrays whose value count would overflow 64 bits: too many columns (refused, and the
+       * count was then formed anyway and overflowed), or columns in range and too many rows;
+       * and one whose count fits but not the memory. */
+      {"%%MatrixMarket matrix array real general\n333333333333333334 333333333333333333\n1\n",
+       ":2: sizes 333333333333333334 x 333333333333333333 (0 entries) out of range",
+       GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix array real general\n10000000000000000 1000\n1\n",
+       ":2: an array of 10000000000000000 x 1000 values is out of range", GS_ERR_FILE_FORMAT},
+      {"%%MatrixMarket matrix array real general\n2000000 2000000\n1\n",
+       ":2: a 2000000 x 2000000 matrix needs", GS_ERR_MEMORY},
   };
   const char *path = tmpname("bad.mtx");
   for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {

@@ -32,7 +32,7 @@ struct GsCahnHilliard_s {
   GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
-  int delta;              /* steps solve for the change (2D; 1D float with shared parameters) */
+  int delta;              /* steps solve for the change (2D; 1D float) */
   GsVec dtD, dtDg;        /* hetero: dt D_e (and, delta form, dt D_e gamma_e) at member e */
   uint64_t param_hash;    /* of gam and Dm when hetero (checkpoints); 0 otherwise */
   double *host; /* the state as doubles on the host, for diagnostics (valid when host_ok) */

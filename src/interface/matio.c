@@ -205,6 +205,9 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
       ierr =
           GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: sizes %lld x %lld (%lld entries) out of range",
                   path, r.line, m, n, nz);
+    else if (fmt == MM_ARRAY && (double)m * (double)n > 4e18) /* its count must fit 64 bits */
+      ierr = GsError(ctx, GS_ERR_FILE_FORMAT,
+                     "%s:%ld: an array of %lld x %lld values is out of range", path, r.line, m, n);
     else if (sym != MM_GENERAL && m != n)
       ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s:%ld: a %s matrix must be square (%lld x %lld)",
                      path, r.line, sym == MM_SKEW ? "skew-symmetric" : "symmetric", m, n);
@@ -222,7 +225,7 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
   t->n = n;
   /* Entries expected: coordinate nz; array: every column (m values each), or the lower triangle. */
   long long expect = nz;
-  if (!ierr && fmt == MM_ARRAY) /* m * n fits: the memory check above bounds it */
+  if (!ierr && fmt == MM_ARRAY) /* m * n fits: checked above */
     expect = sym == MM_GENERAL ? m * n : sym == MM_SYMMETRIC ? n * (n + 1) / 2 : n * (n - 1) / 2;
   long long k = 0;
   GsInt ai = 0, aj = 0; /* array position: row ai of column aj */
