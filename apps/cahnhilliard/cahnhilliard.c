@@ -2,10 +2,9 @@
  * the public API. A step is the whole right-hand side (the states' linear terms, the Laplacian of
  * f(C) = C^3 - C, in 2D the ADI cross term and the delta form's terms) as one GsStencil of c and
  * cprev, then the periodic pentadiagonal batches along x and, in 2D, along y (one shared matrix per
- * scheme and axis, factored once): in 1D the solve writes the new state over cprev; in 2D the
- * solves give the correction and one more pass adds it to the extrapolated state. Ensembles with
- * per-member parameters scale the Laplacian term per member (two passes more) and have one matrix
- * per member. */
+ * scheme and axis, factored once), which give the change, and one more pass adds it to the
+ * extrapolated state (delta form, see step()). Ensembles with per-member parameters scale the
+ * Laplacian and D4 terms per member (three passes more) and have one matrix per member. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -26,14 +25,13 @@ struct GsCahnHilliard_s {
   /* Right-hand sides of SBDF1 and SBDF2; with per-member parameters, the Laplacian terms
    * (lap1, lap2, to be scaled by dt D_e) and SBDF2's linear combination (lin2) apart. */
   GsStencil rhs1, rhs2, lap1, lap2, lin2;
-  /* Per-member parameters in delta form (float): the D4 part of - A_e c*, to be scaled by
+  /* Per-member parameters: the D4 part of the delta form's - A_e c*, to be scaled by
    * dt D_e gamma_e (dtDg) */
   GsStencil quad1, quad2;
   GsVec c, cprev, rhs, g; /* points * ensemble each; g only with per-member parameters */
   double *gam, *Dm;       /* per-member gamma and D (ensemble entries) */
   int hetero;             /* members differ: per-member matrices, dtD scaling per point */
-  int delta;              /* steps solve for the change (2D; 1D float) */
-  GsVec dtD, dtDg;        /* hetero: dt D_e (and, delta form, dt D_e gamma_e) at member e */
+  GsVec dtD, dtDg;        /* hetero: dt D_e and dt D_e gamma_e at every point of member e */
   uint64_t param_hash;    /* of gam and Dm when hetero (checkpoints); 0 otherwise */
   double *host; /* the state as doubles on the host, for diagnostics (valid when host_ok) */
   int host_ok;
@@ -121,10 +119,9 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
  *          c* = 2 c - cprev, f* = 2 f(c) - f(cprev)
  * with f(u) = u^3 - (1 + S) u, M = Ax Ay, Ax = a Dxx^2 - b Dxx, Ay likewise (see step()). In 2D
  * the step is in delta form: the right-hand side becomes the above minus (I + Ax)(I + Ay) c*,
- * that is, with M c* gone, - c* - (Ax + Ay) c*; in 1D delta form (float) the 1D one less
- * (I + Ax) c*. lin: the states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or
- * 1 when they are scaled per member afterwards, 0 to leave them out); the cross and Ay terms are
- * 2D only. */
+ * that is, with M c* gone, - c* - (Ax + Ay) c*; in 1D it is the above less (I + Ax) c*. lin: the
+ * states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or 1 when they are scaled
+ * per member afterwards, 0 to leave them out); the cross and Ay terms are 2D only. */
 static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double lap_scale) {
   const GsCahnHilliardDesc *d = &h->d;
   const double dx = d->length / (double)d->n, q = 1 / (dx * dx), S = d->stabilize;
@@ -141,7 +138,7 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
   for (int k = 0; k < nin; k++) {
     /* The states' own terms, less c* in delta form (the factors stay exact: 0, -2/3, 2/3). */
-    const double wself = wl[k] - (lin && h->delta ? wc[k] : 0.0);
+    const double wself = wl[k] - (lin ? wc[k] : 0.0);
     if (lin && wself != 0) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wself));
     if (lap_scale != 0) {
       const double l = lap_scale * wf[k];
@@ -149,7 +146,7 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, -(1 + S) * l));
       /* per-member delta form: the stabilization's part of - A_e c*, b_e Dxx c* with b_e =
        * dt D_e times ws S (the D4 part is quad_terms') */
-      if (h->hetero && h->delta)
+      if (h->hetero)
         GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, lap_scale * ws * S * wc[k]));
       if (twod) {
         GsCall(GsStencilAddTensorTerm(st, k, 3, 0, one, 1, d2, l));
@@ -161,7 +158,7 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
       /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
       GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -wc[k]));
-    } else if (lin && h->delta && !h->hetero) { /* 1D: - Ax c* */
+    } else if (lin && !h->hetero) { /* 1D: - Ax c* */
       GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
     }
     /* Conservative form: each term's weights are the states' factor plus differences that sum
@@ -226,13 +223,11 @@ static int create(GsContext ctx, GsCahnHilliard h) {
       GsCall(rhs_stencil(h, 2, &h->lin2));
       GsCall(rhs_terms(h, h->lin2, 0, 1, 0.0));
     }
-    if (h->delta) {
-      GsCall(rhs_stencil(h, 1, &h->quad1));
-      GsCall(quad_terms(h, h->quad1, 1));
-      if (d->order == 2) {
-        GsCall(rhs_stencil(h, 2, &h->quad2));
-        GsCall(quad_terms(h, h->quad2, 0));
-      }
+    GsCall(rhs_stencil(h, 1, &h->quad1));
+    GsCall(quad_terms(h, h->quad1, 1));
+    if (d->order == 2) {
+      GsCall(rhs_stencil(h, 2, &h->quad2));
+      GsCall(quad_terms(h, h->quad2, 0));
     }
   }
   const GsDataType pt = d->precision;
@@ -250,10 +245,10 @@ static int create(GsContext ctx, GsCahnHilliard h) {
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = d->dt * h->Dm[e];
     int ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtD);
-    for (GsInt e = 0; e < d->ensemble && h->delta; e++)
+    for (GsInt e = 0; e < d->ensemble; e++)
       for (GsInt i = 0; i < n; i++)
         p[e * n + i] = d->dt * h->Dm[e] * h->gam[e];
-    if (!ierr && h->delta) ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtDg);
+    if (!ierr) ierr = GsAppVecFromHost(ctx, N, p, pt, &h->dtDg);
     free(p);
     GsCall(ierr);
   }
@@ -284,9 +279,6 @@ static int member_params(GsContext ctx, GsCahnHilliard h) {
   h->d.D = h->Dm[0];
   h->d.gamma_member = h->d.D_member = NULL;
   h->s = h->Dm[0] * h->gam[0] * d->dt;
-  /* Float 1D solves for the change too: the float factors' rounding, of order a eps, would
-   * otherwise move each member's mean by that much of the field per step (see step()). */
-  h->delta = h->ny > 1 || d->precision == GS_FLOAT;
   if (h->hetero) {
     uint64_t x = 0xCBF29CE484222325ull;
     const unsigned char *b[2] = {(const unsigned char *)h->gam, (const unsigned char *)h->Dm};
@@ -409,14 +401,17 @@ int GsCahnHilliardSetRandom(GsCahnHilliard ch, GsInt member, double mean, double
  *                          = [right-hand side without M c*] - c* - (Ax + Ay) c*,
  * the same c' in exact arithmetic, but the right-hand side's weights are of order a instead of
  * a^2, whose rounding moved the mass by up to 1e-8 per step at 2048^2 (a ~ 6e4) and made float
- * fail from 1024^2. 1D float is solved in delta form too, (I + Ax) delta = [right-hand side] -
- * (I + Ax) c*: the float factors' rounding, about a eps of what is solved for, then falls on the
- * small change instead of the field, and the mass stops drifting. With per-member parameters the
- * - A_e c* term is split: b_e Dxx c* joins the Laplacian terms (scaled by dt D_e), the D4 part is
- * its own stencil (quad1, quad2) scaled by dt D_e gamma_e, added in the same pass. The
- * right-hand side is one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor and
- * (delta form) the update (one vector pass of c, cprev and delta, in place of delta, which becomes
- * c); otherwise the x solve writes c' over cprev, which then trades places with c. */
+ * fail from 1024^2. 1D is solved in delta form too, (I + Ax) delta = [right-hand side] -
+ * (I + Ax) c*: the factors' rounding, about a eps of what is solved for, then falls on the small
+ * change instead of the field. Solving for c' itself, it moved the mass by about 0.1 a eps of
+ * itself per step, always the same way (with rows summing to 1 exactly): in double at n 4096
+ * (a 1.8e4) 3e-10 over 1000 steps, in the benchmark's ensemble (n 1024, L 2 pi, dt 5e-4, a 3.5e3)
+ * 2e-10, where the issue asks for 1e-12; in delta form 5e-15 and 4e-13, and float stops
+ * drifting. With per-member parameters the - A_e c*
+ * term is split: b_e Dxx c* joins the Laplacian terms (scaled by dt D_e), the D4 part is its own
+ * stencil (quad1, quad2) scaled by dt D_e gamma_e, added in the same pass. The right-hand side is
+ * one stencil pass (rhs_terms); then the x factor and, in 2D, the y factor, and the update (one
+ * vector pass of c, cprev and delta, in place of delta, which becomes c). */
 static int step(GsCahnHilliard h) {
   const int first = h->d.order == 1 || h->steps == 0, twod = h->ny > 1;
   const GsVec in[2] = {h->c, h->cprev};
@@ -425,43 +420,30 @@ static int step(GsCahnHilliard h) {
   } else {
     GsCall(GsStencilApply(first ? h->lap1 : h->lap2, in, h->g));
     GsCall(GsVecPointwiseMult(h->g, h->dtD, h->g)); /* dt D_e per member */
-    if (h->delta) { /* g += dt D_e gamma_e quad; the states' terms (SBDF2 only) added to it */
-      GsCall(GsStencilApply(first ? h->quad1 : h->quad2, in, h->rhs));
-      GsCall(GsVecPointwiseMultAYPX(h->g, 1.0, h->dtDg, h->rhs));
-      if (first) {
-        GsVec t = h->rhs; /* SBDF1's states' terms cancel: g is the right-hand side */
-        h->rhs = h->g;
-        h->g = t;
-      } else {
-        GsCall(GsStencilApply(h->lin2, in, h->rhs));
-        GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
-      }
-    } else if (first) {
-      GsCall(GsVecWAXPY(h->rhs, 1.0, h->g, h->c));
+    /* g += dt D_e gamma_e quad; the states' terms (SBDF2 only) added to it */
+    GsCall(GsStencilApply(first ? h->quad1 : h->quad2, in, h->rhs));
+    GsCall(GsVecPointwiseMultAYPX(h->g, 1.0, h->dtDg, h->rhs));
+    if (first) {
+      GsVec t = h->rhs; /* SBDF1's states' terms cancel: g is the right-hand side */
+      h->rhs = h->g;
+      h->g = t;
     } else {
       GsCall(GsStencilApply(h->lin2, in, h->rhs));
       GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
     }
   }
   GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
-  if (h->delta) {
-    GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
-    if (twod) GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
-    /* c' = c* + delta in place of delta; SBDF2 sums it as (2 c - cprev) + delta */
-    if (first)
-      GsCall(GsVecAXPY(h->rhs, 1.0, h->c));
-    else
-      GsCall(GsVecAXPBYPCZ(h->rhs, 2.0, -1.0, 1.0, h->c, h->cprev));
-    GsVec t = h->cprev; /* c' in rhs; c becomes cprev; cprev's storage is the next rhs */
-    h->cprev = h->c;
-    h->c = h->rhs;
-    h->rhs = t;
-  } else {
-    GsCall(GsBandedSolve(Ax, h->rhs, h->cprev));
-    GsVec t = h->c;
-    h->c = h->cprev;
-    h->cprev = t;
-  }
+  GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
+  if (twod) GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
+  /* c' = c* + delta in place of delta; SBDF2 sums it as (2 c - cprev) + delta */
+  if (first)
+    GsCall(GsVecAXPY(h->rhs, 1.0, h->c));
+  else
+    GsCall(GsVecAXPBYPCZ(h->rhs, 2.0, -1.0, 1.0, h->c, h->cprev));
+  GsVec t = h->cprev; /* c' in rhs; c becomes cprev; cprev's storage is the next rhs */
+  h->cprev = h->c;
+  h->c = h->rhs;
+  h->rhs = t;
   h->steps++;
   h->t = (double)h->steps * h->d.dt;
   h->host_ok = 0;
