@@ -1,18 +1,18 @@
 /* Periodic hyperdiffusion, Crank-Nicolson, on the batched banded solvers (see hyperdiffusion.h).
- * A 1D step is two passes over the state: F = B C (the explicit half, a banded product) and C =
- * A^-1 F (the shared periodic factors). A 2D step is six: the predictor's right-hand side (one
- * GsStencil pass over C), its two sweeps, the corrector's right-hand side (one pass over C and the
- * predictor), its two sweeps.
  *
- * Float solves for the changes instead (delta form, one more pass: C += Delta): in 1D
- * A Delta = -2 sigma D4 C, in 2D the predictor's change Delta_P and then the step's from
+ * Every step solves for the change (delta form): in 1D A Delta = -2 sigma D4 C, in 2D the
+ * predictor's change Delta_P and then the step's from
  *   (1 + s Dx4)(1 + s Dy4) Delta_P = -g dt (Dxx + Dyy)^2 C,
  *   (1 + s Dx4)(1 + s Dy4) Delta   = -g dt (Dxx + Dyy)^2 C - g dt Dxx Dyy Delta_P,
  * the same scheme in exact arithmetic (the s^2 terms of the two products cancel, and P = C +
- * Delta_P). The right-hand sides are stencils of differences of C with weights of order sigma,
- * not sigma^2, and the factors' rounding, about sigma eps of what is solved for, falls on the
- * change instead of the field: solved whole, float moved the mass by 2e-3 of itself over 1000
- * steps at sigma 42.5 (1D). */
+ * Delta_P), then C += Delta. The right-hand sides are stencils of differences of C with weights
+ * of order sigma, not sigma^2, and the factors' rounding, about sigma eps of what is solved for,
+ * falls on the change instead of the field. Solved whole (the explicit half as a banded product
+ * or, in 2D, a stencil of (1 - s Dx4)(1 - s Dy4)), float moved the mass by 2e-3 of itself over
+ * 1000 steps at sigma 42.5 (1D), and double by 2e-10 at sigma 2e3 and 4e-7 at 2e7 (1D, 1000
+ * steps; in delta form 3e-12 and 3e-8). A 1D step is three passes (stencil, solve, update), a
+ * 2D step seven (the predictor's stencil and two sweeps, the corrector's stencil of C and Delta_P
+ * and two sweeps, the update). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,10 +30,9 @@ struct GsHyperdiffusion_s {
   double sigma;
   GsBanded A, Ay; /* shared periodic penta: along x (contiguous, one system per row and member)
                    * and, in 2D, along y (interleaved: the columns in place) */
-  GsVec lhs[5], rhs[5], lhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, ...), (-sigma, ...) */
-  GsStencil pred, corr;          /* 2D: the predictor's and the corrector's right-hand sides */
-  GsStencil d1;                  /* 1D float: the change's right-hand side */
-  int delta;                     /* float: steps solve for the change */
+  GsVec lhs[5], lhsy[5]; /* (sigma, -4 sigma, 1 + 6 sigma, -4 sigma, sigma) */
+  GsStencil pred, corr;  /* 2D: the predictor's and the corrector's right-hand sides */
+  GsStencil d1;          /* 1D: the change's right-hand side */
   GsVec c, f, p; /* state, right-hand side; 2D: the predictor (all in the solver's precision) */
   double *host;  /* the state as doubles on the host (initial data, errors) */
   double t;
@@ -50,7 +49,6 @@ int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   GsStencilDestroy(&H->d1);
   for (int k = 0; k < 5; k++) {
     GsVecDestroy(&H->lhs[k]);
-    GsVecDestroy(&H->rhs[k]);
     GsVecDestroy(&H->lhsy[k]);
   }
   GsVec *v[] = {&H->c, &H->f, &H->p};
@@ -62,7 +60,7 @@ int GsHyperdiffusionDestroy(GsHyperdiffusion *h) {
   return 0;
 }
 
-/* The delta form's right-hand sides (float): 1D, -2 sigma D4 (grid rows: the members); 2D, the
+/* The delta form's right-hand sides: 1D, -2 sigma D4 (grid rows: the members); 2D, the
  * predictor's -g dt (Dxx + Dyy)^2 on c and the corrector's the same plus -g dt Dxx Dyy on the
  * predictor's change. Every weight is a difference (sums 0). */
 static int stencils_delta(GsContext ctx, GsHyperdiffusion H, const double l[3]) {
@@ -95,51 +93,26 @@ static int stencils_delta(GsContext ctx, GsHyperdiffusion H, const double l[3]) 
   return 0;
 }
 
-/* The 2D right-hand sides (see step2d) as stencils in conservative form: the explicit half
- * (1 - s Dx4)(1 - s Dy4) and the mixed terms, whose weights sum to 1 (on c) and 0 (on p). */
-static int stencils_2d(GsContext ctx, GsHyperdiffusion H, const double rhs[5], const double l[3]) {
-  const double gdt = H->d.coeff * H->d.dt;
-  const GsStencilDesc sd = {
-      .nx = H->d.n, .ny = H->ny, .batch = 1, .inputs = 1, .dt = H->d.precision};
-  GsStencilDesc s2 = sd;
-  s2.inputs = 2;
-  GsCall(GsStencilCreate(ctx, &sd, &H->pred));
-  GsCall(GsStencilAddTensorTerm(H->pred, 0, 1, 2, rhs, 2, rhs, 1.0));
-  GsCall(GsStencilAddTensorTerm(H->pred, 0, 1, 1, l, 1, l, -2 * gdt));
-  GsCall(GsStencilSetTermSum(H->pred, 0, 1, 1.0));
-  GsCall(GsStencilCreate(ctx, &s2, &H->corr));
-  GsCall(GsStencilAddTensorTerm(H->corr, 0, 1, 2, rhs, 2, rhs, 1.0));
-  GsCall(GsStencilAddTensorTerm(H->corr, 0, 1, 1, l, 1, l, -gdt));
-  GsCall(GsStencilAddTensorTerm(H->corr, 1, 1, 1, l, 1, l, -gdt));
-  GsCall(GsStencilSetTermSum(H->corr, 0, 1, 1.0));
-  GsCall(GsStencilSetTermSum(H->corr, 1, 1, 0.0));
-  return 0;
-}
-
 static int create(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHyperdiffusion H) {
   const GsInt n = desc->n, N = H->points * desc->ensemble;
   const double dx = desc->length / (double)n, q = 1 / (dx * dx);
   H->sigma = desc->coeff * desc->dt / (2 * dx * dx * dx * dx);
   const double s = H->sigma;
   const double lhs0[5] = {s, -4 * s, 1 + 6 * s, -4 * s, s};
-  const double rhs0[5] = {-s, 4 * s, 1 - 6 * s, 4 * s, -s};
-  double lhs[5], rhs[5]; /* rows summing to 1 exactly in the solver's precision: mass kept */
+  double lhs[5]; /* rows summing to 1 exactly in the solver's precision: mass kept */
   GsAppExactRowSum(5, lhs0, 1.0, desc->precision, lhs);
-  GsAppExactRowSum(5, rhs0, 1.0, desc->precision, rhs);
   const double l[3] = {q, -2 * q, q};
   const GsDataType pt = desc->precision;
   GsCall(GsAppConstantBands(ctx, n, 5, lhs, pt, H->lhs));
-  GsCall(GsAppConstantBands(ctx, n, 5, rhs, pt, H->rhs));
   GsCall(GsAppPeriodicBatch(ctx, 5, n, H->ny * desc->ensemble, pt, &H->A));
   GsCall(GsAppFactorDeferred(H->A, H->lhs));
   if (H->ny > 1) {
     GsCall(GsAppConstantBands(ctx, H->ny, 5, lhs, pt, H->lhsy));
     GsCall(GsAppPeriodicColumns(ctx, 5, H->ny, n, pt, &H->Ay));
     GsCall(GsAppFactorDeferred(H->Ay, H->lhsy));
-    if (!H->delta) GsCall(stencils_2d(ctx, H, rhs, l));
     GsCall(GsVecCreate(ctx, N, pt, &H->p));
   }
-  if (H->delta) GsCall(stencils_delta(ctx, H, l));
+  GsCall(stencils_delta(ctx, H, l));
   GsCall(GsVecCreate(ctx, N, pt, &H->c));
   GsCall(GsVecCreate(ctx, N, pt, &H->f));
   GsCall(GsVecSet(H->c, 0.0));
@@ -157,7 +130,7 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
                         desc->dt, desc->precision, &ny));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
-  /* Float solves for each step's change (delta form, above). On a cosine over 4 steps (L 0.5,
+  /* Float, in delta form (above), on a cosine over 4 steps (L 0.5,
    * g 1.2, n 38 and 128 in 2D, 38 and 1024 in 1D) its error against the semi-discrete solution
    * then matched double's up to sigma eps = 2.4e-2 (n 38) and stayed within 5e-5 of it at 3e-2
    * and 0.13 (n 128, 1D n 1024); from 0.3 (2D) and 1.3 (1D) it grew to 1e3 and 8 times the
@@ -178,7 +151,6 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
   H->d = *desc;
   H->ny = ny;
   H->points = desc->n * ny;
-  H->delta = desc->precision == GS_FLOAT;
   const int ierr = create(ctx, desc, H);
   if (ierr) {
     GsHyperdiffusionDestroy(&H);
@@ -233,19 +205,13 @@ static int adi_solve(GsHyperdiffusion h, GsVec f, GsVec x) {
   return 0;
 }
 
-/* 2D (see hyperdiffusion.h), with r0 = (1 - s Dx4)(1 - s Dy4) c and 2 s = g dt: the predictor p
- * from r0 - g dt 2 Dxx Dyy c, then c from r0 - g dt (Dxx Dyy c + Dxx Dyy p); each right-hand side
- * is one stencil pass. */
+/* 2D in delta form (above, and hyperdiffusion.h for the scheme): p is the predictor's change. */
 static int step2d(GsHyperdiffusion h) {
   GsCall(GsStencilApply(h->pred, (GsVec[]){h->c}, h->f));
-  GsCall(adi_solve(h, h->f, h->p)); /* delta form: p is the predictor's change */
+  GsCall(adi_solve(h, h->f, h->p));
   GsCall(GsStencilApply(h->corr, (GsVec[]){h->c, h->p}, h->f));
-  if (!h->delta) {
-    GsCall(adi_solve(h, h->f, h->c));
-  } else {
-    GsCall(adi_solve(h, h->f, h->f));
-    GsCall(GsVecAXPY(h->c, 1.0, h->f));
-  }
+  GsCall(adi_solve(h, h->f, h->f));
+  GsCall(GsVecAXPY(h->c, 1.0, h->f));
   return 0;
 }
 
@@ -255,9 +221,6 @@ int GsHyperdiffusionStep(GsHyperdiffusion h, GsInt steps) {
   for (GsInt s = 0; s < steps; s++) {
     if (h->ny > 1) {
       GsCall(step2d(h));
-    } else if (!h->delta) {
-      GsCall(GsBandedMult(h->A, h->rhs, h->c, h->f));
-      GsCall(GsBandedSolve(h->A, h->f, h->c));
     } else {
       GsCall(GsStencilApply(h->d1, (GsVec[]){h->c}, h->f));
       GsCall(GsBandedSolve(h->A, h->f, h->f));

@@ -3,9 +3,11 @@
  *
  * With sigma = g dt / (2 dx^4) each step solves the periodic pentadiagonal system
  *   (1 + 6 sigma) C_i - 4 sigma (C_{i-1} + C_{i+1}) + sigma (C_{i-2} + C_{i+2}) = (same with
- * -sigma)^n (the cuPentBatch seed's validation problem). Every member shares the matrix: one
- * periodic pentadiagonal batch (contiguous layout, one system per member, factored once) and one
- * banded product per step for the right-hand side. Built on the public API only (banded, vec).
+ * -sigma)^n (the cuPentBatch seed's validation problem), solved for the change C^{n+1} - C^n
+ * (delta form: the right-hand side -2 sigma D4 C^n, one stencil pass, then C^n += the change),
+ * which keeps the rounding of the factors off the field. Every member shares the matrix: one
+ * periodic pentadiagonal batch (contiguous layout, one system per member, factored once). Built
+ * on the public API only (banded, stencil, vec).
  *
  * The state is a vector (of the solver's precision) of n * ensemble entries, member e's grid point
  * i at e * n + i (x_i = i L / n). The scheme conserves the mean of each member, and its Fourier
@@ -19,8 +21,10 @@
  *   (1 + s Dx4)(1 + s Dy4) C^{n+1} = (1 - s Dx4)(1 - s Dy4) C^n - 2 s Dxx Dyy (C^n + P):
  * second order in time, and no Fourier mode grows for any dt (extrapolating the mixed term
  * instead makes strongly anisotropic modes grow). Each factor is one batch of periodic
- * pentadiagonal solves along rows (contiguous layout) or, in place, columns (interleaved); each
- * right-hand side is one stencil pass (GsStencil, conservative form), so a 2D step is six passes.
+ * pentadiagonal solves along rows (contiguous layout) or, in place, columns (interleaved); both
+ * are solved for the changes, P - C^n and C^{n+1} - C^n, whose right-hand sides lose the s^2
+ * terms; each is one stencil pass (GsStencil, conservative form), so a 2D step is seven passes
+ * with the update.
  */
 #ifndef GPUSOLVE_APPS_HYPERDIFFUSION_H
 #define GPUSOLVE_APPS_HYPERDIFFUSION_H
@@ -41,9 +45,9 @@ typedef struct {
   double dt;      /* time step > 0 */
   GsInt ny;       /* 0 or 1: 1D; > 1 (>= 5): 2D, n x ny points of spacing L / n, ensemble 1 */
   /* GS_DOUBLE (the default, 0) or GS_FLOAT: the type of the state, the bands and every pass (half
-   * the bytes; the diagnostics read the state as doubles). Float steps solve for the change
-   * (delta form: one more vector pass), so the rounding of the bands and their factors, about
-   * (1 + 12 sigma) FLT_EPSILON relative, falls on each step's change rather than the field;
+   * the bytes; the diagnostics read the state as doubles). Steps solve for the change, so the
+   * rounding of the bands and their factors, about (1 + 12 sigma) FLT_EPSILON relative in float,
+   * falls on each step's change rather than the field;
    * GsHyperdiffusionCreate refuses float where sigma eps > 1e-2 (GS_ERR_ARG_OUTOFRANGE, naming
    * the largest dt that fits), beyond which float results were wrong or grew. */
   GsDataType precision;
