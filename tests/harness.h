@@ -302,34 +302,50 @@ static HS_UNUSED char *hs_read_all(FILE *f) {
 }
 
 /* Capture what is written to stdout between hs_capture_begin and hs_capture_end (a malloc'd
- * string), for reports the library prints there (GsInit("help"), -log_view, -options_left). */
+ * string), for reports the library prints there (GsInit("help"), -log_view, -options_left);
+ * hs_capture_stderr_begin / _end do the same for stderr (warnings), also while stdout is being
+ * captured. */
 static struct {
   FILE *tmp;
   int saved;
-} hs_cap = {NULL, -1};
-static HS_UNUSED int hs_capture_begin(void) {
-  fflush(stdout);
-  hs_cap.tmp = tmpfile();
-  if (!hs_cap.tmp) return -1;
-  hs_cap.saved = dup(fileno(stdout));
-  if (hs_cap.saved < 0 || dup2(fileno(hs_cap.tmp), fileno(stdout)) < 0) {
-    fclose(hs_cap.tmp);
-    hs_cap.tmp = NULL;
+} hs_cap[2] = {{NULL, -1}, {NULL, -1}};
+static HS_UNUSED int hs_capture_on(int k) {
+  FILE *stream = k ? stderr : stdout;
+  fflush(stream);
+  hs_cap[k].tmp = tmpfile();
+  if (!hs_cap[k].tmp) return -1;
+  hs_cap[k].saved = dup(fileno(stream));
+  if (hs_cap[k].saved < 0 || dup2(fileno(hs_cap[k].tmp), fileno(stream)) < 0) {
+    fclose(hs_cap[k].tmp);
+    hs_cap[k].tmp = NULL;
     return -1;
   }
   return 0;
 }
-static HS_UNUSED char *hs_capture_end(void) {
-  if (!hs_cap.tmp) return NULL;
-  fflush(stdout);
-  dup2(hs_cap.saved, fileno(stdout));
-  close(hs_cap.saved);
-  hs_cap.saved = -1;
-  fseek(hs_cap.tmp, 0, SEEK_END);
-  char *s = hs_read_all(hs_cap.tmp);
-  fclose(hs_cap.tmp);
-  hs_cap.tmp = NULL;
+static HS_UNUSED char *hs_capture_off(int k) {
+  FILE *stream = k ? stderr : stdout;
+  if (!hs_cap[k].tmp) return NULL;
+  fflush(stream);
+  dup2(hs_cap[k].saved, fileno(stream));
+  close(hs_cap[k].saved);
+  hs_cap[k].saved = -1;
+  fseek(hs_cap[k].tmp, 0, SEEK_END);
+  char *s = hs_read_all(hs_cap[k].tmp);
+  fclose(hs_cap[k].tmp);
+  hs_cap[k].tmp = NULL;
   return s;
+}
+static HS_UNUSED int hs_capture_begin(void) {
+  return hs_capture_on(0);
+}
+static HS_UNUSED char *hs_capture_end(void) {
+  return hs_capture_off(0);
+}
+static HS_UNUSED int hs_capture_stderr_begin(void) {
+  return hs_capture_on(1);
+}
+static HS_UNUSED char *hs_capture_stderr_end(void) {
+  return hs_capture_off(1);
 }
 
 /* Number of non-overlapping occurrences of needle in s. */

@@ -274,27 +274,44 @@ static void test_left(void) {
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));
 
-  /* -options_left prints the report to stdout at GsDestroy; without it nothing is printed. */
+  /* -options_left prints the report to stdout at GsDestroy, -options_left 0 prints nothing;
+   * without either, the unused options are named on stderr (a misspelled option must not pass
+   * silently), and nothing is said when every option was read. */
   const char *variants[][4] = {{"prog", "-options_left", "-zzz_unused", "1"},
                                {"prog", "-options_left", "0", "-zzz_unused"},
-                               {"prog", "-zzz_unused", "1", NULL}};
-  const int want[] = {1, 0, 0};
-  for (int k = 0; k < 3; k++) {
+                               {"prog", "-zzz_unused", "1", NULL},
+                               {"prog", "-zzz_read", "1", NULL}};
+  const int want_out[] = {1, 0, 0, 0}, want_err[] = {0, 0, 1, 0};
+  for (int k = 0; k < 4; k++) {
     int argc = variants[k][3] ? 4 : 3;
     if (CHECK_OK(GsInitWithArgs(argc, (char **)variants[k], "/cpu", &ctx))) continue;
+    if (k == 3) {
+      GsInt v = 0;
+      CHECK_OK(GsOptionsGetInt(ctx, "-zzz_read", &v, NULL));
+    }
     hs_capture_begin();
+    hs_capture_stderr_begin();
     int rc = GsDestroy(&ctx);
+    char *err = hs_capture_stderr_end();
     char *out = hs_capture_end();
     CHECK(rc == 0, "GsDestroy returned %d", rc);
-    CHECK(out != NULL, "stdout capture failed");
-    if (out) {
-      int printed = strstr(out, "-zzz_unused") != NULL;
-      CHECK(printed == want[k], "variant %d: -options_left report %s:\n%s", k,
+    CHECK(out != NULL && err != NULL, "stdout or stderr capture failed");
+    if (out && err) {
+      const int printed = strstr(out, "-zzz_") != NULL, warned = strstr(err, "-zzz_") != NULL;
+      CHECK(printed == want_out[k], "variant %d: -options_left report %s:\n%s", k,
             printed ? "printed but not asked for" : "missing", out);
-      if (want[k])
+      CHECK(warned == want_err[k], "variant %d: unused-option warning %s:\n%s", k,
+            warned ? "given" : "missing", err);
+      if (want_out[k])
         CHECK(!strstr(out, "-options_left"), "-options_left reported itself as unused:\n%s", out);
+      if (want_err[k])
+        CHECK(strstr(err, "Option left: name:-zzz_unused value: 1") &&
+                  strstr(err, "-options_left 0 silences this"),
+              "variant %d: the warning does not name the option and the way to silence it:\n%s", k,
+              err);
     }
     free(out);
+    free(err);
     if (ctx) GsDestroy(&ctx);
   }
 }

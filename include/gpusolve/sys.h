@@ -22,7 +22,8 @@ extern "C" {
 int GsInit(const char *resource, GsContext *ctx);
 /* As GsInit, and also insert command-line options from argv[1..argc-1] (argv[0] is skipped). */
 int GsInitWithArgs(int argc, char **argv, const char *resource, GsContext *ctx);
-/* Destroy a context: prints -log_view and -options_left reports if asked, frees everything, sets
+/* Destroy a context: prints -log_view and -options_left reports if asked (without -options_left
+ * either way, options that were set but never read are listed on stderr), frees everything, sets
  * *ctx = NULL. Safe on NULL and twice. Objects created on ctx must be destroyed first. */
 int GsDestroy(GsContext *ctx);
 

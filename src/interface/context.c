@@ -291,8 +291,17 @@ int GsDestroy(GsContext *ctx) {
   int flag = 0, ierr = GsOptionsGetBool(c, "-log_view", &flag, NULL);
   if (!ierr && flag) ierr = GsLogView(c, stdout);
   flag = 0;
-  int ierr2 = GsOptionsGetBool(c, "-options_left", &flag, NULL);
+  int set = 0, ierr2 = GsOptionsGetBool(c, "-options_left", &flag, &set);
   if (!ierr2 && flag) ierr2 = GsOptionsLeft(c, stdout, NULL);
+  /* Not asked either way: options given but never read (a misspelled name, an option of another
+   * command) are named on stderr, as PETSc does in its debug builds, instead of passing silently.
+   */
+  int left = 0;
+  if (!ierr2 && !set) ierr2 = GsOptionsLeft(c, NULL, &left);
+  if (!ierr2 && !set && left) {
+    GsOptionsLeft(c, stderr, NULL);
+    fprintf(stderr, "  (misspelled, or not for this command? -options_left 0 silences this)\n");
+  }
   if (!ierr) ierr = ierr2;
   if (ierr) GsErrorAdopt(c);
   context_free(c);
