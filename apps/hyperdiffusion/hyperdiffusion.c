@@ -130,12 +130,12 @@ int GsHyperdiffusionCreate(GsContext ctx, const GsHyperdiffusionDesc *desc, GsHy
                         desc->dt, desc->precision, &ny));
   GsCheck(isfinite(desc->coeff) && desc->coeff > 0, ctx, GS_ERR_ARG_OUTOFRANGE,
           "hyperdiffusion: coefficient gamma D = %g must be positive", desc->coeff);
-  /* Float, in delta form (above), on a cosine over 4 steps (L 0.5,
-   * g 1.2, n 38 and 128 in 2D, 38 and 1024 in 1D) its error against the semi-discrete solution
-   * then matched double's up to sigma eps = 2.4e-2 (n 38) and stayed within 5e-5 of it at 3e-2
-   * and 0.13 (n 128, 1D n 1024); from 0.3 (2D) and 1.3 (1D) it grew to 1e3 and 8 times the
-   * amplitude. Solved whole it had been 0.06-0.3 of the amplitude from 3e-4 and grew from 3e-2.
-   * Above 1e-2 float is refused rather than left to return that. */
+  /* Float, in delta form (above), on a cosine over 4 steps (L 0.5, g 1.2, n 38 and 128 in 2D,
+   * 38 and 1024 in 1D): its error against the semi-discrete solution matched double's up to
+   * sigma eps = 2.4e-2 (n 38) and stayed within 5e-5 of it at 3e-2 and 0.13 (n 128, 1D n 1024);
+   * from 0.3 (2D) and 1.3 (1D) it grew to 1e3 and 8 times the amplitude. Solved whole it had
+   * been 0.06-0.3 of the amplitude from 3e-4 and grew from 3e-2. Above 1e-2 float is refused
+   * rather than left to return that. */
   if (desc->precision == GS_FLOAT && isfinite(desc->length) && desc->length > 0 && desc->n > 0) {
     const double dx = desc->length / (double)desc->n;
     const double sigma = desc->coeff * desc->dt / (2 * dx * dx * dx * dx);
