@@ -1,8 +1,10 @@
 /* CPU stencil kernel: rows of the output over OpenMP threads, each thread a contiguous range of
  * rows. Each term keeps a ring of the 2 ry + 1 input rows it reads, raised to its power and
  * extended by rx points at both ends (the periodic wrap), so moving to the next row raises one new
- * row per term and the weights run over contiguous arrays without index arithmetic. Each point
- * sums its terms and weights in the order GsStencilInfo lists them. */
+ * row per term and the weights run over contiguous arrays without index arithmetic, four weights
+ * per pass over the row (one pass per weight had loaded and stored the row of sums for every
+ * product: a 512^2 Cahn-Hilliard right-hand side took 1.45 ms on two cores, now 0.94, with the
+ * same bits). Each point sums its terms and weights in the order GsStencilInfo lists them. */
 #include <stdlib.h>
 
 #include "cpuimpl.h"
@@ -59,25 +61,37 @@ static inline GsInt wrap(GsInt i, GsInt m) {
         for (int k = fresh ? 0 : h - 1; k < h; k++)                                                \
           extend_##T(src + wrap(j + k - ry, ny) * nx, nx, rx, si->power[t],                        \
                      ring + (size_t)((j + k) % h) * (size_t)wid);                                  \
-        if (si->conservative[t]) { /* total x_p + sum w (x_{p+k} - x_p) */                         \
+        const int cons = si->conservative[t];                                                      \
+        const T *ec = ring + (size_t)((j + ry) % h) * (size_t)wid + rx;                            \
+        if (cons) { /* total x_p + sum w (x_{p+k} - x_p) */                                        \
           const T tot = (T)si->total[t];                                                           \
-          const T *ec = ring + (size_t)((j + ry) % h) * (size_t)wid + rx;                          \
           for (GsInt i = 0; i < nx; i++)                                                           \
             acc[i] += tot * ec[i];                                                                 \
-          for (int q = si->first[t]; q < si->first[t + 1]; q++) {                                  \
-            const T w = (T)si->w[q];                                                               \
-            const T *e =                                                                           \
-                ring + (size_t)((j + si->oy[q] + ry) % h) * (size_t)wid + (si->ox[q] + rx);        \
-            for (GsInt i = 0; i < nx; i++)                                                         \
-              acc[i] += w * (e[i] - ec[i]);                                                        \
-          }                                                                                        \
-          continue;                                                                                \
         }                                                                                          \
-        for (int q = si->first[t]; q < si->first[t + 1]; q++) {                                    \
-          const T w = (T)si->w[q];                                                                 \
-          const T *e = ring + (size_t)((j + si->oy[q] + ry) % h) * (size_t)wid + (si->ox[q] + rx); \
-          for (GsInt i = 0; i < nx; i++)                                                           \
-            acc[i] += w * e[i];                                                                    \
+        /* Four weights per pass over the row: one load and store of acc for four products (the    \
+         * sums still in the listed order, one weight after another). */                           \
+        for (int q = si->first[t]; q < si->first[t + 1]; q += 4) {                                 \
+          const int nq = si->first[t + 1] - q < 4 ? si->first[t + 1] - q : 4;                      \
+          T w[4] = {0, 0, 0, 0};                                                                   \
+          const T *e[4] = {ec, ec, ec, ec};                                                        \
+          for (int u = 0; u < nq; u++) {                                                           \
+            w[u] = (T)si->w[q + u];                                                                \
+            e[u] = ring + (size_t)((j + si->oy[q + u] + ry) % h) * (size_t)wid +                   \
+                   (si->ox[q + u] + rx);                                                           \
+          }                                                                                        \
+          if (cons && nq == 4)                                                                     \
+            for (GsInt i = 0; i < nx; i++)                                                         \
+              acc[i] = (((acc[i] + w[0] * (e[0][i] - ec[i])) + w[1] * (e[1][i] - ec[i])) +         \
+                        w[2] * (e[2][i] - ec[i])) +                                                \
+                       w[3] * (e[3][i] - ec[i]);                                                   \
+          else if (nq == 4)                                                                        \
+            for (GsInt i = 0; i < nx; i++)                                                         \
+              acc[i] = (((acc[i] + w[0] * e[0][i]) + w[1] * e[1][i]) + w[2] * e[2][i]) +           \
+                       w[3] * e[3][i];                                                             \
+          else                                                                                     \
+            for (int u = 0; u < nq; u++)                                                           \
+              for (GsInt i = 0; i < nx; i++)                                                       \
+                acc[i] += w[u] * (cons ? e[u][i] - ec[i] : e[u][i]);                               \
         }                                                                                          \
       }                                                                                            \
       T *out = y + base + j * nx;                                                                  \
