@@ -21,10 +21,10 @@
 #include "sparsebench.h"
 #include "vecbench.h"
 
-/* Print the library's message for a failed call and leave the subcommand with status 1. */
 /* Raise an error of the command itself on ctx, so that CLI_CALL prints it with its name. */
 #define CLI_RAISE(ctx, code, ...)                                                                  \
   GsErrorRaise((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+/* Print the library's message for a failed call and leave the subcommand with status 1. */
 #define CLI_CALL(ctx, expr)                                                                        \
   do {                                                                                             \
     int cli_ierr_ = (expr);                                                                        \

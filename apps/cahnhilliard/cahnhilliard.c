@@ -217,15 +217,13 @@ static int create(GsContext ctx, GsCahnHilliard h) {
   } else {
     GsCall(rhs_stencil(h, 1, &h->lap1));
     GsCall(rhs_terms(h, h->lap1, 1, 0, 1.0));
+    GsCall(rhs_stencil(h, 1, &h->quad1));
+    GsCall(quad_terms(h, h->quad1, 1));
     if (d->order == 2) {
       GsCall(rhs_stencil(h, 2, &h->lap2));
       GsCall(rhs_terms(h, h->lap2, 0, 0, 1.0));
       GsCall(rhs_stencil(h, 2, &h->lin2));
       GsCall(rhs_terms(h, h->lin2, 0, 1, 0.0));
-    }
-    GsCall(rhs_stencil(h, 1, &h->quad1));
-    GsCall(quad_terms(h, h->quad1, 1));
-    if (d->order == 2) {
       GsCall(rhs_stencil(h, 2, &h->quad2));
       GsCall(quad_terms(h, h->quad2, 0));
     }
