@@ -13,8 +13,22 @@ GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
 
-/* Systems swept together by the interleaved block kernels (factor, fused factor+solve, solve). */
+/* Systems swept together by the interleaved block kernels (factor, fused factor+solve, solve): at
+ * most GS_CPU_SB, fewer where the batch would otherwise leave OpenMP threads without a block (a
+ * batch of 1024 gave 4 blocks to 16 threads), but not below GS_CPU_SB_MIN, where the SIMD loops
+ * over a block's systems grow too short. */
 #define GS_CPU_SB 256
+#define GS_CPU_SB_MIN 32
+static GsInt block_systems(GsInt batch, GsInt nrhs) {
+  GsInt threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  const GsInt want = (threads + nrhs - 1) / nrhs; /* blocks per right-hand side */
+  GsInt sb = (batch + want - 1) / want;
+  sb = (sb + 7) / 8 * 8; /* whole SIMD groups */
+  return sb > GS_CPU_SB ? GS_CPU_SB : sb < GS_CPU_SB_MIN ? GS_CPU_SB_MIN : sb;
+}
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
   GsBandedShape sh = {bi->bands, bi->h, bi->periodic, bi->n, bi->m, bi->spd};
@@ -344,21 +358,21 @@ GS_CPU_TILE(float, f)
 
 /* The factorisation and the fused factor+solve walk one system at a time, and in the interleaved
  * layout that touches one entry per cache line of each array (13x slower than the block solve at
- * 4096 x 1024). These block versions sweep the rows of GS_CPU_SB consecutive systems together, with
- * each system doing the operations of gs_banded_lu / gs_banded_ldl / gs_banded_factor_solve in the
- * same order and stopping at the same failures (a failed system's later rows are computed but never
- * used: its factors are not read, its solution is NaN). Interleaved, non-periodic, one thread per
- * system, a matrix per system. */
+ * 4096 x 1024). These block versions sweep the rows of up to GS_CPU_SB consecutive systems
+ * together, with each system doing the operations of gs_banded_lu / gs_banded_ldl /
+ * gs_banded_factor_solve in the same order and stopping at the same failures (a failed system's
+ * later rows are computed but never used: its factors are not read, its solution is NaN).
+ * Interleaved, non-periodic, one thread per system, a matrix per system. */
 #define GS_CPU_BLOCK_FACTOR(T, S, EPS)                                                             \
   static void factor_block_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
                                int *fstatus, const T *f, T *x) {                                   \
     const GsInt batch = bi->batch, m = bi->m;                                                      \
     const int penta = bi->bands == 5, spd = bi->spd, fused = f != NULL;                            \
-    const GsInt nblocks = (batch + GS_CPU_SB - 1) / GS_CPU_SB;                                     \
+    const GsInt sb = block_systems(batch, 1), nblocks = (batch + sb - 1) / sb;                     \
     GS_CPU_DIAGS(T, D, Dv);                                                                        \
     GS_CPU_FACTORS(T, F, Fv);                                                                      \
     _Pragma("omp parallel for schedule(static)") for (GsInt blk = 0; blk < nblocks; blk++) {       \
-      const GsInt s0 = blk * GS_CPU_SB, s1 = s0 + GS_CPU_SB < batch ? s0 + GS_CPU_SB : batch;      \
+      const GsInt s0 = blk * sb, s1 = s0 + sb < batch ? s0 + sb : batch;                           \
       /* Per system: the last two gammas/deltas (LU) or pivots and l1 (LDL^T), the last two g,     \
        * and its status. */                                                                        \
       T g2[GS_CPU_SB] = {0}, g1[GS_CPU_SB] = {0}, d2[GS_CPU_SB] = {0}, d1[GS_CPU_SB] = {0};        \
@@ -556,10 +570,10 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     const T *F2 = bi->nfac > 2 ? (const T *)Fv[2] : NULL;                                          \
     const T *Fg = spd ? NULL : (const T *)Fv[penta ? 3 : 2];                                       \
     const T *Fd = !spd && penta ? (const T *)Fv[4] : NULL;                                         \
-    const GsInt nblocks = (batch + GS_CPU_SB - 1) / GS_CPU_SB;                                     \
+    const GsInt sb = block_systems(batch, nrhs), nblocks = (batch + sb - 1) / sb;                  \
     _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < nrhs * nblocks; t++) {      \
-      const GsInt blk = t / nblocks, s0 = (t % nblocks) * GS_CPU_SB;                               \
-      const GsInt s1 = s0 + GS_CPU_SB < batch ? s0 + GS_CPU_SB : batch;                            \
+      const GsInt blk = t / nblocks, s0 = (t % nblocks) * sb;                                      \
+      const GsInt s1 = s0 + sb < batch ? s0 + sb : batch;                                          \
       const T *f = (const T *)fv + blk * bi->rhs_len;                                              \
       T *x = (T *)xv + blk * bi->rhs_len;                                                          \
       /* p1, p2: the last two values of the recurrence (g for LU, z for LDL^T, then x); for the    \
