@@ -1597,9 +1597,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           "automatic choice for per-system matrices: %s", GsBandedAlgorithmName(got));
     CHECK_OK(GsBandedDestroy(&A));
   }
-  /* Tile: at most 1024 rows in the banded block; periodic systems have h more. */
+  /* Tile: at most 4096 rows in the banded block; periodic systems have h more. */
   for (int per = 0; per < 2; per++) {
-    GsBandedDesc ds = {5, 1024 + 2 * per, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};
+    GsBandedDesc ds = {5, 4096 + 2 * per, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};
     if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
       GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
       CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE));
@@ -1621,11 +1621,13 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
     ds.n++;
     if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
       CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE), GS_ERR_UNSUPPORTED);
-      CHECK_MSG(ctx, "at most 1024 rows");
+      CHECK_MSG(ctx, "at most 4096 rows");
       CHECK_OK(GsBandedDestroy(&A));
     }
   }
-  static const GsInt ns[] = {5, 9, 40, 256, 257, 500, 513, 1000, 1024};
+  /* Up to 1024 rows a system's chunks fit one GPU warp; beyond, up to 128 chunks of 32 rows scan
+   * across warps (1025: a last chunk of one row; 4096: 128 full chunks). */
+  static const GsInt ns[] = {5, 9, 40, 256, 257, 500, 513, 1000, 1024, 1025, 1600, 2111, 4096};
   long cases = 0;
   for (int bands = 3; bands <= 5; bands += 2)
     for (int per = 0; per < 2; per++)

@@ -85,8 +85,8 @@ typedef enum {
   GS_BANDED_ALGORITHM_SPIKE = 2,  /* each system (periodic: its first n - h rows) cut into
                                    * partitions solved side by side, joined by a small reduced
                                    * system: for few long systems */
-  GS_BANDED_ALGORITHM_TILE = 3    /* a shared matrix of at most 1024 rows (1024 + h periodic): a
-                                   * system's chunks go to up to 32 threads that keep its values
+  GS_BANDED_ALGORITHM_TILE = 3    /* a shared matrix of at most 4096 rows (4096 + h periodic): a
+                                   * system's chunks go to up to 128 threads that keep its values
                                    * on chip, so a solve only reads f and writes x */
 } GsBandedAlgorithm;
 
@@ -94,7 +94,7 @@ typedef enum {
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
  * thread per system is faster), else SPIKE when the batch is too small to fill the GPU (below 16384
  * systems, at least 4 partitions of 64 (tri) or 128 (penta) rows or more; periodic systems
- * included, so a shared periodic matrix of more than 1024 rows is partitioned), else THREAD; on the
+ * included, so a shared periodic matrix of more than 4096 rows is partitioned), else THREAD; on the
  * CPU, THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED. Also the option
  * -banded_algorithm auto|thread|spike|tile, which, applying to every batch of a context, falls
  * back to auto where the batch does not allow it. */

@@ -247,7 +247,9 @@ GS_CPU_BANDED(float, f)
 
 /* Tiled solves of a shared matrix (see banded_algo.h): the CPU runs the chunks of a system one
  * after the other and the scans as the GPU's lanes do them (Kogge-Stone, same composition order),
- * so the two back ends compute the same thing. */
+ * so the two back ends compute the same thing up to 32 chunks. Past that (long tiles, up to 128
+ * chunks) the GPU scans warp by warp and reruns each chunk's recurrences from the true carries
+ * instead of adding the stored responses: the same solution up to rounding. */
 #define GS_CPU_TILE(T, S)                                                                          \
   static void tile_build_##S(const GsBandedInfo *bi, const void *const *Fv, T *tab) {              \
     const GsBandedShape sh = shape_of(bi);                                                         \
@@ -275,7 +277,8 @@ GS_CPU_BANDED(float, f)
     const GsInt m = sh->m;                                                                         \
     const int np = P * L;                                                                          \
     const int h = sh->h;                                                                           \
-    T v[GS_BANDED_TILE_MAX_ROWS], M[32][4], b[32][2], c[32][2];                                    \
+    T v[GS_BANDED_TILE_MAX_ROWS], M[GS_BANDED_TILE_MAX_ROWS / 32][4],                              \
+        b[GS_BANDED_TILE_MAX_ROWS / 32][2], c[GS_BANDED_TILE_MAX_ROWS / 32][2];                    \
     T z[2] = {0, 0};                                                                               \
     for (int r = 0; sh->periodic && r < h; r++)                                                    \
       z[r] = f[rb + (m + r) * rs];                                                                 \

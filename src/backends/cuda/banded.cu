@@ -543,6 +543,214 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
     }                                                                                              \
   }
 
+/* Long tiles (GS_BANDED_TILE_SHORT_ROWS < m <= GS_BANDED_TILE_MAX_ROWS): P <= 128 chunks of 32
+ * rows, more than a warp's lanes. A block of GS_TILEL_THREADS threads holds ns = threads / pp
+ * systems (pp = pow2(P): 64 or 128), thread t = k * ns + s owning chunk k of system s as in the
+ * short kernel, its 32 values in registers from the load of f to the store of x. Shared memory
+ * keeps per row only what the sweeps read (a', b', 1/alpha, gamma, delta and a pad: chunk k's rows
+ * from k * 33), which at 4096 rows in double is 203 KB of the 227 KB a block may have; the
+ * chunks' affine maps come from the table in global memory (L2) when the scans need them. Without
+ * the responses U and R on chip, each chunk runs a recurrence twice: from zero carries for its end
+ * values only (v untouched), then, after the scan, from the true carries, overwriting v (the same
+ * instruction count as adding stored responses). The scans run one warp per 32 chunks of a
+ * system (lane = chunk): Kogge-Stone with shuffles inside the warp, then each warp starts from the
+ * composed totals of the system's warps before it (after it, going backward), read from shared
+ * memory in order. */
+#define GS_TILEL_THREADS 512
+#define GS_TILEL_NW 6
+#define GS_TILEL_L 32
+static size_t gs_tilel_smem(int P, size_t es) {
+  return (size_t)GS_TILEL_NW * (size_t)P * (GS_TILEL_L + 1) * es;
+}
+#define GS_CUDA_BANDED_TILEL(T, S, PER)                                                            \
+  static __global__ void __launch_bounds__(GS_TILEL_THREADS, 1) gs_banded_tilel_k_##S##PER(        \
+      GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
+      const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
+    enum { L = GS_TILEL_L, NW = GS_TILEL_NW, NT = GS_TILEL_THREADS };                              \
+    __shared__ T cl[NT][2], ci[NT][2]; /* carries out of / into each chunk */                      \
+    __shared__ T wt[NT / 32][6];       /* each warp's scan total: M, then b */                     \
+    __shared__ T yc[NT / 64][4], zt[NT / 64][2];                                                   \
+    __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.periodic = PER;                                                                             \
+    const int P = a.tile_p, pp = gs_tile_pow2(P), ns = NT / pp, h = sh.h;                          \
+    const int np = P * L, m = (int)sh.m;                                                           \
+    const int t = threadIdx.x, sl = t % ns, k = t / ns;                                            \
+    const int r0 = k * L, q0 = k * (L + 1);                                                        \
+    const int full = r0 + L <= m;                                                                  \
+    const int fst = fstatus[0];                                                                    \
+    const GsInt groups = (a.batch + ns - 1) / ns, total = groups * a.nrhs;                         \
+    if (fst) { /* the shared matrix could not be factored: every solution is NaN */                \
+      for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                \
+        const GsInt s = (grp % groups) * ns + sl;                                                  \
+        if (s < a.batch && k == 0) {                                                               \
+          GsInt rb, rs;                                                                            \
+          gs_rhs_place(&a, s, &rb, &rs);                                                           \
+          gs_banded_poison_##S(sh.n, x, rb + grp / groups * a.rhs_len, rs);                        \
+          gs_mark(status, s, fst, sum);                                                            \
+        }                                                                                          \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    /* Columns a', b', 1/alpha, gamma, delta of the table (arrays 0, 1, 2, 4, 5), row by row. */   \
+    T *tab = (T *)gs_tile_dyn;                                                                     \
+    for (int q = t; q < 5 * np; q += NT) {                                                         \
+      const int c = q / np, i = q % np;                                                            \
+      tab[((i / L) * (L + 1) + i % L) * NW + c] = gtab[(c < 3 ? c : c + 1) * np + i];              \
+    }                                                                                              \
+    if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
+    __syncthreads();                                                                               \
+    /* The scans: warp w takes chunks wi * 32 + lane of system ss. */                              \
+    const int lane = t % 32, w = t / 32, wpp = pp / 32, ss = w / wpp, wi = w % wpp;                \
+    const int kk = wi * 32 + lane;                                                                 \
+    for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
+      const GsInt g0 = grp % groups, blk = grp / groups, s = g0 * ns + sl;                         \
+      const int on = s < a.batch && k < P;                                                         \
+      GsInt rb = 0, rs = 0;                                                                        \
+      T v[L], z[2] = {0, 0};                                                                       \
+      if (on) {                                                                                    \
+        gs_rhs_place(&a, s, &rb, &rs);                                                             \
+        rb += blk * a.rhs_len;                                                                     \
+        if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */      \
+          for (int r = 0; r < h; r++)                                                              \
+            z[r] = f[rb + (m + r) * rs];                                                           \
+        const T *fp = f + rb + r0 * rs;                                                            \
+        if (full) {                                                                                \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = fp[j * rs];                         \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
+        }                                                                                          \
+        /* Forward from zero carries: the chunk's last two values only. */                         \
+        T p2 = 0, p1 = 0;                                                                          \
+        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
+          const T *e = tab + (q0 + j) * NW;                                                        \
+          const T g = v[j] * e[2] - e[0] * p2 - e[1] * p1;                                         \
+          p2 = p1;                                                                                 \
+          p1 = g;                                                                                  \
+        }                                                                                          \
+        cl[t][0] = p2;                                                                             \
+        cl[t][1] = p1;                                                                             \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+      for (int backward = 0; backward < 2; backward++) {                                           \
+        T M[4] = {1, 0, 0, 1}, b[2] = {0, 0};                                                      \
+        const int live = kk < P && g0 * ns + ss < a.batch;                                         \
+        if (live) {                                                                                \
+          gs_tile_map_##S(gtab, np, 1, L, L, kk, backward, M);                                     \
+          b[0] = cl[kk * ns + ss][0];                                                              \
+          b[1] = cl[kk * ns + ss][1];                                                              \
+        }                                                                                          \
+        for (int off = 1; off < 32; off <<= 1) {                                                   \
+          T Mp[4], bp[2];                                                                          \
+          _Pragma("unroll") for (int q = 0; q < 4; q++) Mp[q] =                                    \
+              backward ? __shfl_down_sync(0xffffffffu, M[q], off)                                  \
+                       : __shfl_up_sync(0xffffffffu, M[q], off);                                   \
+          _Pragma("unroll") for (int q = 0; q < 2; q++) bp[q] =                                    \
+              backward ? __shfl_down_sync(0xffffffffu, b[q], off)                                  \
+                       : __shfl_up_sync(0xffffffffu, b[q], off);                                   \
+          if (backward ? lane + off < 32 : lane >= off) gs_tile_compose_##S(M, b, Mp, bp);         \
+        }                                                                                          \
+        if (lane == (backward ? 0 : 31)) {                                                         \
+          _Pragma("unroll") for (int q = 0; q < 4; q++) wt[w][q] = M[q];                           \
+          wt[w][4] = b[0];                                                                         \
+          wt[w][5] = b[1];                                                                         \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        /* The carry into this warp's chunks: the system's earlier warps' totals, in order. */     \
+        T c0 = 0, c1 = 0;                                                                          \
+        for (int q = backward ? wpp - 1 : 0; backward ? q > wi : q < wi; q += backward ? -1 : 1) { \
+          const T *u = wt[ss * wpp + q];                                                           \
+          const T n0 = u[0] * c0 + u[1] * c1 + u[4], n1 = u[2] * c0 + u[3] * c1 + u[5];            \
+          c0 = n0;                                                                                 \
+          c1 = n1;                                                                                 \
+        }                                                                                          \
+        if (live) {                                                                                \
+          const T o0 = M[0] * c0 + M[1] * c1 + b[0], o1 = M[2] * c0 + M[3] * c1 + b[1];            \
+          const int to = backward ? kk - 1 : kk + 1, edge = backward ? P - 1 : 0;                  \
+          if (to >= 0 && to < P) {                                                                 \
+            ci[to * ns + ss][0] = o0;                                                              \
+            ci[to * ns + ss][1] = o1;                                                              \
+          }                                                                                        \
+          if (kk == edge) ci[kk * ns + ss][0] = ci[kk * ns + ss][1] = 0;                           \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        if (on && !backward) {                                                                     \
+          /* Forward again from the true carries, then backward from zero carries for the chunk's  \
+           * first two values only. */                                                             \
+          T p2 = ci[t][0], p1 = ci[t][1];                                                          \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            const T *e = tab + (q0 + j) * NW;                                                      \
+            const T g = v[j] * e[2] - e[0] * p2 - e[1] * p1;                                       \
+            v[j] = g;                                                                              \
+            p2 = p1;                                                                               \
+            p1 = g;                                                                                \
+          }                                                                                        \
+          T q1 = 0, q2 = 0;                                                                        \
+          _Pragma("unroll") for (int j = L - 1; j >= 0; j--) {                                     \
+            const T *e = tab + (q0 + j) * NW;                                                      \
+            const T xx = v[j] - e[3] * q1 - e[4] * q2;                                             \
+            q2 = q1;                                                                               \
+            q1 = xx;                                                                               \
+          }                                                                                        \
+          cl[t][0] = q1;                                                                           \
+          cl[t][1] = q2;                                                                           \
+        } else if (on) { /* backward from the true carries (x_{r0+L}, x_{r0+L+1}) */               \
+          T q1 = ci[t][0], q2 = ci[t][1];                                                          \
+          _Pragma("unroll") for (int j = L - 1; j >= 0; j--) {                                     \
+            const T *e = tab + (q0 + j) * NW;                                                      \
+            const T xx = v[j] - e[3] * q1 - e[4] * q2;                                             \
+            v[j] = xx;                                                                             \
+            q2 = q1;                                                                               \
+            q1 = xx;                                                                               \
+          }                                                                                        \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+      }                                                                                            \
+      T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                    \
+      if (PER) { /* the last h unknowns from the block's end values, then y -= W z */              \
+        if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                    \
+            const int i = r0 + j;                                                                  \
+            if (i < h) yc[sl][i] = v[j];                                                           \
+            if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                             \
+          }                                                                                        \
+        __syncthreads();                                                                           \
+        if (on && k == 0) {                                                                        \
+          gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                  \
+          for (int r = 0; r < h; r++) {                                                            \
+            x[rb + (m + r) * rs] = z[r];                                                           \
+            chk += z[r] * (T)0;                                                                    \
+          }                                                                                        \
+          zt[sl][0] = z[0];                                                                        \
+          zt[sl][1] = h > 1 ? z[1] : (T)0;                                                         \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        GsInt phi, plo; /* only chunks that reach the rows where W is above rounding */            \
+        gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                 \
+        if (on && (r0 < phi || r0 + L > plo)) {                                                    \
+          const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
+              gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;             \
+        }                                                                                          \
+      }                                                                                            \
+      if (on) {                                                                                    \
+        T *xp = x + rb + r0 * rs;                                                                  \
+        if (full) {                                                                                \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            xp[j * rs] = v[j];                                                                     \
+            chk += v[j] * (T)0;                                                                    \
+          }                                                                                        \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
+            xp[j * rs] = v[j];                                                                     \
+            chk += v[j] * (T)0;                                                                    \
+          }                                                                                        \
+        }                                                                                          \
+        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
+      }                                                                                            \
+      __syncthreads(); /* the next group reuses the carry buffers */                               \
+    }                                                                                              \
+  }
+
 #define GS_CUDA_BANDED_TILE_ALL(T, S)                                                              \
   GS_CUDA_BANDED_TILE(T, S, 8, 0)                                                                  \
   GS_CUDA_BANDED_TILE(T, S, 8, 1)                                                                  \
@@ -557,6 +765,10 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       {gs_banded_tile_k_##S##80, gs_banded_tile_k_##S##81},                                        \
       {gs_banded_tile_k_##S##160, gs_banded_tile_k_##S##161},                                      \
       {gs_banded_tile_k_##S##320, gs_banded_tile_k_##S##321}};                                     \
+  GS_CUDA_BANDED_TILEL(T, S, 0)                                                                    \
+  GS_CUDA_BANDED_TILEL(T, S, 1)                                                                    \
+  static const GsTileK_##S gs_tilel_k_##S[2] = {gs_banded_tilel_k_##S##0,                          \
+                                                gs_banded_tilel_k_##S##1};                         \
   /* The table from the shared matrix's factors: rows in parallel, then chunks (one block). */     \
   static __global__ void gs_banded_tile_build_k_##S(GsBandedKArgs a, GsPtrs Fp, T *tab) {          \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
@@ -724,19 +936,24 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, bi, &dsum, status));
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
-    const int li = bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2, per = bi->periodic;
-    const GsInt ns = GS_TILE_THREADS / gs_tile_pow2(bi->tile_p);
+    /* Up to 32 chunks: the short kernels (one warp's lanes per system); more: the long one. */
+    const int lng = bi->tile_p > 32, per = bi->periodic;
+    const int li = lng ? 3 : bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2;
+    const int threads = lng ? GS_TILEL_THREADS : GS_TILE_THREADS;
+    const GsInt ns = threads / gs_tile_pow2(bi->tile_p);
     const GsInt work_items = (bi->batch + ns - 1) / ns * nrhs;
-    const size_t smem = gs_tile_smem(bi->tile_l, bi->tile_p, GsDataTypeSize(bi->dt));
-    const void *kern = bi->dt == GS_DOUBLE ? (const void *)gs_tile_k_d[li][per]
-                                           : (const void *)gs_tile_k_f[li][per];
+    const size_t es = GsDataTypeSize(bi->dt);
+    const size_t smem =
+        lng ? gs_tilel_smem(bi->tile_p, es) : gs_tile_smem(bi->tile_l, bi->tile_p, es);
     const int d = bi->dt != GS_DOUBLE;
+    GsTileK_d kd = lng ? gs_tilel_k_d[per] : gs_tile_k_d[li][per];
+    GsTileK_f kf = lng ? gs_tilel_k_f[per] : gs_tile_k_f[li][per];
+    const void *kern = d ? (const void *)kf : (const void *)kd;
     if (cc->tile_smem[d][li][per] != smem) { /* first solve of this kernel and size */
       int per_sm = 1;
       GsCallCuda(
           ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-      GsCallCuda(
-          ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, GS_TILE_THREADS, smem));
+      GsCallCuda(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem));
       cc->tile_smem[d][li][per] = smem;
       cc->tile_per_sm[d][li][per] = per_sm;
     }
@@ -745,13 +962,11 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
     const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
     if (bi->dt == GS_DOUBLE)
-      gs_tile_k_d[li][per]<<<nb, GS_TILE_THREADS, smem, cc->stream>>>(
-          a, (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
-          status, dsum);
+      kd<<<nb, threads, smem, cc->stream>>>(a, (const double *)work, (const double *)C, fstatus,
+                                            (const double *)f, (double *)x, status, dsum);
     else
-      gs_tile_k_f[li][per]<<<nb, GS_TILE_THREADS, smem, cc->stream>>>(
-          a, (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x, status,
-          dsum);
+      kf<<<nb, threads, smem, cc->stream>>>(a, (const float *)work, (const float *)C, fstatus,
+                                            (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;

@@ -41,11 +41,12 @@ typedef struct {
   double *results;
   double *results_host;
   int result_cap; /* entries in results and results_host */
-  /* Tiled banded solves: for each kernel ([double/float][chunk length 8/16/32][periodic]), the
-   * dynamic shared memory it was last allowed and the blocks per SM that fit with it, so that a
-   * solve sets the attribute and asks the occupancy only when the size changes. */
-  size_t tile_smem[2][3][2];
-  int tile_per_sm[2][3][2];
+  /* Tiled banded solves: for each kernel ([double/float][chunk length 8/16/32, or 3: the long
+   * kernel][periodic]), the dynamic shared memory it was last allowed and the blocks per SM that
+   * fit with it, so that a solve sets the attribute and asks the occupancy only when the size
+   * changes. */
+  size_t tile_smem[2][4][2];
+  int tile_per_sm[2][4][2];
 } GsCudaContext;
 
 /* ---- Error handling -------------------------------------------------------------------------- */
