@@ -184,7 +184,12 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   if (algo == GS_BANDED_ALGORITHM_AUTO) {
     /* Tile beats one thread per system for a shared matrix unless the batch is large and the
      * systems short (H200, penta, double: 65536 x 1024 tile 0.51 ms, thread 0.59; 65536 x 256
-     * tile 0.19, thread 0.15; 1024 x 1024 tile 0.035, thread 0.19). */
+     * tile 0.19, thread 0.15; 1024 x 1024 tile 0.035, thread 0.19). Up to 4096 rows it also
+     * beats SPIKE, whose cost depends on the matrix: its correction pass skips the rows where the
+     * spikes have decayed below rounding, which for a diagonally dominant matrix is nearly all of
+     * them but for the stiff ADI factors of Cahn-Hilliard none (H200, 4096^2 double, Nsight
+     * Compute: correction 45 us on the benchmark's random rows, 315-387 us on Cahn-Hilliard's;
+     * the step's two sweeps 1.155 ms with SPIKE(8), 0.758 with TILE). */
     if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384))
       algo = GS_BANDED_ALGORITHM_TILE;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4)
