@@ -896,7 +896,11 @@ static void sparse_cases(HsRng *rng) {
       GsVecDestroy(&x);
       GsMatDestroy(&L);
     }
-    CHECK(its[0] > 0 && labs((long)(its[0] - its[1])) <= 1 + its[0] / 100,
+    /* CG and GMRES follow the CPU's residual history to the end; BiCGStab's agrees to 6 digits
+     * for 26 of 7-point's 53 iterations and then drifts apart with the rounding (H200: 53 on the
+     * CPU, 51 on the GPU, residuals 7.4e-8 and 7.5e-9 at iteration 50), so it gets 10 %. */
+    const GsInt slack = 1 + its[0] / (t == 1 ? 10 : 100);
+    CHECK(its[0] > 0 && labs((long)(its[0] - its[1])) <= slack,
           "Krylov method %d: %lld iterations on the CPU, %lld on the GPU", t, (long long)its[0],
           (long long)its[1]);
   }
