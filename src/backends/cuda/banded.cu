@@ -387,6 +387,30 @@ GS_CUDA_PART_TABLES(float, fw)
  * in double. The kernel is bound by instructions and latency more than by memory (Nsight Compute
  * at 65536 x 1024: one block per SM issuing ~100 instructions per unknown), so the indexing is
  * kept 32-bit, full chunks skip the row guards and finiteness is one multiply-add per value. */
+/* A thread's chunk of L rows at p, L a multiple of 16 / sizeof(T): in a contiguous layout (rs 1)
+ * the rows are adjacent, and element loads would bring each 32-byte sector in once per element
+ * it holds (4 doubles, 8 floats), from L2 once the block's chunks outgrow L1; 16-byte loads and
+ * stores, where the chunk is aligned, need a quarter (double) or an eighth (float) of those
+ * requests. f may be x (solves in place), so the loads are not read-only loads. */
+#define GS_TILE_LOAD(T, L, p, rs, v)                                                               \
+  if ((rs) == 1 && ((uintptr_t)(p) & 15) == 0) {                                                   \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
+      const uint4 u_ = ((const uint4 *)(p))[j_];                                                   \
+      memcpy(&(v)[j_ * (16 / (int)sizeof(T))], &u_, 16);                                          \
+    }                                                                                              \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] = (p)[j_ * (rs)];                    \
+  }
+#define GS_TILE_STORE(T, L, p, rs, v)                                                              \
+  if ((rs) == 1 && ((uintptr_t)(p) & 15) == 0) {                                                   \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
+      uint4 u_;                                                                                    \
+      memcpy(&u_, &(v)[j_ * (16 / (int)sizeof(T))], 16);                                           \
+      ((uint4 *)(p))[j_] = u_;                                                                     \
+    }                                                                                              \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(p)[j_ * (rs)] = (v)[j_];                    \
+  }
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
 #define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
@@ -451,7 +475,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
             z[r] = f[rb + (m + r) * rs];                                                           \
         const T *fp = f + rb + r0 * rs;                                                            \
         if (full) {                                                                                \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = fp[j * rs];                         \
+          GS_TILE_LOAD(T, L, fp, rs, v)                                                            \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
         }                                                                                          \
@@ -527,10 +551,8 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       if (on) {                                                                                    \
         T *xp = x + rb + r0 * rs;                                                                  \
         if (full) {                                                                                \
-          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
-            xp[j * rs] = v[j];                                                                     \
-            chk += v[j] * (T)0;                                                                    \
-          }                                                                                        \
+          GS_TILE_STORE(T, L, xp, rs, v)                                                           \
+          _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                        \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
             xp[j * rs] = v[j];                                                                     \
@@ -616,7 +638,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
             z[r] = f[rb + (m + r) * rs];                                                           \
         const T *fp = f + rb + r0 * rs;                                                            \
         if (full) {                                                                                \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = fp[j * rs];                         \
+          GS_TILE_LOAD(T, L, fp, rs, v)                                                            \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
         }                                                                                          \
@@ -735,10 +757,8 @@ static size_t gs_tilel_smem(int P, size_t es) {
       if (on) {                                                                                    \
         T *xp = x + rb + r0 * rs;                                                                  \
         if (full) {                                                                                \
-          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
-            xp[j * rs] = v[j];                                                                     \
-            chk += v[j] * (T)0;                                                                    \
-          }                                                                                        \
+          GS_TILE_STORE(T, L, xp, rs, v)                                                           \
+          _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                        \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
             xp[j * rs] = v[j];                                                                     \
