@@ -30,6 +30,7 @@
 #define GS_ST_SR (GS_ST_RPT + 2 * GS_ST_R) /* rows of a column strip */
 #define GS_ST_PX (GS_ST_TX + 2 * GS_ST_R)  /* pitch of a staged tile */
 #define GS_ST_PY (GS_ST_TY + 2 * GS_ST_R)
+#define GS_ST_RROWS ((GS_ST_PY + GS_ST_NY - 1) / GS_ST_NY) /* staged rows per thread */
 /* Resident blocks per SM the kernel is compiled for (a register cap: 6 gives 80 registers). */
 #ifndef GS_ST_MIN_BLOCKS
 #define GS_ST_MIN_BLOCKS 6
@@ -71,11 +72,19 @@ typedef struct {
             __syncthreads(); /* the previous input's sums are done */                              \
             /* The tile's own columns row by row, the warp along a row (coalesced); then the       \
              * 2 rx halo columns of every row, one value per thread. No divisions but by 2 rx. */  \
-            for (int r = threadIdx.y; r < hh; r += GS_ST_NY) {                                     \
+            /* All of a thread's rows are loaded before any is stored, so that its loads are in    \
+             * flight together (one at a time, the staging was bound by latency). */               \
+            T rows[GS_ST_RROWS];                                                                   \
+            _Pragma("unroll") for (int q = 0; q < GS_ST_RROWS; q++) {                              \
+              const int r = threadIdx.y + q * GS_ST_NY;                                            \
               GsInt gy = y0 + r - ry;                                                              \
               gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
-              if (lx < cw) {                                                                       \
-                const T u = src[gy * nx + x0 + lx];                                                \
+              rows[q] = r < hh && lx < cw ? src[gy * nx + x0 + lx] : (T)0;                         \
+            }                                                                                      \
+            _Pragma("unroll") for (int q = 0; q < GS_ST_RROWS; q++) {                              \
+              const int r = threadIdx.y + q * GS_ST_NY;                                            \
+              if (r < hh && lx < cw) {                                                             \
+                const T u = rows[q];                                                               \
                 s_in[r + GS_ST_R - ry][lx + GS_ST_R] = u;                                          \
                 if (pk) s_pw[r + GS_ST_R - ry][lx + GS_ST_R] = pk == 2 ? u * u : u * u * u;        \
               }                                                                                    \
