@@ -393,16 +393,16 @@ GS_CUDA_PART_TABLES(float, fw)
  * stores, where the chunk is aligned, need a quarter (double) or an eighth (float) of those
  * requests. f may be x (solves in place), so the loads are not read-only loads. */
 #define GS_TILE_LOAD(T, L, p, rs, v)                                                               \
-  if ((rs) == 1 && ((uintptr_t)(p) & 15) == 0) {                                                   \
+  if ((rs) == 1 && (uintptr_t)(p) % 16 == 0) {                                                     \
     _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
       const uint4 u_ = ((const uint4 *)(p))[j_];                                                   \
-      memcpy(&(v)[j_ * (16 / (int)sizeof(T))], &u_, 16);                                          \
+      memcpy(&(v)[j_ * (16 / (int)sizeof(T))], &u_, 16);                                           \
     }                                                                                              \
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] = (p)[j_ * (rs)];                    \
   }
 #define GS_TILE_STORE(T, L, p, rs, v)                                                              \
-  if ((rs) == 1 && ((uintptr_t)(p) & 15) == 0) {                                                   \
+  if ((rs) == 1 && (uintptr_t)(p) % 16 == 0) {                                                     \
     _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
       uint4 u_;                                                                                    \
       memcpy(&u_, &(v)[j_ * (16 / (int)sizeof(T))], 16);                                           \
