@@ -411,6 +411,49 @@ GS_CUDA_PART_TABLES(float, fw)
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(p)[j_ * (rs)] = (v)[j_];                    \
   }
+/* The end of a tiled solve, shared by the short and long kernels: for a periodic system the last
+ * h unknowns from the block's end values and y -= W z on the chunks W reaches, then the store of
+ * the chunk and the check for values that are not finite. */
+#define GS_TILE_FINISH(T, S, L, PER)                                                               \
+  T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
+  if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
+    if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                        \
+        const int i = r0 + j;                                                                      \
+        if (i < h) yc[sl][i] = v[j];                                                               \
+        if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                                 \
+      }                                                                                            \
+    __syncthreads();                                                                               \
+    if (on && k == 0) {                                                                            \
+      gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                      \
+      for (int r = 0; r < h; r++) {                                                                \
+        x[rb + (m + r) * rs] = z[r];                                                               \
+        chk += z[r] * (T)0;                                                                        \
+      }                                                                                            \
+      zt[sl][0] = z[0];                                                                            \
+      zt[sl][1] = h > 1 ? z[1] : (T)0;                                                             \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    /* Only chunks that reach the rows where W is above rounding (Factor's extents). */            \
+    GsInt phi, plo;                                                                                \
+    gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                     \
+    if (on && (r0 < phi || r0 + L > plo)) {                                                        \
+      const T z0 = zt[sl][0], z1 = zt[sl][1];                                                      \
+      _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                        \
+          gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;                 \
+    }                                                                                              \
+  }                                                                                                \
+  if (on) {                                                                                        \
+    T *xp = x + rb + r0 * rs;                                                                      \
+    if (full) {                                                                                    \
+      GS_TILE_STORE(T, L, xp, rs, v)                                                               \
+      _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                            \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                              \
+        xp[j * rs] = v[j];                                                                         \
+        chk += v[j] * (T)0;                                                                        \
+      }                                                                                            \
+    }                                                                                              \
+    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
 #define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
@@ -521,48 +564,10 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                    \
-      if (PER) { /* the last h unknowns from the block's end values, then y -= W z */              \
-        if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                    \
-            const int i = r0 + j;                                                                  \
-            if (i < h) yc[sl][i] = v[j];                                                           \
-            if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                             \
-          }                                                                                        \
-        __syncthreads();                                                                           \
-        if (on && k == 0) {                                                                        \
-          gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                  \
-          for (int r = 0; r < h; r++) {                                                            \
-            x[rb + (m + r) * rs] = z[r];                                                           \
-            chk += z[r] * (T)0;                                                                    \
-          }                                                                                        \
-          zt[sl][0] = z[0];                                                                        \
-          zt[sl][1] = h > 1 ? z[1] : (T)0;                                                         \
-        }                                                                                          \
-        __syncthreads();                                                                           \
-        /* Only chunks that reach the rows where W is above rounding (Factor's extents). */        \
-        GsInt phi, plo;                                                                            \
-        gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                 \
-        if (on && (r0 < phi || r0 + L > plo)) {                                                    \
-          const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
-              gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;             \
-        }                                                                                          \
-      }                                                                                            \
-      if (on) {                                                                                    \
-        T *xp = x + rb + r0 * rs;                                                                  \
-        if (full) {                                                                                \
-          GS_TILE_STORE(T, L, xp, rs, v)                                                           \
-          _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                        \
-        } else {                                                                                   \
-          _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
-            xp[j * rs] = v[j];                                                                     \
-            chk += v[j] * (T)0;                                                                    \
-          }                                                                                        \
-        }                                                                                          \
-        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
-      }                                                                                            \
-      __syncthreads(); /* the next group reuses the carry buffers */                               \
+      GS_TILE_FINISH(T, S, L, PER)                                                                 \
     }                                                                                              \
+    __syncthreads(); /* the next group reuses the carry buffers */                                 \
+  }                                                                                                \
   }
 
 /* Long tiles (GS_BANDED_TILE_SHORT_ROWS < m <= GS_BANDED_TILE_MAX_ROWS): P <= 128 chunks of 32
@@ -728,47 +733,10 @@ static size_t gs_tilel_smem(int P, size_t es) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                    \
-      if (PER) { /* the last h unknowns from the block's end values, then y -= W z */              \
-        if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                    \
-            const int i = r0 + j;                                                                  \
-            if (i < h) yc[sl][i] = v[j];                                                           \
-            if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                             \
-          }                                                                                        \
-        __syncthreads();                                                                           \
-        if (on && k == 0) {                                                                        \
-          gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                  \
-          for (int r = 0; r < h; r++) {                                                            \
-            x[rb + (m + r) * rs] = z[r];                                                           \
-            chk += z[r] * (T)0;                                                                    \
-          }                                                                                        \
-          zt[sl][0] = z[0];                                                                        \
-          zt[sl][1] = h > 1 ? z[1] : (T)0;                                                         \
-        }                                                                                          \
-        __syncthreads();                                                                           \
-        GsInt phi, plo; /* only chunks that reach the rows where W is above rounding */            \
-        gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                 \
-        if (on && (r0 < phi || r0 + L > plo)) {                                                    \
-          const T z0 = zt[sl][0], z1 = zt[sl][1];                                                  \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                    \
-              gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;             \
-        }                                                                                          \
-      }                                                                                            \
-      if (on) {                                                                                    \
-        T *xp = x + rb + r0 * rs;                                                                  \
-        if (full) {                                                                                \
-          GS_TILE_STORE(T, L, xp, rs, v)                                                           \
-          _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                        \
-        } else {                                                                                   \
-          _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) {                          \
-            xp[j * rs] = v[j];                                                                     \
-            chk += v[j] * (T)0;                                                                    \
-          }                                                                                        \
-        }                                                                                          \
-        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
-      }                                                                                            \
-      __syncthreads(); /* the next group reuses the carry buffers */                               \
+      GS_TILE_FINISH(T, S, L, PER)                                                                 \
     }                                                                                              \
+    __syncthreads(); /* the next group reuses the carry buffers */                                 \
+  }                                                                                                \
   }
 
 #define GS_CUDA_BANDED_TILE_ALL(T, S)                                                              \
