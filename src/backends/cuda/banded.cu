@@ -411,6 +411,37 @@ GS_CUDA_PART_TABLES(float, fw)
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(p)[j_ * (rs)] = (v)[j_];                    \
   }
+/* A tiled solve's chunk of a right-hand side into v (and, for a periodic system, its last h
+ * values into z). */
+#define GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
+  gs_rhs_place(&a, s, &rb, &rs);                                                                   \
+  rb += blk * a.rhs_len;                                                                           \
+  if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */            \
+    for (int r = 0; r < h; r++)                                                                    \
+      z[r] = f[rb + (m + r) * rs];                                                                 \
+  const T *fp = f + rb + r0 * rs;                                                                  \
+  if (full) {                                                                                      \
+    GS_TILE_LOAD(T, L, fp, rs, v)                                                                  \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;           \
+  }
+
+/* A tiled solve whose shared matrix could not be factored: every solution is NaN, every system
+ * marked with the factorisation's status. */
+#define GS_TILE_FAILED_FACTOR(S)                                                                   \
+  if (fst) { /* the shared matrix could not be factored: every solution is NaN */                  \
+    for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
+      const GsInt s = (grp % groups) * ns + sl;                                                    \
+      if (s < a.batch && k == 0) {                                                                 \
+        GsInt rb, rs;                                                                              \
+        gs_rhs_place(&a, s, &rb, &rs);                                                             \
+        gs_banded_poison_##S(sh.n, x, rb + grp / groups * a.rhs_len, rs);                          \
+        gs_mark(status, s, fst, sum);                                                              \
+      }                                                                                            \
+    }                                                                                              \
+    return;                                                                                        \
+  }
+
 /* The end of a tiled solve, shared by the short and long kernels: for a periodic system the last
  * h unknowns from the block's end values and y -= W z on the chunks W reaches, then the store of
  * the chunk and the check for values that are not finite. */
@@ -481,18 +512,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
     const int full = r0 + L <= m;           /* no row of the chunk is past the block */            \
     const int fst = fstatus[0];                                                                    \
     const GsInt groups = (a.batch + ns - 1) / ns, total = groups * a.nrhs;                         \
-    if (fst) { /* the shared matrix could not be factored: every solution is NaN */                \
-      for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                \
-        const GsInt s = (grp % groups) * ns + sl;                                                  \
-        if (s < a.batch && k == 0) {                                                               \
-          GsInt rb, rs;                                                                            \
-          gs_rhs_place(&a, s, &rb, &rs);                                                           \
-          gs_banded_poison_##S(sh.n, x, rb + grp / groups * a.rhs_len, rs);                        \
-          gs_mark(status, s, fst, sum);                                                            \
-        }                                                                                          \
-      }                                                                                            \
-      return;                                                                                      \
-    }                                                                                              \
+    GS_TILE_FAILED_FACTOR(S)                                                                       \
     /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
     enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
     T *tab = (T *)gs_tile_dyn;                                                                     \
@@ -511,17 +531,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       GsInt rb = 0, rs = 0;                                                                        \
       T v[L], z[2] = {0, 0};                                                                       \
       if (on) {                                                                                    \
-        gs_rhs_place(&a, s, &rb, &rs);                                                             \
-        rb += blk * a.rhs_len;                                                                     \
-        if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */      \
-          for (int r = 0; r < h; r++)                                                              \
-            z[r] = f[rb + (m + r) * rs];                                                           \
-        const T *fp = f + rb + r0 * rs;                                                            \
-        if (full) {                                                                                \
-          GS_TILE_LOAD(T, L, fp, rs, v)                                                            \
-        } else {                                                                                   \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
-        }                                                                                          \
+        GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
         gs_tile_fwd_##S(tab, 1, NW, q0, L, v);                                                     \
         cl[t][0] = v[L - 2];                                                                       \
         cl[t][1] = v[L - 1];                                                                       \
@@ -607,18 +617,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
     const int full = r0 + L <= m;                                                                  \
     const int fst = fstatus[0];                                                                    \
     const GsInt groups = (a.batch + ns - 1) / ns, total = groups * a.nrhs;                         \
-    if (fst) { /* the shared matrix could not be factored: every solution is NaN */                \
-      for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                \
-        const GsInt s = (grp % groups) * ns + sl;                                                  \
-        if (s < a.batch && k == 0) {                                                               \
-          GsInt rb, rs;                                                                            \
-          gs_rhs_place(&a, s, &rb, &rs);                                                           \
-          gs_banded_poison_##S(sh.n, x, rb + grp / groups * a.rhs_len, rs);                        \
-          gs_mark(status, s, fst, sum);                                                            \
-        }                                                                                          \
-      }                                                                                            \
-      return;                                                                                      \
-    }                                                                                              \
+    GS_TILE_FAILED_FACTOR(S)                                                                       \
     /* Columns a', b', 1/alpha, gamma, delta of the table (arrays 0, 1, 2, 4, 5), row by row. */   \
     T *tab = (T *)gs_tile_dyn;                                                                     \
     for (int q = t; q < 5 * np; q += NT) {                                                         \
@@ -636,17 +635,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
       GsInt rb = 0, rs = 0;                                                                        \
       T v[L], z[2] = {0, 0};                                                                       \
       if (on) {                                                                                    \
-        gs_rhs_place(&a, s, &rb, &rs);                                                             \
-        rb += blk * a.rhs_len;                                                                     \
-        if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */      \
-          for (int r = 0; r < h; r++)                                                              \
-            z[r] = f[rb + (m + r) * rs];                                                           \
-        const T *fp = f + rb + r0 * rs;                                                            \
-        if (full) {                                                                                \
-          GS_TILE_LOAD(T, L, fp, rs, v)                                                            \
-        } else {                                                                                   \
-          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;     \
-        }                                                                                          \
+        GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
         /* Forward from zero carries: the chunk's last two values only. */                         \
         T p2 = 0, p1 = 0;                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
