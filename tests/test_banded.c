@@ -1854,6 +1854,117 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
   }
 }
 
+/* GsBandedSolveAXPBYPCZ: the same bits as GsBandedSolve followed by GsVecAXPBYPCZ, out of place and
+ * in place (z = f), for every algorithm, both layouts, periodic or not, shared or not, one or two
+ * blocks of right-hand sides, double and float; and its argument errors. */
+static void test_solve_axpbypcz(GsContext ctx, HsRng *r) {
+  static const GsBandedAlgorithm algos[3] = {GS_BANDED_ALGORITHM_THREAD, GS_BANDED_ALGORITHM_SPIKE,
+                                             GS_BANDED_ALGORITHM_TILE};
+  for (int c = 0; c < 48; c++) {
+    const int alg = c % 3, contig = (c / 3) % 2, periodic = (c / 6) % 2,
+              bands = (c / 12) % 2 ? 3 : 5;
+    const GsDataType dt = (c / 24) % 2 ? GS_FLOAT : GS_DOUBLE;
+    const int shared = alg == 2 || c % 4 == 1; /* TILE needs a shared matrix */
+    const GsInt nrhs = 1 + c % 2;
+    GsBandedDesc d = {
+        bands, 300 + c, 7,        dt, contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+        0,     shared,  periodic, 0};
+    Batch b;
+    batch_init(&b, &d);
+    GsBanded A = NULL;
+    GsVec Dv[5] = {NULL}, V[6] = {NULL}; /* f, x, y, z, w (reference), g (in place) */
+    const GsInt len = b.rl * nrhs;
+    double *f = NULL, *x = NULL, *y = NULL, *z = NULL, *w = NULL, *g = NULL;
+    if (CHECK_OK(GsBandedCreate(ctx, &d, &A)) || CHECK_OK(GsBandedSetAlgorithm(A, algos[alg])))
+      goto next;
+    fill_matrix(&b, KIND_DD, r);
+    for (int k = 0; k < bands; k++)
+      if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto next;
+    f = make_rhs(&b, nrhs, 0.0, r);
+    x = make_rhs(&b, nrhs, 0.0, r);
+    y = make_rhs(&b, nrhs, 0.0, r);
+    for (int k = 0; k < 6; k++)
+      if (!(V[k] = new_vec(ctx, dt, len, k == 1 ? x : k == 2 ? y : f))) goto next;
+    z = hs_malloc((size_t)len * sizeof *z);
+    w = hs_malloc((size_t)len * sizeof *w);
+    g = hs_malloc((size_t)len * sizeof *g);
+    const double al = 2.0, be = -1.0, ga = 0.75;
+    if (CHECK_OK(GsBandedFactor(A, Dv)) ||
+        CHECK_OK(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, V[1], V[2], V[3])) ||
+        CHECK_OK(GsBandedSolve(A, V[0], V[4])) ||
+        CHECK_OK(GsVecAXPBYPCZ(V[4], al, be, ga, V[1], V[2])) ||
+        CHECK_OK(GsBandedSolveAXPBYPCZ(A, V[5], al, be, ga, V[1], V[2], V[5])))
+      goto next;
+    get_vec(V[3], dt, len, z);
+    get_vec(V[4], dt, len, w);
+    get_vec(V[5], dt, len, g);
+    GsInt dz = 0, dg = 0;
+    double worst = 0;
+    for (GsInt k = 0; k < len; k++) {
+      dz += !same(z[k], w[k]);
+      dg += !same(g[k], w[k]);
+      worst = fmax(worst, fabs(w[k]));
+    }
+    CHECK(dz == 0 && dg == 0 && isfinite(worst) && worst > 0,
+          "SolveAXPBYPCZ %s %s %s%s%s %d blocks: %lld (out of place) and %lld (in place) of %lld "
+          "entries differ from Solve + AXPBYPCZ",
+          GsBandedAlgorithmName(algos[alg]), contig ? "contiguous" : "interleaved",
+          dt == GS_DOUBLE ? "double" : "float", periodic ? " periodic" : "",
+          shared ? " shared" : "", (int)nrhs, (long long)dz, (long long)dg, (long long)len);
+    if (c == 0) { /* the argument errors, once */
+      CHECK_ERR(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, V[1], V[2], V[1]), GS_ERR_ARG_INCOMP);
+      CHECK_MSG(ctx, "z is also x");
+      CHECK_ERR(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, V[1], V[2], V[2]), GS_ERR_ARG_INCOMP);
+      CHECK_MSG(ctx, "z is also y");
+      CHECK_ERR(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, NULL, V[2], V[3]), GS_ERR_ARG_NULL);
+      CHECK_MSG(ctx, "x is NULL");
+      CHECK_ERR(GsBandedSolveAXPBYPCZ(NULL, V[0], al, be, ga, V[1], V[2], V[3]), GS_ERR_ARG_NULL);
+      GsVec shorty = NULL;
+      if (!CHECK_OK(GsVecCreate(ctx, len - 1, dt, &shorty))) {
+        CHECK_ERR(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, shorty, V[2], V[3]), GS_ERR_ARG_SIZE);
+        GsVecDestroy(&shorty);
+      }
+      GsBanded B = NULL;
+      if (!CHECK_OK(GsBandedCreate(ctx, &d, &B))) { /* not factored */
+        CHECK_ERR(GsBandedSolveAXPBYPCZ(B, V[0], al, be, ga, V[1], V[2], V[3]), GS_ERR_WRONG_STATE);
+        CHECK_MSG(ctx, "GsBandedFactor");
+        GsBandedDestroy(&B);
+      }
+      GsBandedDesc dg2 = d;
+      dg2.layout = GS_BANDED_CONTIGUOUS;
+      dg2.stride = d.n + 3;
+      Batch bg;
+      batch_init(&bg, &dg2);
+      GsVec Dg[5] = {NULL}, Fg = NULL;
+      if (!CHECK_OK(GsBandedCreate(ctx, &dg2, &B))) {
+        fill_matrix(&bg, KIND_DD, r);
+        for (int k = 0; k < bands; k++)
+          Dg[k] = new_vec(ctx, dt, bg.dl, bg.D[k]);
+        Fg = new_vec(ctx, dt, bg.rl, NULL);
+        if (Fg && !CHECK_OK(GsVecSet(Fg, 1.0)) && !CHECK_OK(GsBandedFactor(B, Dg))) {
+          CHECK_ERR(GsBandedSolveAXPBYPCZ(B, Fg, al, be, ga, Fg, Fg, Dg[0]), GS_ERR_UNSUPPORTED);
+          CHECK_MSG(ctx, "stride");
+        }
+        destroy_vecs(bands, Dg);
+        GsVecDestroy(&Fg);
+        GsBandedDestroy(&B);
+      }
+      batch_free(&bg);
+    }
+  next:
+    destroy_vecs(5, Dv);
+    destroy_vecs(6, V);
+    CHECK_OK(GsBandedDestroy(&A));
+    free(f);
+    free(x);
+    free(y);
+    free(z);
+    free(w);
+    free(g);
+    batch_free(&b);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_banded", resource, argc, argv);
@@ -1866,6 +1977,7 @@ int main(int argc, char **argv) {
   test_errors(ctx, &r);
   test_log(ctx, &r);
   test_fused_state(ctx, &r);
+  test_solve_axpbypcz(ctx, &r);
   test_partitions(ctx, &r);
   test_algorithms(ctx, &r);
   test_deferred(ctx, &r);

@@ -430,14 +430,16 @@ static int step(GsCahnHilliard h) {
       GsCall(GsVecAXPY(h->rhs, 1.0, h->g));
     }
   }
-  GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2;
-  GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
-  if (twod) GsCall(GsBandedSolve(Ay, h->rhs, h->rhs));
-  /* c' = c* + delta in place of delta; SBDF2 sums it as (2 c - cprev) + delta */
-  if (first)
+  GsBanded Ax = first ? h->Ax1 : h->Ax2, Ay = first ? h->Ay1 : h->Ay2, last = twod ? Ay : Ax;
+  if (twod) GsCall(GsBandedSolve(Ax, h->rhs, h->rhs));
+  /* c' = c* + delta in place of delta, with the last solve; SBDF2 sums it as (2 c - cprev) +
+   * delta */
+  if (first) {
+    GsCall(GsBandedSolve(last, h->rhs, h->rhs));
     GsCall(GsVecAXPY(h->rhs, 1.0, h->c));
-  else
-    GsCall(GsVecAXPBYPCZ(h->rhs, 2.0, -1.0, 1.0, h->c, h->cprev));
+  } else {
+    GsCall(GsBandedSolveAXPBYPCZ(last, h->rhs, 2.0, -1.0, 1.0, h->c, h->cprev, h->rhs));
+  }
   GsVec t = h->cprev; /* c' in rhs; c becomes cprev; cprev's storage is the next rhs */
   h->cprev = h->c;
   h->c = h->rhs;

@@ -69,6 +69,14 @@ int GsBandedGetSizes(GsBanded A, GsInt *diag_len, GsInt *rhs_len);
 int GsBandedFactor(GsBanded A, const GsVec diag[]);
 /* Solve A x = f with the kept factors for every block of f; x may be f (in place). */
 int GsBandedSolve(GsBanded A, GsVec f, GsVec x);
+/* z = alpha x + beta y + gamma A^-1 f, every block: the solve and a GsVecAXPBYPCZ in one call, for
+ * a time step's update after its last solve (Cahn-Hilliard's c' = 2 c - cprev + delta). z may be
+ * f; x and y may not be z (GS_ERR_ARG_INCOMP: the solve would overwrite them before they are
+ * read). The same bits as GsBandedSolve into z followed by GsVecAXPBYPCZ(z, alpha, beta, gamma,
+ * x, y), and, like it, z's every entry is combined: a contiguous layout with stride > n (gaps
+ * between the systems) is GS_ERR_UNSUPPORTED. */
+int GsBandedSolveAXPBYPCZ(GsBanded A, GsVec f, double alpha, double beta, double gamma, GsVec x,
+                          GsVec y, GsVec z);
 /* Factor and solve in one call (refactor-each-call mode). For per-system, non-periodic matrices
  * and one block of right-hand sides this is one fused sweep that keeps only what its own back
  * substitution needs, so a later GsBandedSolve needs a GsBandedFactor first

@@ -477,6 +477,31 @@ int GsBandedSolve(GsBanded A, GsVec f, GsVec x) {
   return 0;
 }
 
+int GsBandedSolveAXPBYPCZ(GsBanded A, GsVec f, double alpha, double beta, double gamma, GsVec x,
+                          GsVec y, GsVec z) {
+  GsCheckHandle(NULL, A);
+  GsContext ctx = A->ctx;
+  GsCheck(A->factored, ctx, GS_ERR_WRONG_STATE,
+          "GsBandedSolveAXPBYPCZ before a successful GsBandedFactor (or after one that failed to "
+          "run)");
+  GsCheck(f && x && y && z, ctx, GS_ERR_ARG_NULL, "GsBandedSolveAXPBYPCZ: %s is NULL",
+          !f   ? "f"
+          : !x ? "x"
+          : !y ? "y"
+               : "z");
+  GsCheck(x != z && y != z, ctx, GS_ERR_ARG_INCOMP,
+          "GsBandedSolveAXPBYPCZ: z is also %s, which the solve would overwrite before it is read "
+          "(z may be f)",
+          x == z ? "x" : "y");
+  GsCheck(A->info.interleaved || A->info.stride == A->info.n, ctx, GS_ERR_UNSUPPORTED,
+          "GsBandedSolveAXPBYPCZ: a contiguous layout with stride %lld > n = %lld has gaps "
+          "between the systems, which the combination would reach",
+          (long long)A->info.stride, (long long)A->info.n);
+  GsCall(solve(A, f, z));
+  GsCall(GsVecAXPBYPCZ(z, alpha, beta, gamma, x, y));
+  return 0;
+}
+
 /* Refactor-each-call in one sweep, for per-system, non-periodic batches with one block. */
 static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsContext ctx = A->ctx;
