@@ -1860,20 +1860,23 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
 static void test_solve_axpbypcz(GsContext ctx, HsRng *r) {
   static const GsBandedAlgorithm algos[3] = {GS_BANDED_ALGORITHM_THREAD, GS_BANDED_ALGORITHM_SPIKE,
                                              GS_BANDED_ALGORITHM_TILE};
-  for (int c = 0; c < 52; c++) { /* the last 4: TILE past 1024 rows (the GPU's long kernel) */
-    const int alg = c < 48 ? c % 3 : 2, contig = (c / 3) % 2, periodic = (c / 6) % 2;
+  /* Cases 0-95: algorithm, layout, periodicity, bands, type and block count, each combination
+   * once (c % 48), with shared matrices for TILE and half the others; 96-99: TILE past 1024 rows
+   * (the GPU's long kernel). */
+  for (int c = 0; c < 100; c++) {
+    const int q = c % 48, alg = c < 96 ? q % 3 : 2, contig = (q / 3) % 2, periodic = (q / 6) % 2;
     GsBandedDesc d;
     memset(&d, 0, sizeof d);
-    d.bands = (c / 12) % 2 ? 3 : 5;
-    d.n = c < 48 ? 300 + c : 1100 + 37 * c;
+    d.bands = (q / 12) % 2 ? 3 : 5;
+    d.n = c < 96 ? 300 + c : 1100 + 333 * (c - 96);
     d.batch = 7;
-    d.dt = (c / 24) % 2 ? GS_FLOAT : GS_DOUBLE;
+    d.dt = (q / 24) % 2 ? GS_FLOAT : GS_DOUBLE;
     d.layout = contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED;
-    d.shared = alg == 2 || c % 4 == 1; /* TILE needs a shared matrix */
+    d.shared = alg == 2 || (c / 48 + q) % 2; /* TILE needs a shared matrix */
     d.periodic = periodic;
     const int bands = d.bands, shared = d.shared;
     const GsDataType dt = d.dt;
-    const GsInt nrhs = 1 + c % 2;
+    const GsInt nrhs = 1 + (c / 48) % 2 + (c >= 96 ? c % 2 : 0);
     Batch b;
     batch_init(&b, &d);
     GsBanded A = NULL;
