@@ -392,8 +392,9 @@ GS_CUDA_PART_TABLES(float, fw)
  * it holds (4 doubles, 8 floats), from L2 once the block's chunks outgrow L1; 16-byte loads and
  * stores, where the chunk is aligned, need a quarter (double) or an eighth (float) of those
  * requests. f may be x (solves in place), so the loads are not read-only loads. */
+/* clang-format off: it would write (uintptr_t)(p)&15 */
 #define GS_TILE_LOAD(T, L, p, rs, v)                                                               \
-  if ((rs) == 1 && (uintptr_t)(p) % 16 == 0) {                                                     \
+  if ((rs) == 1 && ((uintptr_t)(p)&15) == 0) {                                                     \
     _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
       const uint4 u_ = ((const uint4 *)(p))[j_];                                                   \
       memcpy(&(v)[j_ * (16 / (int)sizeof(T))], &u_, 16);                                           \
@@ -402,7 +403,7 @@ GS_CUDA_PART_TABLES(float, fw)
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] = (p)[j_ * (rs)];                    \
   }
 #define GS_TILE_STORE(T, L, p, rs, v)                                                              \
-  if ((rs) == 1 && (uintptr_t)(p) % 16 == 0) {                                                     \
+  if ((rs) == 1 && ((uintptr_t)(p)&15) == 0) {                                                     \
     _Pragma("unroll") for (int j_ = 0; j_ < (L) * (int)sizeof(T) / 16; j_++) {                     \
       uint4 u_;                                                                                    \
       memcpy(&u_, &(v)[j_ * (16 / (int)sizeof(T))], 16);                                           \
@@ -411,6 +412,7 @@ GS_CUDA_PART_TABLES(float, fw)
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(p)[j_ * (rs)] = (v)[j_];                    \
   }
+/* clang-format on */
 /* A tiled solve's chunk of a right-hand side into v (and, for a periodic system, its last h
  * values into z). */
 #define GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
