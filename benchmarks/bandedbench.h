@@ -26,6 +26,10 @@ typedef struct {
   GsBandedLayout layout; /* contiguous systems are packed (stride n) */
   int shared, periodic;
   int spd; /* symmetric positive definite (hyperdiffusion-type) matrices, LDL^T path */
+  /* > 0: stiff hyperdiffusion rows (a, -4a, 1 + 6a, -4a, a) or (-a, 1 + 2a, -a), as the implicit
+   * factors of an ADI step (Cahn-Hilliard's a reaches 1e6), factored as LU unless spd; 0: random
+   * diagonally dominant rows. SPIKE's corrections reach every row of such systems. */
+  double stiff;
   GsBenchBandedMode mode;
   int peers;         /* on a GPU, also time the cuSPARSE routine that solves this case, if any */
   const char *group; /* tag for the records ("headline", "sweep"); NULL for none */

@@ -39,6 +39,14 @@ run -bands 3 -n 300 -batch 20 -banded_algorithm spike -banded_partitions 4
 grep -q "algo=spike parts=4" "$work/case-$k.txt"
 run -bands 5 -n 50 -batch 30 -banded_check deferred
 grep -q "check=deferred" "$work/case-$k.txt"
+run -bands 5 -n 600 -batch 9 -shared 1 -periodic 1 -stiff 1e4 -banded_algorithm spike
+grep -q "stiff=10000 algo=spike" "$work/case-$k.txt"
+run -bands 3 -n 90 -batch 12 -layout contiguous -stiff 100 -mode factor_solve
+grep -q "stiff=100" "$work/case-$k.txt"
+if "$cli" banded -gs_backend /cpu -stiff -1 -n 10 -batch 2 >"$work/bad.txt" 2>&1; then
+  echo "a negative -stiff was accepted"; exit 1
+fi
+grep -q "\-stiff -1 must be in" "$work/bad.txt"
 if "$cli" banded -gs_backend /cpu -banded_algorithm fastest -n 10 -batch 2 >"$work/bad.txt" 2>&1; then
   echo "an unknown -banded_algorithm was accepted"; exit 1
 fi
