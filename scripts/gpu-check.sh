@@ -11,6 +11,7 @@
 #                  (Cahn-Hilliard steps), apps-tune (the same and the ADI sweeps with other
 #                  partition counts), demo
 #   GS_SPMV_ARGS   extra options for `gpusolve spmv -suite 1` (e.g. -forms 1)
+#   GS_ADI_STIFF   a of the stiff rows the ADI sweep tuning runs on (default 1e5)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -70,8 +71,9 @@ skip apps || step "bench apps" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -js
 skip apps || step "bench apps cpu" bench.log "$BUILD/tools/gpusolve" ch -bench 1 -gs_backend /cpu \
   -json "$OUT/apps-cpu.json"
 # Tuning data for the ADI sweeps: the Cahn-Hilliard step with other SPIKE partition counts (the
-# automatic rule gives 4 at 4096^2, 8 at 2048^2), and the sweeps alone (shared periodic penta,
-# rows contiguous and columns interleaved) at 2048 and 4096.
+# automatic choice is TILE up to 4096 rows), and the sweeps alone (shared periodic penta, rows
+# contiguous and columns interleaved) at 2048 and 4096, on stiff rows like Cahn-Hilliard's
+# factors (-stiff; random diagonally dominant rows flatter SPIKE): TILE (p0) and SPIKE(P).
 for p in 8 16 32; do
   skip apps-tune || step "bench apps parts $p" bench.log "$BUILD/tools/gpusolve" ch -bench 1 \
     -banded_partitions "$p" -json "$OUT/apps-parts$p.json"
@@ -81,7 +83,7 @@ for nn in 2048 4096; do
     for p in 0 4 8 16 32; do
       skip apps-tune || step "bench sweep $nn $lay p$p" bench.log "$BUILD/tools/gpusolve" banded \
         -n "$nn" -batch "$nn" -shared 1 -periodic 1 -layout "$lay" -banded_partitions "$p" \
-        -banded_check deferred -peers 0
+        -stiff "${GS_ADI_STIFF:-1e5}" -banded_check deferred -peers 0
     done
   done
 done
