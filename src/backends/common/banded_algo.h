@@ -1162,10 +1162,9 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
  * an LU), so the tiled solve is one code. Tridiagonal systems are the pentadiagonal recurrences
  * with a = delta = 0. Periodic systems solve the block E this way, then y -= W z on chip. */
 #define GS_BANDED_TILE_MAX_ROWS 4096
-/* Up to this many rows (P <= 32 chunks) a system's chunks sit in one GPU warp's lanes; longer
- * blocks (P <= 128 chunks of 32 rows) scan across warps and keep only the sweep's factors in
- * shared memory, running each chunk's recurrences twice instead of adding stored responses. */
-#define GS_BANDED_TILE_SHORT_ROWS 1024
+/* Up to 1024 rows (P <= 32 chunks) a system's chunks sit in one GPU warp's lanes; longer blocks
+ * (P <= 128 chunks of 32 rows) scan across warps and keep only the sweep's factors in shared
+ * memory, running each chunk's recurrences twice instead of adding stored responses. */
 #define GS_BANDED_TILE_NTAB(periodic) ((periodic) ? 12 : 10)
 /* Arrays a chunk sweep reads (all but W): a GPU keeps them row by row in shared memory, pairs on
  * 16-byte boundaries. */

@@ -444,9 +444,9 @@ GS_CUDA_PART_TABLES(float, fw)
     return;                                                                                        \
   }
 
-/* The end of a tiled solve, shared by the short and long kernels: for a periodic system the last
- * h unknowns from the block's end values and y -= W z on the chunks W reaches, then the store of
- * the chunk and the check for values that are not finite. */
+/* The end of a tiled solve's group, shared by the short and long kernels: for a periodic system
+ * the last h unknowns from the block's end values and y -= W z on the chunks W reaches, then the
+ * store of the chunk, the check for values that are not finite, and the block's barrier. */
 #define GS_TILE_FINISH(T, S, L, PER)                                                               \
   T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
@@ -486,7 +486,9 @@ GS_CUDA_PART_TABLES(float, fw)
         chk += v[j] * (T)0;                                                                        \
       }                                                                                            \
     }                                                                                              \
-    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);
+    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
+  }                                                                                                \
+  __syncthreads(); /* the next group reuses the carry buffers */
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
 #define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
@@ -578,11 +580,9 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       }                                                                                            \
       GS_TILE_FINISH(T, S, L, PER)                                                                 \
     }                                                                                              \
-    __syncthreads(); /* the next group reuses the carry buffers */                                 \
-  }                                                                                                \
   }
 
-/* Long tiles (GS_BANDED_TILE_SHORT_ROWS < m <= GS_BANDED_TILE_MAX_ROWS): P <= 128 chunks of 32
+/* Long tiles (1024 < m <= GS_BANDED_TILE_MAX_ROWS, more than 32 chunks): P <= 128 chunks of 32
  * rows, more than a warp's lanes. A block of GS_TILEL_THREADS threads holds ns = threads / pp
  * systems (pp = pow2(P): 64 or 128), thread t = k * ns + s owning chunk k of system s as in the
  * short kernel, its 32 values in registers from the load of f to the store of x. Shared memory
@@ -726,8 +726,6 @@ static size_t gs_tilel_smem(int P, size_t es) {
       }                                                                                            \
       GS_TILE_FINISH(T, S, L, PER)                                                                 \
     }                                                                                              \
-    __syncthreads(); /* the next group reuses the carry buffers */                                 \
-  }                                                                                                \
   }
 
 #define GS_CUDA_BANDED_TILE_ALL(T, S)                                                              \
