@@ -1919,6 +1919,30 @@ static void test_solve_axpbypcz(GsContext ctx, HsRng *r) {
           GsBandedAlgorithmName(algos[alg]), contig ? "contiguous" : "interleaved",
           dt == GS_DOUBLE ? "double" : "float", periodic ? " periodic" : "",
           shared ? " shared" : "", (int)nrhs, (long long)dz, (long long)dg, (long long)len);
+    /* And what it means on its own: (z - alpha x - beta y) / gamma solves A u = f. */
+    {
+      double *u = hs_malloc((size_t)len * sizeof *u), *au = hs_malloc((size_t)len * sizeof *au);
+      for (GsInt k = 0; k < len; k++)
+        u[k] = (z[k] - (al * x[k] + be * y[k])) / ga;
+      GsVec U = new_vec(ctx, dt, len, u), AU = new_vec(ctx, dt, len, NULL);
+      if (U && AU && !CHECK_OK(GsBandedMult(A, Dv, U, AU))) {
+        get_vec(AU, dt, len, au);
+        double res = 0, fmax_ = 0;
+        for (GsInt k = 0; k < len; k++) {
+          res = fmax(res, fabs(au[k] - f[k]));
+          fmax_ = fmax(fmax_, fabs(f[k]));
+        }
+        const double tol = dt == GS_DOUBLE ? 1e-10 : 1e-4;
+        CHECK(
+            res <= tol * fmax_,
+            "SolveAXPBYPCZ %s case %d: A (z - alpha x - beta y) / gamma is %.3g from f (|f| %.3g)",
+            GsBandedAlgorithmName(algos[alg]), c, res, fmax_);
+      }
+      GsVecDestroy(&U);
+      GsVecDestroy(&AU);
+      free(u);
+      free(au);
+    }
     if (c == 0) { /* the argument errors, once */
       CHECK_ERR(GsBandedSolveAXPBYPCZ(A, V[0], al, be, ga, V[1], V[2], V[1]), GS_ERR_ARG_INCOMP);
       CHECK_MSG(ctx, "z is also x");
