@@ -37,6 +37,8 @@ run -bands 5 -n 300 -batch 20 -shared 1 -periodic 1 -banded_algorithm tile
 grep -q "algo=tile" "$work/case-$k.txt"
 run -bands 3 -n 300 -batch 20 -banded_algorithm spike -banded_partitions 4
 grep -q "algo=spike parts=4" "$work/case-$k.txt"
+run -bands 5 -n 2100 -batch 5 -layout contiguous -stiff 1e3 -banded_algorithm scan
+grep -q "algo=scan" "$work/case-$k.txt"
 run -bands 5 -n 50 -batch 30 -banded_check deferred
 grep -q "check=deferred" "$work/case-$k.txt"
 run -bands 5 -n 600 -batch 9 -shared 1 -periodic 1 -stiff 1e4 -banded_algorithm spike

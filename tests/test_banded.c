@@ -1553,13 +1553,88 @@ done:
   return bad;
 }
 
+/* Solve the batch b (its matrix filled as kind) with one thread per system and with algo, two
+ * blocks of random right-hand sides: algo's residuals, and its distance to the thread's solution
+ * within 64 eps kappa of max|x|. */
+static void versus_thread(GsContext ctx, Batch *b, int kind, GsBandedAlgorithm algo, HsRng *r) {
+  const GsInt nrhs = 2, len = b->rl * nrhs;
+  double *f = make_rhs(b, nrhs, 0.0, r);
+  double *x1 = make_x0(b, nrhs), *x2 = make_x0(b, nrhs);
+  char what[256], label[64];
+  snprintf(label, sizeof label, "%s vs thread", GsBandedAlgorithmName(algo));
+  describe(b, kind, label, what, sizeof what);
+  if (!solve_with(ctx, b, GS_BANDED_ALGORITHM_THREAD, nrhs, f, x1) &&
+      !solve_with(ctx, b, algo, nrhs, f, x2)) {
+    check_solution(b, what, f, x2, nrhs, NULL, x1);
+    double worst = 0, scale = 0;
+    for (GsInt k = 0; k < len; k++)
+      scale = fmax(scale, fabs(x1[k]));
+    for (GsInt k = 0; k < len; k++) {
+      const double e = fabs(x1[k] - x2[k]) / scale;
+      worst = e > worst || e != e ? e : worst;
+    }
+    const double tol = 64 * hs_type_eps(b->d.dt) * b->kappa;
+    CHECK(worst <= tol, "%s: %s and thread differ by %.3g of max|x| (tolerance %.3g)", what,
+          GsBandedAlgorithmName(algo), worst, tol);
+  }
+  free(f);
+  free(x1);
+  free(x2);
+}
+
+/* The chunked scan against one thread per system: what it refuses (periodic, LDL^T, more than
+ * 4096 rows), then chunks of 8 rows (up to 2048 rows) and 16 (beyond), a partial last chunk, a
+ * single chunk, both band counts, both layouts, per-system and shared matrices, double and float,
+ * diagonally dominant and stiff (hyperdiffusion-type, not dominant) rows, two blocks of
+ * right-hand sides; the residuals and the distance to the thread's solution. */
+static void test_scan(GsContext ctx, HsRng *r) {
+  static const GsBandedDesc refuse[3] = {{5, 100, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 1, 0},
+                                         {3, 100, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 1},
+                                         {5, 4097, 2, GS_DOUBLE, GS_BANDED_CONTIGUOUS, 0, 0, 0, 0}};
+  static const char *const why[3] = {"periodic", "LDL^T", "at most 4096 rows"};
+  for (int q = 0; q < 3; q++) {
+    GsBanded A = NULL;
+    if (CHECK_OK(GsBandedCreate(ctx, &refuse[q], &A))) continue;
+    CHECK_ERR(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SCAN), GS_ERR_UNSUPPORTED);
+    CHECK_MSG(ctx, why[q]);
+    GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK(got != GS_BANDED_ALGORITHM_SCAN, "a refused scan was kept (%s)", why[q]);
+    CHECK_OK(GsBandedDestroy(&A));
+  }
+  static const GsInt ns[] = {5, 8, 9, 16, 17, 40, 255, 1000, 2048, 2049, 3001, 4096};
+  long cases = 0;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+      if (ns[ni] < bands) continue;
+      const int kind = ni % 3 == 1 ? KIND_SPD_LARGE : KIND_DD, lay = ni % 2;
+      const GsDataType dt = ni % 4 == 2 ? GS_FLOAT : GS_DOUBLE;
+      GsBandedDesc dc = {bands,
+                         ns[ni],
+                         ns[ni] > 1000 ? 3 : (GsInt)(ni % 3 ? 37 : 70),
+                         dt,
+                         lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                         lay ? ns[ni] + 3 : 0,
+                         (int)(ni % 5 == 3),
+                         0,
+                         0};
+      Batch b;
+      batch_init(&b, &dc);
+      fill_matrix(&b, kind, r);
+      versus_thread(ctx, &b, kind, GS_BANDED_ALGORITHM_SCAN, r);
+      batch_free(&b);
+      cases++;
+    }
+  printf("algorithms: %ld scan-versus-thread cases\n", cases);
+}
+
 /* Choosing the algorithm: names, GsBandedSetAlgorithm / GetAlgorithm, the automatic choice, what
  * each algorithm refuses; then the tiled solve of shared matrices against one thread per system
  * over the chunk lengths (8, 16, 32 rows), a partial last chunk, a single chunk, periodic or not,
  * LU and LDL^T, both layouts, two blocks of right-hand sides. */
 static void test_algorithms(GsContext ctx, HsRng *r) {
-  static const char *const want[] = {"auto", "thread", "spike", "tile"};
-  for (int a = 0; a < 4; a++)
+  static const char *const want[] = {"auto", "thread", "spike", "tile", "scan"};
+  for (int a = 0; a < 5; a++)
     CHECK(!strcmp(GsBandedAlgorithmName((GsBandedAlgorithm)a), want[a]), "name of %d: %s", a,
           GsBandedAlgorithmName((GsBandedAlgorithm)a));
   CHECK(!strcmp(GsBandedAlgorithmName((GsBandedAlgorithm)9), "unknown"), "name of 9: %s",
@@ -1646,32 +1721,12 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
         Batch b;
         batch_init(&b, &dc);
         fill_matrix(&b, kind, r);
-        const GsInt nrhs = 2, len = b.rl * nrhs;
-        double *f = make_rhs(&b, nrhs, 0.0, r);
-        double *x1 = make_x0(&b, nrhs), *x2 = make_x0(&b, nrhs);
-        char what[256];
-        describe(&b, kind, "tile vs thread", what, sizeof what);
-        if (!solve_with(ctx, &b, GS_BANDED_ALGORITHM_THREAD, nrhs, f, x1) &&
-            !solve_with(ctx, &b, GS_BANDED_ALGORITHM_TILE, nrhs, f, x2)) {
-          check_solution(&b, what, f, x2, nrhs, NULL, x1);
-          double worst = 0, scale = 0;
-          for (GsInt k = 0; k < len; k++)
-            scale = fmax(scale, fabs(x1[k]));
-          for (GsInt k = 0; k < len; k++) {
-            const double e = fabs(x1[k] - x2[k]) / scale;
-            worst = e > worst || e != e ? e : worst;
-          }
-          const double tol = 64 * DBL_EPSILON * b.kappa;
-          CHECK(worst <= tol, "%s: tile and thread differ by %.3g of max|x| (tolerance %.3g)", what,
-                worst, tol);
-        }
-        free(f);
-        free(x1);
-        free(x2);
+        versus_thread(ctx, &b, kind, GS_BANDED_ALGORITHM_TILE, r);
         batch_free(&b);
         cases++;
       }
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
+  test_scan(ctx, r);
 }
 
 /* Deferred status checks: calls return without reporting, bad systems accumulate over calls and

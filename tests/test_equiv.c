@@ -641,12 +641,14 @@ static void run_case(GsDataType dt, GsInt n, int unaligned, HsRng *rng) {
  * ends, solutions and products compared entrywise (both run the same per-system algorithm, so
  * they differ only by rounding, e.g. fused multiply-adds on the device). Outputs are poisoned. */
 static void banded_case(int bands, GsInt n, GsInt batch, GsDataType dt, GsBandedLayout layout,
-                        int shared, int periodic, HsRng *rng) {
+                        int shared, int periodic, GsBandedAlgorithm algo, HsRng *rng) {
   GsBandedDesc d = {bands,  n,        batch, dt, layout, layout == GS_BANDED_CONTIGUOUS ? n + 3 : 0,
                     shared, periodic, 0};
   GsBanded Ac = NULL, Ag = NULL;
-  if (CHECK_OK(GsBandedCreate(cctx, &d, &Ac)) || CHECK_OK(GsBandedCreate(gctx, &d, &Ag))) {
+  if (CHECK_OK(GsBandedCreate(cctx, &d, &Ac)) || CHECK_OK(GsBandedCreate(gctx, &d, &Ag)) ||
+      CHECK_OK(GsBandedSetAlgorithm(Ac, algo)) || CHECK_OK(GsBandedSetAlgorithm(Ag, algo))) {
     GsBandedDestroy(&Ac);
+    GsBandedDestroy(&Ag);
     return;
   }
   GsInt dlen = 0, rlen = 0;
@@ -709,9 +711,10 @@ static void banded_case(int bands, GsInt n, GsInt batch, GsDataType dt, GsBanded
         if (e > worst || e != e) worst = e;
       }
       CHECK(bad == 0,
-            "banded %s bands %d n %lld batch %lld %s %s%s%s: %lld entries differ (first %lld, "
-            "worst %.3g)",
-            pass ? "mult" : "solve", bands, (long long)n, (long long)batch, GsDataTypeName(dt),
+            "banded %s (%s) bands %d n %lld batch %lld %s %s%s%s: %lld entries differ (first "
+            "%lld, worst %.3g)",
+            pass ? "mult" : "solve", GsBandedAlgorithmName(algo), bands, (long long)n,
+            (long long)batch, GsDataTypeName(dt),
             layout == GS_BANDED_CONTIGUOUS ? "contiguous" : "interleaved", shared ? " shared" : "",
             periodic ? " periodic" : "", (long long)bad, (long long)first, worst);
     }
@@ -742,7 +745,18 @@ static void banded_cases(HsRng *rng) {
           for (int lay = 0; lay < 2; lay++)
             for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
               banded_case(b, sizes[k][0], sizes[k][1], t ? GS_FLOAT : GS_DOUBLE,
-                          lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, sh, per, rng);
+                          lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, sh, per,
+                          GS_BANDED_ALGORITHM_AUTO, rng);
+  /* The chunked scan on both (the GPU's kernel against the CPU's loop over the same chunks):
+   * chunks of 8 rows up to 2048 rows, of 16 beyond. */
+  const GsInt scan_sizes[][2] = {{5, 3}, {64, 300}, {1000, 129}, {3001, 7}};
+  for (int b = 3; b <= 5; b += 2)
+    for (int t = 0; t < 2; t++)
+      for (int lay = 0; lay < 2; lay++)
+        for (size_t k = 0; k < sizeof scan_sizes / sizeof scan_sizes[0]; k++)
+          banded_case(b, scan_sizes[k][0], scan_sizes[k][1], t ? GS_FLOAT : GS_DOUBLE,
+                      lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, (int)(k % 2), 0,
+                      GS_BANDED_ALGORITHM_SCAN, rng);
 }
 
 /* Sparse: the same random matrix's product on both back ends (poisoned output, fresh random x),

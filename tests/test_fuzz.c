@@ -571,9 +571,10 @@ static void fuzz_banded(GsContext ctx, int cases) {
     created++;
     GsInt dlen = 0, rlen = 0;
     CHECK_OK(GsBandedGetSizes(A, &dlen, &rlen));
-    const int algo = (int)hs_int(&rng, 0, 4);
-    if (algo < 4) {
-      rc = GsBandedSetAlgorithm(A, (GsBandedAlgorithm)algo);
+    const int algo = (int)hs_int(&rng, 0, 5); /* 0-3 and 5: algorithms; 4: partitions */
+    if (algo != 4) {
+      rc =
+          GsBandedSetAlgorithm(A, (GsBandedAlgorithm)(algo == 5 ? GS_BANDED_ALGORITHM_SCAN : algo));
     } else {
       rc = GsBandedSetPartitions(A, (int)hs_int(&rng, -1, 9));
     }

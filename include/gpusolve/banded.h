@@ -93,23 +93,28 @@ typedef enum {
   GS_BANDED_ALGORITHM_SPIKE = 2,  /* each system (periodic: its first n - h rows) cut into
                                    * partitions solved side by side, joined by a small reduced
                                    * system: for few long systems */
-  GS_BANDED_ALGORITHM_TILE = 3    /* a shared matrix of at most 4096 rows (4096 + h periodic): a
+  GS_BANDED_ALGORITHM_TILE = 3,   /* a shared matrix of at most 4096 rows (4096 + h periodic): a
                                    * system's chunks go to up to 128 threads that keep its values
                                    * on chip, so a solve only reads f and writes x */
+  GS_BANDED_ALGORITHM_SCAN = 4    /* non-periodic LU (not LDL^T) of at most 4096 rows: a system's
+                                   * chunks of 8 or 16 rows go to as many threads, joined by
+                                   * carrying each chunk's affine map over the chunks; nothing
+                                   * stored but the factors: for few systems of their own */
 } GsBandedAlgorithm;
 
 /* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
- * thread per system is faster), else SPIKE when the batch is too small to fill the GPU (below 16384
- * systems, at least 4 partitions of 64 (tri) or 128 (penta) rows or more; periodic systems
- * included, so a shared periodic matrix of more than 4096 rows is partitioned), else THREAD; on the
- * CPU, THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED. Also the option
- * -banded_algorithm auto|thread|spike|tile, which, applying to every batch of a context, falls
- * back to auto where the batch does not allow it. */
+ * thread per system is faster), else SCAN for a batch below 16384 systems that it serves, of at
+ * least 32 rows and either at most 1024 rows or at most 2^20 unknowns, else SPIKE when the batch is
+ * too small to fill the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or 128 (penta)
+ * rows or more; periodic systems included, so a shared periodic matrix of more than 4096 rows is
+ * partitioned), else THREAD; on the CPU, THREAD. An algorithm that cannot serve the batch is
+ * GS_ERR_UNSUPPORTED. Also the option -banded_algorithm auto|thread|spike|tile|scan, which,
+ * applying to every batch of a context, falls back to auto where the batch does not allow it. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
-/* "auto", "thread", "spike", "tile"; "unknown" otherwise. */
+/* "auto", "thread", "spike", "tile", "scan"; "unknown" otherwise. */
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);
 
 /* Partitions per system: 1 is GS_BANDED_ALGORITHM_THREAD, parts > 1 GS_BANDED_ALGORITHM_SPIKE with

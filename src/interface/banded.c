@@ -23,6 +23,7 @@ struct GsBanded_s {
 
 static int tile_fits(const GsBandedInfo *bi);
 static int configure(GsBanded A, GsBandedAlgorithm algo, int parts);
+static int scan_fits(const GsBandedInfo *bi);
 
 static const char *const status_text[] = {"ok", "zero or tiny pivot", "non-finite value"};
 
@@ -84,7 +85,7 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   /* -banded_algorithm and -banded_partitions pick the algorithm for benchmarking. They apply to
    * every batch of the context, so where a batch cannot follow them they are bent to fit:
    * automatic choice instead of an impossible algorithm, fewer partitions for short systems. */
-  static const char *const algos[] = {"auto", "thread", "spike", "tile", NULL};
+  static const char *const algos[] = {"auto", "thread", "spike", "tile", "scan", NULL};
   static const char *const checks[] = {"each", "deferred", NULL};
   int algo = 0, algo_set = 0, check = 0;
   GsInt parts = 0;
@@ -105,6 +106,7 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
     if (algo == GS_BANDED_ALGORITHM_SPIKE && bi->m < 8 * bi->h)
       algo = GS_BANDED_ALGORITHM_AUTO, parts = 0;
     if (algo == GS_BANDED_ALGORITHM_TILE && !tile_fits(bi)) algo = GS_BANDED_ALGORITHM_AUTO;
+    if (algo == GS_BANDED_ALGORITHM_SCAN && !scan_fits(bi)) algo = GS_BANDED_ALGORITHM_AUTO;
     if (parts > 1 && bi->m / parts < 4 * bi->h) parts = bi->m / (4 * bi->h);
     ierr = configure(B, (GsBandedAlgorithm)algo, (int)parts);
   }
@@ -166,6 +168,20 @@ static int tile_fits(const GsBandedInfo *bi) {
   return bi->shared && bi->m <= GS_BANDED_TILE_MAX_ROWS;
 }
 
+/* Rows per chunk of the SCAN algorithm: 8 for short systems, 16 past 256 rows (so at most 256
+ * chunks a system). */
+static int scan_rows(const GsBandedInfo *bi) {
+  /* H200, double, interleaved, deferred checks, L = 8 / 16: penta 1024 x 1024 49.2 / 35.1 us,
+   * 4096 x 1024 165 / 110 us, 1024 x 256 10.8 / 12.4 us, 1024 x 64 9.0 / 10.4 us; tri 4096 x 256
+   * 20.4 / 16.9 us. */
+  return bi->m > 256 ? 16 : 8;
+}
+
+/* Whether the SCAN algorithm can serve a batch. */
+static int scan_fits(const GsBandedInfo *bi) {
+  return !bi->periodic && !bi->spd && bi->m <= GS_BANDED_SCAN_MAX_ROWS;
+}
+
 /* Set the algorithm (parts: SPIKE's partition count, 0 for automatic) and size the factors. */
 static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsContext ctx = A->ctx;
@@ -190,8 +206,15 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * them but for the stiff ADI factors of Cahn-Hilliard none (H200, 4096^2 double, Nsight
      * Compute: correction 45 us on the benchmark's random rows, 315-387 us on Cahn-Hilliard's;
      * the step's two sweeps 1.155 ms with SPIKE(8), 0.758 with TILE). */
-    if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384))
-      algo = GS_BANDED_ALGORITHM_TILE;
+    if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384)) algo = GS_BANDED_ALGORITHM_TILE;
+    /* The chunked scan beats SPIKE and one thread per system for batches too small to fill the
+     * GPU, up to about 4M unknowns at 1024 rows and 1M beyond (H200, double, deferred checks,
+     * scan / SPIKE / thread: penta 1024 x 1024 35 / 127 / 263 us, tri 28 / 67 / 178 us; penta
+     * 4096 x 1024 110 / 191 / 308 us; 256 x 4096 82 / 247 / 977 us; but 1024 x 4096 296 / 229
+     * / 1145 us, tri 2048 x 2048 144 / 105 / 418 us, and at 16384 x 1024 564 / 392 / 394 us). */
+    else if (gpu && bi->batch < 16384 && scan_fits(bi) && bi->m >= 32 &&
+             (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
+      algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4)
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
     else
@@ -216,12 +239,24 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
             bi->periodic ? " (plus h for a periodic matrix)" : "", (long long)bi->n);
     parts = 1;
     break;
+  case GS_BANDED_ALGORITHM_SCAN:
+    GsCheck(!bi->periodic, ctx, GS_ERR_UNSUPPORTED,
+            "the scan algorithm solves non-periodic systems; this batch is periodic");
+    GsCheck(!bi->spd, ctx, GS_ERR_UNSUPPORTED,
+            "the scan algorithm sweeps LU factors; this batch is factored as LDL^T (spd)");
+    GsCheck(bi->m <= GS_BANDED_SCAN_MAX_ROWS, ctx, GS_ERR_UNSUPPORTED,
+            "the scan algorithm takes at most %d rows; n = %lld", GS_BANDED_SCAN_MAX_ROWS,
+            (long long)bi->n);
+    parts = 1;
+    break;
   default:
     return GsError(ctx, GS_ERR_ARG_OUTOFRANGE, "unknown banded algorithm %d", (int)algo);
   }
   bi->algo = (int)algo;
   bi->parts = parts;
-  bi->tile_l = algo == GS_BANDED_ALGORITHM_TILE ? gs_tile_rows(bi->m) : 0;
+  bi->tile_l = algo == GS_BANDED_ALGORITHM_TILE   ? gs_tile_rows(bi->m)
+               : algo == GS_BANDED_ALGORITHM_SCAN ? scan_rows(bi)
+                                                  : 0;
   bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
   GsCall(alloc_factors(A));
   return 0;
@@ -250,6 +285,8 @@ const char *GsBandedAlgorithmName(GsBandedAlgorithm algo) {
     return "spike";
   case GS_BANDED_ALGORITHM_TILE:
     return "tile";
+  case GS_BANDED_ALGORITHM_SCAN:
+    return "scan";
   }
   return "unknown";
 }

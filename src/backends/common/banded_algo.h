@@ -1312,4 +1312,155 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     b[1] = b1;                                                                                     \
   }
 
+/* ---- Chunked solves with each system's own LU (SCAN) -----------------------------------------
+ * For few systems of their own matrices (the batch too small to fill a GPU with one thread per
+ * system): a system's m rows are cut into P = ceil(m / L) chunks of L rows, one GPU thread each,
+ * and both sweeps of the LU solve run as affine recurrences over the chunks. Forward, with
+ * f' = f / alpha, c1 = -beta / alpha, c2 = -a / alpha (tri: c1 = -l / alpha, c2 = 0):
+ *   g_i = f'_i + c1_i g_{i-1} + c2_i g_{i-2};
+ * backward, with c1 = -gamma, c2 = -delta (tri: c2 = 0):
+ *   x_i = g_i + c1_i x_{i+1} + c2_i x_{i+2}.
+ * Each chunk maps the state entering it (the last two values before it, nearest first) to the
+ * state leaving it: out = M in + b, M from the responses to unit states, b from a zero state
+ * (gs_scan_map). The states entering the chunks follow by carrying the maps over the chunks in
+ * order (gs_scan_carry), then each chunk runs its recurrence from its true state (gs_scan_apply).
+ * Unlike SPIKE nothing is stored at factorisation (the factors are the plain LU's) and unlike
+ * TILE the matrix is each system's own; the price is about three times the arithmetic of one
+ * sweep, on values a thread keeps in registers. Rows past m are zeros: a zero state leaving the
+ * last chunk backwards, nothing read or written. Non-periodic LU factors only. */
+#define GS_BANDED_SCAN_MAX_L 16
+#define GS_BANDED_SCAN_MAX_ROWS 4096
+
+#define GS_BANDED_SCAN_ALGOS(T, S)                                                                 \
+  /* Chunk values from factor or right-hand-side rows [r0, r0 + L) at base b, step st (rows past   \
+   * m as 0). */                                                                                   \
+  GS_BANDED_FN void gs_scan_load_##S(const T *p, GsInt b, GsInt st, GsInt r0, int L, GsInt m,      \
+                                     T *v) {                                                       \
+    for (int j = 0; j < L; j++)                                                                    \
+      v[j] = r0 + j < m ? p[b + (r0 + j) * st] : (T)0;                                             \
+  }                                                                                                \
+  /* Forward coefficients in place: a -> c2, beta (tri: l) -> c1, f -> f', with ia = 1 / alpha.    \
+   */                                                                                              \
+  GS_BANDED_ROW_FN void gs_scan_prep_##S(int penta, int L, T *c1, T *c2, const T *ia, T *ft) {     \
+    GS_UNROLL_ALL for (int j = 0; j < L; j++) {                                                    \
+      ft[j] = ft[j] * ia[j];                                                                       \
+      c1[j] = -c1[j] * ia[j];                                                                      \
+      c2[j] = penta ? -c2[j] * ia[j] : (T)0;                                                       \
+    }                                                                                              \
+  }                                                                                                \
+  /* The chunk's map (M row-major, b) over its L rows, in order j = 0.. (rev: j = L - 1..). */     \
+  GS_BANDED_ROW_FN void gs_scan_map_##S(int penta, int L, const T *c1, const T *c2, const T *ft,   \
+                                        int rev, T *M, T *b) {                                     \
+    T p1 = 0, p2 = 0, u1 = 1, u2 = 0, w1 = 0, w2 = 1;                                              \
+    GS_UNROLL_ALL for (int q = 0; q < L; q++) {                                                    \
+      const int j = rev ? L - 1 - q : q;                                                           \
+      const T p = ft[j] + c1[j] * p1 + c2[j] * p2;                                                 \
+      const T u = c1[j] * u1 + c2[j] * u2;                                                         \
+      p2 = p1;                                                                                     \
+      p1 = p;                                                                                      \
+      u2 = u1;                                                                                     \
+      u1 = u;                                                                                      \
+      if (penta) {                                                                                 \
+        const T w = c1[j] * w1 + c2[j] * w2;                                                       \
+        w2 = w1;                                                                                   \
+        w1 = w;                                                                                    \
+      }                                                                                            \
+    }                                                                                              \
+    M[0] = u1;                                                                                     \
+    M[1] = penta ? w1 : (T)0;                                                                      \
+    M[2] = u2;                                                                                     \
+    M[3] = penta ? w2 : (T)0;                                                                      \
+    b[0] = p1;                                                                                     \
+    b[1] = p2;                                                                                     \
+  }                                                                                                \
+  /* The state leaving a chunk from the state c entering it, into c. */                            \
+  GS_BANDED_ROW_FN void gs_scan_carry_##S(const T *M, const T *b, T *c) {                          \
+    const T c0 = M[0] * c[0] + M[1] * c[1] + b[0];                                                 \
+    const T c1 = M[2] * c[0] + M[3] * c[1] + b[1];                                                 \
+    c[0] = c0;                                                                                     \
+    c[1] = c1;                                                                                     \
+  }                                                                                                \
+  /* The chunk's recurrence from the state c entering it, its values into ft. */                   \
+  GS_BANDED_ROW_FN void gs_scan_apply_##S(int penta, int L, const T *c1, const T *c2, T *ft,       \
+                                          int rev, const T *c) {                                   \
+    T p1 = c[0], p2 = c[1];                                                                        \
+    GS_UNROLL_ALL for (int q = 0; q < L; q++) {                                                    \
+      const int j = rev ? L - 1 - q : q;                                                           \
+      const T p = penta ? ft[j] + c1[j] * p1 + c2[j] * p2 : ft[j] + c1[j] * p1;                    \
+      ft[j] = p;                                                                                   \
+      p2 = p1;                                                                                     \
+      p1 = p;                                                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  /* A chunk's forward coefficients and f' from the LU factors F and f (rows [r0, r0 + L)). */     \
+  GS_BANDED_FN void gs_scan_fwd_load_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,     \
+                                         GsInt fs, const T *f, GsInt rb, GsInt rs, GsInt r0,       \
+                                         int L, T *c1, T *c2, T *ft) {                             \
+    const int penta = sh->bands == 5;                                                              \
+    T ia[GS_BANDED_SCAN_MAX_L];                                                                    \
+    if (penta) gs_scan_load_##S(F[0], fb, fs, r0, L, sh->m, c2);                                   \
+    gs_scan_load_##S(F[penta ? 1 : 0], fb, fs, r0, L, sh->m, c1);                                  \
+    gs_scan_load_##S(F[penta ? 2 : 1], fb, fs, r0, L, sh->m, ia);                                  \
+    gs_scan_load_##S(f, rb, rs, r0, L, sh->m, ft);                                                 \
+    gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                    \
+  }                                                                                                \
+  /* A chunk's backward coefficients -gamma, -delta (rows [r0, r0 + L)). */                        \
+  GS_BANDED_FN void gs_scan_back_load_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,    \
+                                          GsInt fs, GsInt r0, int L, T *c1, T *c2) {               \
+    const int penta = sh->bands == 5;                                                              \
+    gs_scan_load_##S(F[penta ? 3 : 2], fb, fs, r0, L, sh->m, c1);                                  \
+    if (penta) gs_scan_load_##S(F[4], fb, fs, r0, L, sh->m, c2);                                   \
+    for (int j = 0; j < L; j++) {                                                                  \
+      c1[j] = -c1[j];                                                                              \
+      c2[j] = penta ? -c2[j] : (T)0;                                                               \
+    }                                                                                              \
+  }                                                                                                \
+  /* One system by chunks of L rows, one chunk after the other (the CPU's order of the GPU's       \
+   * threads: the same maps, carries and recurrences). Returns a GsBandedStatus. f may be x. */    \
+  GS_BANDED_FN int gs_banded_scan_solve_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,  \
+                                            GsInt fs, const T *f, T *x, GsInt rb, GsInt rs,        \
+                                            int L) {                                               \
+    const GsInt m = sh->m;                                                                         \
+    const int penta = sh->bands == 5, P = (int)((m + L - 1) / L);                                  \
+    T c1[GS_BANDED_SCAN_MAX_L], c2[GS_BANDED_SCAN_MAX_L], ft[GS_BANDED_SCAN_MAX_L], M[4], b[2];    \
+    T cin[GS_BANDED_SCAN_MAX_ROWS / 8][2], c[2] = {0, 0};                                          \
+    for (int k = 0; k < P; k++) {                                                                  \
+      gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, (GsInt)k *L, L, c1, c2, ft);                  \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 0, M, b);                                              \
+      cin[k][0] = c[0];                                                                            \
+      cin[k][1] = c[1];                                                                            \
+      gs_scan_carry_##S(M, b, c);                                                                  \
+    }                                                                                              \
+    /* g into x chunk by chunk: the loads of f for later chunks come before their stores. */       \
+    for (int k = P - 1; k >= 0; k--) {                                                             \
+      const GsInt r0 = (GsInt)k * L;                                                               \
+      gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, r0, L, c1, c2, ft);                           \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, cin[k]);                                          \
+      for (int j = 0; j < L && r0 + j < m; j++)                                                    \
+        x[rb + (r0 + j) * rs] = ft[j];                                                             \
+    }                                                                                              \
+    c[0] = c[1] = 0;                                                                               \
+    for (int k = P - 1; k >= 0; k--) {                                                             \
+      const GsInt r0 = (GsInt)k * L;                                                               \
+      gs_scan_back_load_##S(sh, F, fb, fs, r0, L, c1, c2);                                         \
+      gs_scan_load_##S(x, rb, rs, r0, L, m, ft);                                                   \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 1, M, b);                                              \
+      cin[k][0] = c[0];                                                                            \
+      cin[k][1] = c[1];                                                                            \
+      gs_scan_carry_##S(M, b, c);                                                                  \
+    }                                                                                              \
+    int finite = 1;                                                                                \
+    for (int k = 0; k < P; k++) {                                                                  \
+      const GsInt r0 = (GsInt)k * L;                                                               \
+      gs_scan_back_load_##S(sh, F, fb, fs, r0, L, c1, c2);                                         \
+      gs_scan_load_##S(x, rb, rs, r0, L, m, ft);                                                   \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, cin[k]);                                          \
+      for (int j = 0; j < L && r0 + j < m; j++) {                                                  \
+        x[rb + (r0 + j) * rs] = ft[j];                                                             \
+        finite &= isfinite((double)ft[j]) ? 1 : 0;                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
+  }
+
 #endif

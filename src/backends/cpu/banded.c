@@ -12,6 +12,8 @@ GS_BANDED_PART_ALGOS(double, d, DBL_EPSILON)
 GS_BANDED_PART_ALGOS(float, f, FLT_EPSILON)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
+GS_BANDED_SCAN_ALGOS(double, d)
+GS_BANDED_SCAN_ALGOS(float, f)
 
 /* Systems swept together by the interleaved block kernels (factor, fused factor+solve, solve): at
  * most GS_CPU_SB, fewer where the batch would otherwise leave OpenMP threads without a block (a
@@ -359,6 +361,34 @@ GS_CPU_BANDED(float, f)
 GS_CPU_TILE(double, d)
 GS_CPU_TILE(float, f)
 
+/* Chunked solves with each system's own LU (see banded_algo.h): the GPU's maps, carries and
+ * recurrences, chunk after chunk. */
+#define GS_CPU_SCAN(T, S)                                                                          \
+  static void scan_solve_##S(const GsBandedInfo *bi, const void *const *Fv, const int *fstatus,    \
+                             GsInt nrhs, const void *fv, void *xv, int *status) {                  \
+    const GsBandedShape sh = shape_of(bi);                                                         \
+    GS_CPU_FACTORS(const T, F, Fv);                                                                \
+    const GsInt total = nrhs * bi->batch;                                                          \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
+      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
+      GsInt rb, rs, fb, fs;                                                                        \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += blk * bi->rhs_len;                                                                     \
+      mat_place(bi, s, &fb, &fs);                                                                  \
+      int st = fstatus[bi->shared ? 0 : s];                                                        \
+      if (st)                                                                                      \
+        gs_banded_poison_##S(bi->n, (T *)xv, rb, rs);                                              \
+      else                                                                                         \
+        st = gs_banded_scan_solve_##S(&sh, F, fb, fs, (const T *)fv, (T *)xv, rb, rs, bi->tile_l); \
+      if (st) {                                                                                    \
+        _Pragma("omp atomic write") status[s] = st;                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+GS_CPU_SCAN(double, d)
+GS_CPU_SCAN(float, f)
+
 /* The factorisation and the fused factor+solve walk one system at a time, and in the interleaved
  * layout that touches one entry per cache line of each array (13x slower than the block solve at
  * 4096 x 1024). These block versions sweep the rows of up to GS_CPU_SB consecutive systems
@@ -679,7 +709,12 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
                    GsBandedSummary *sum) {
   (void)ctx;
   if (!bi->accumulate) memset(status, 0, (size_t)bi->batch * sizeof *status);
-  if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
+  if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
+    if (bi->dt == GS_DOUBLE)
+      scan_solve_d(bi, F, fstatus, nrhs, f, x, status);
+    else
+      scan_solve_f(bi, F, fstatus, nrhs, f, x, status);
+  } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     if (bi->dt == GS_DOUBLE)
       tile_solve_d(bi, (const double *)work, C, fstatus, nrhs, f, x, status);
     else

@@ -37,6 +37,8 @@ GS_BANDED_ALGOS_KS(double, dws, DBL_EPSILON, GS_PART_CHUNK, 1)
 GS_BANDED_ALGOS_KS(float, fws, FLT_EPSILON, GS_PART_CHUNK, 1)
 GS_BANDED_TILE_ALGOS(double, d)
 GS_BANDED_TILE_ALGOS(float, f)
+GS_BANDED_SCAN_ALGOS(double, d)
+GS_BANDED_SCAN_ALGOS(float, f)
 
 #define GS_BANDED_THREADS 128
 /* 4 resident blocks of 128 threads per SM (at most 128 registers a thread): 65536 systems, one
@@ -761,6 +763,120 @@ static size_t gs_tilel_smem(int P, size_t es) {
 GS_CUDA_BANDED_TILE_ALL(double, d)
 GS_CUDA_BANDED_TILE_ALL(float, f)
 
+/* Chunked solves with each system's own LU (SCAN, banded_algo.h): thread t = k * ns + s of a
+ * block owns chunk k (L rows) of system s, so that in the interleaved layout the threads of a warp
+ * load the same rows of consecutive systems. A chunk's coefficients and values stay in registers
+ * through its map and its recurrence; the maps go through shared memory to one thread per system,
+ * which carries them over the system's chunks in order (P <= 256 steps of a 2 x 2 product, about
+ * what a scan across warps would cost for 64 chunks, and the same order as the CPU's); the states
+ * entering the chunks come back the same way. Floor: that of the factored solve (56 / 40 bytes
+ * per unknown in double), with every value read and written once. */
+#define GS_SCAN_THREADS 256
+/* One value of a chunk per row: a contiguous layout's aligned full chunk in 16-byte loads. */
+#define GS_SCAN_LOAD(T, L, p, b, st, r0, full, v)                                                  \
+  if (full) {                                                                                      \
+    const T *q_ = (p) + (b) + (GsInt)(r0) * (st);                                                  \
+    GS_TILE_LOAD(T, L, q_, st, v)                                                                  \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                    \
+        (r0) + j_ < m ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                               \
+  }
+#define GS_CUDA_BANDED_SCAN(T, S, BANDS, L)                                                        \
+  static __global__ void __launch_bounds__(GS_SCAN_THREADS, L == 16 ? 1 : 2)                       \
+      gs_banded_scan_k_##S##BANDS##L(GsBandedKArgs a, GsPtrs Fp, const int *__restrict__ fstatus,  \
+                                     const T *f, T *x, int *status, GsBandedDevSummary *sum) {     \
+    enum { penta = BANDS == 5 };                                                                   \
+    __shared__ T smap[GS_SCAN_THREADS][6]; /* a chunk's map, then the state entering it */         \
+    const T *F[GS_BANDED_MAX_FAC];                                                                 \
+    _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
+    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)a.sh.m;                             \
+    const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
+    const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
+    const GsInt blk = blockIdx.x / groups, s = (blockIdx.x % groups) * ns + sl;                    \
+    const int on = s < a.batch && k < P, full = r0 + L <= m;                                       \
+    GsInt rb = 0, rs = 0, fb = 0, fs = 0;                                                          \
+    int fst = 0;                                                                                   \
+    T c1[L], c2[L], ft[L];                                                                         \
+    if (on) {                                                                                      \
+      gs_rhs_place(&a, s, &rb, &rs);                                                               \
+      rb += blk * a.rhs_len;                                                                       \
+      gs_mat_place(&a, s, &fb, &fs);                                                               \
+      fst = fstatus[a.shared ? 0 : s];                                                             \
+      T ia[L];                                                                                     \
+      if (penta) {                                                                                 \
+        GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, c2)                                             \
+      } else {                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                   \
+      }                                                                                            \
+      GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0, full, c1)                                   \
+      GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, ia)                                   \
+      GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, ft)                                                  \
+      gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                  \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    if (on && k == 0) gs_scan_chain_##S(smap, P, ns, sl, 0); /* states entering the chunks */      \
+    __syncthreads();                                                                               \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
+      GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, c1)                                   \
+      if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, c2)                                    \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        c1[j] = -c1[j];                                                                            \
+        c2[j] = penta ? -c2[j] : (T)0;                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    __syncthreads(); /* every state read before the backward maps overwrite them */                \
+    if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[t], smap[t] + 4);                        \
+    __syncthreads();                                                                               \
+    if (on && k == 0) gs_scan_chain_##S(smap, P, ns, sl, 1); /* backward: last chunk first */      \
+    __syncthreads();                                                                               \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                         \
+      T chk = 0; /* stays 0 unless a value is inf or NaN */                                        \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        if (fst) ft[j] = (T)NAN;                                                                   \
+        chk += ft[j] * (T)0;                                                                       \
+      }                                                                                            \
+      T *xp = x + rb + (GsInt)r0 * rs;                                                             \
+      if (full) {                                                                                  \
+        GS_TILE_STORE(T, L, xp, rs, ft)                                                            \
+      } else {                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) xp[(GsInt)j * rs] = ft[j];   \
+      }                                                                                            \
+      if (fst)                                                                                     \
+        gs_mark(status, s, fst, sum);                                                              \
+      else if (chk != 0 || chk != chk)                                                             \
+        gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                             \
+    }                                                                                              \
+  }
+#define GS_CUDA_BANDED_SCAN_ALL(T, S)                                                              \
+  /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
+   * chunks in order (backward: from the last), leaving in each the state entering it. */          \
+  static __device__ __forceinline__ void gs_scan_chain_##S(T(*smap)[6], int P, int ns, int sl,     \
+                                                           int backward) {                         \
+    T c[2] = {0, 0};                                                                               \
+    for (int i = 0; i < P; i++) {                                                                  \
+      T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                           \
+      const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                \
+      e[0] = c[0];                                                                                 \
+      e[1] = c[1];                                                                                 \
+      gs_scan_carry_##S(M, b, c);                                                                  \
+    }                                                                                              \
+  }                                                                                                \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 8)                                                                  \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 8)                                                                  \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 16)                                                                 \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16)                                                                 \
+  typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,           \
+                              GsBandedDevSummary *);                                               \
+  /* [L == 16][bands == 5] */                                                                      \
+  static const GsScanK_##S gs_scan_k_##S[2][2] = {                                                 \
+      {gs_banded_scan_k_##S##38, gs_banded_scan_k_##S##58},                                        \
+      {gs_banded_scan_k_##S##316, gs_banded_scan_k_##S##516}};
+GS_CUDA_BANDED_SCAN_ALL(double, d)
+GS_CUDA_BANDED_SCAN_ALL(float, f)
+
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
  * the bad ones (status was cleared before, unless earlier failures are kept). */
 static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
@@ -945,6 +1061,20 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       kf<<<nb, threads, smem, cc->stream>>>(a, (const float *)work, (const float *)C, fstatus,
                                             (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
+    GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+    return 0;
+  }
+  if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
+    const int ns = GS_SCAN_THREADS / bi->tile_p, l16 = bi->tile_l == 16, b5 = bi->bands == 5;
+    const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
+    GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
+    if (bi->dt == GS_DOUBLE)
+      gs_scan_k_d[l16][b5]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+          a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
+    else
+      gs_scan_k_f[l16][b5]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+          a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
+    GsCheckLaunchCuda(ctx, "gs_banded_scan_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }
