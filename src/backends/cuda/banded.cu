@@ -781,8 +781,15 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                    \
         (r0) + j_ < m ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                               \
   }
+/* Resident blocks the kernels are compiled for: as many as their registers allow without spills
+ * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers). */
+#define GS_SCAN_MIN_BLOCKS(T, BANDS, L)                                                            \
+  (sizeof(T) == 8 && (BANDS) == 5 ? ((L) == 16 ? 1 : 2) : (L) == 16 ? 2 : 3)
+/* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
+ * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
+#define GS_SCAN_CARVEOUT 25
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L)                                                        \
-  static __global__ void __launch_bounds__(GS_SCAN_THREADS, L == 16 ? 1 : 2)                       \
+  static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L))       \
       gs_banded_scan_k_##S##BANDS##L(GsBandedKArgs a, GsPtrs Fp, const int *__restrict__ fstatus,  \
                                      const T *f, T *x, int *status, GsBandedDevSummary *sum) {     \
     enum { penta = BANDS == 5 };                                                                   \
@@ -1068,6 +1075,14 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     const int ns = GS_SCAN_THREADS / bi->tile_p, l16 = bi->tile_l == 16, b5 = bi->bands == 5;
     const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
+    const int d = bi->dt != GS_DOUBLE;
+    if (!cc->scan_carveout[d][l16][b5]) {
+      const void *kern =
+          d ? (const void *)gs_scan_k_f[l16][b5] : (const void *)gs_scan_k_d[l16][b5];
+      GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           GS_SCAN_CARVEOUT));
+      cc->scan_carveout[d][l16][b5] = 1;
+    }
     if (bi->dt == GS_DOUBLE)
       gs_scan_k_d[l16][b5]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
           a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
