@@ -491,6 +491,18 @@ GS_CUDA_PART_TABLES(float, fw)
     if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
   }                                                                                                \
   __syncthreads(); /* the next group reuses the carry buffers */
+/* The table gtab (np rows an array) into shared memory (tab, NW columns a row, chunk k's rows from
+ * k * (L + 1)): for each row i of the np, its NCOL columns, column c_ from table array SRC (an
+ * expression in c_), all loads of a row in flight together. Indexing by row keeps divisions out (L
+ * is a compile-time power of two): by flat entry, a division by np per entry made the copy cost as
+ * many instructions as a small batch's whole solve. */
+#define GS_TILE_COPY(T, tab, gtab, np, NCOL, NT, L, NW, SRC)                                       \
+  for (int i_ = (int)threadIdx.x; i_ < (np); i_ += (NT)) {                                         \
+    T v_[NCOL];                                                                                    \
+    _Pragma("unroll") for (int c_ = 0; c_ < (NCOL); c_++) v_[c_] = (gtab)[(SRC) * (np) + i_];      \
+    T *d_ = (tab) + ((i_ / (L)) * ((L) + 1) + i_ % (L)) * (NW);                                    \
+    _Pragma("unroll") for (int c_ = 0; c_ < (NCOL); c_++) d_[c_] = v_[c_];                         \
+  }
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
 #define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
@@ -522,10 +534,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
     /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
     enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
     T *tab = (T *)gs_tile_dyn;                                                                     \
-    for (int q = t; q < NW * np; q += GS_TILE_THREADS) {                                           \
-      const int arr = q / np, i = q % np;                                                          \
-      tab[((i / L) * (L + 1) + i % L) * NW + arr] = gtab[q];                                       \
-    }                                                                                              \
+    GS_TILE_COPY(T, tab, gtab, np, NW, GS_TILE_THREADS, L, NW, c_)                                 \
     /* Periodic: the corner data too, read by every group's tail (a global load each time). */     \
     __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
     if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
@@ -624,10 +633,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
     GS_TILE_FAILED_FACTOR(S)                                                                       \
     /* Columns a', b', 1/alpha, gamma, delta of the table (arrays 0, 1, 2, 4, 5), row by row. */   \
     T *tab = (T *)gs_tile_dyn;                                                                     \
-    for (int q = t; q < 5 * np; q += NT) {                                                         \
-      const int c = q / np, i = q % np;                                                            \
-      tab[((i / L) * (L + 1) + i % L) * NW + c] = gtab[(c < 3 ? c : c + 1) * np + i];              \
-    }                                                                                              \
+    GS_TILE_COPY(T, tab, gtab, np, 5, NT, L, NW, c_ < 3 ? c_ : c_ + 1)                             \
     if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
     __syncthreads();                                                                               \
     /* The scans: warp w takes chunks wi * 32 + lane of system ss. */                              \
