@@ -208,10 +208,11 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * the step's two sweeps 1.155 ms with SPIKE(8), 0.758 with TILE). */
     if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384)) algo = GS_BANDED_ALGORITHM_TILE;
     /* The chunked scan beats SPIKE and one thread per system for batches too small to fill the
-     * GPU, up to about 4M unknowns at 1024 rows and 1M beyond (H200, double, deferred checks,
-     * scan / SPIKE / thread: penta 1024 x 1024 35 / 127 / 263 us, tri 28 / 67 / 178 us; penta
-     * 4096 x 1024 110 / 191 / 308 us; 256 x 4096 82 / 247 / 977 us; but 1024 x 4096 296 / 229
-     * / 1145 us, tri 2048 x 2048 144 / 105 / 418 us, and at 16384 x 1024 564 / 392 / 394 us). */
+     * GPU, up to 8192 systems at 1024 rows and 2^20 unknowns beyond (H200, double, deferred
+     * checks, scan / SPIKE / thread: penta 1024 x 1024 36 / 127 / 263 us, tri 20 / 67 / 178 us;
+     * penta 8192 x 1024 205 / 221 / 340 us, tri 129 / 161 / 247 us; penta 256 x 4096 84 / 247 /
+     * 977 us; but penta 1024 x 4096 297 / 229 / 1145 us, tri 2048 x 2048 122 / 105 / 418 us,
+     * and penta 16384 x 1024 591 / 392 / 394 us). */
     else if (gpu && bi->batch < 16384 && scan_fits(bi) && bi->m >= 32 &&
              (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
       algo = GS_BANDED_ALGORITHM_SCAN;
