@@ -1431,7 +1431,8 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       cin[k][1] = c[1];                                                                            \
       gs_scan_carry_##S(M, b, c);                                                                  \
     }                                                                                              \
-    /* g into x chunk by chunk: the loads of f for later chunks come before their stores. */       \
+    /* g into x chunk by chunk; a chunk reads only its own rows of f before writing them, so x may \
+     * be f. */                                                                                    \
     for (int k = P - 1; k >= 0; k--) {                                                             \
       const GsInt r0 = (GsInt)k * L;                                                               \
       gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, r0, L, c1, c2, ft);                           \

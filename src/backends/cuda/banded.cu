@@ -778,14 +778,15 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
  * entering the chunks come back the same way. Floor: that of the factored solve (56 / 40 bytes
  * per unknown in double), with every value read and written once. */
 #define GS_SCAN_THREADS 256
-/* One value of a chunk per row: a contiguous layout's aligned full chunk in 16-byte loads. */
-#define GS_SCAN_LOAD(T, L, p, b, st, r0, full, v)                                                  \
+/* Rows [r0, r0 + L) of p (base b, step st) into v, rows from m on as 0; full: r0 + L <= m, where
+ * a contiguous layout's aligned chunk goes in 16-byte loads. */
+#define GS_SCAN_LOAD(T, L, p, b, st, r0, full, m, v)                                               \
   if (full) {                                                                                      \
     const T *q_ = (p) + (b) + (GsInt)(r0) * (st);                                                  \
     GS_TILE_LOAD(T, L, q_, st, v)                                                                  \
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                    \
-        (r0) + j_ < m ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                               \
+        (r0) + j_ < (m) ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                             \
   }
 /* Resident blocks the kernels are compiled for: as many as their registers allow without spills
  * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers). */
@@ -817,13 +818,13 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       fst = fstatus[a.shared ? 0 : s];                                                             \
       T ia[L];                                                                                     \
       if (penta) {                                                                                 \
-        GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, c2)                                             \
+        GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, m, c2)                                          \
       } else {                                                                                     \
         _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                   \
       }                                                                                            \
-      GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0, full, c1)                                   \
-      GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, ia)                                   \
-      GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, ft)                                                  \
+      GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0, full, m, c1)                                \
+      GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, ia)                                \
+      GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                               \
       gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                  \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
     }                                                                                              \
@@ -832,8 +833,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     __syncthreads();                                                                               \
     if (on) {                                                                                      \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
-      GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, c1)                                   \
-      if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, c2)                                    \
+      GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, m, c1)                                \
+      if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, m, c2)                                 \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         c1[j] = -c1[j];                                                                            \
         c2[j] = penta ? -c2[j] : (T)0;                                                             \
