@@ -748,15 +748,17 @@ static void banded_cases(HsRng *rng) {
                           lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, sh, per,
                           GS_BANDED_ALGORITHM_AUTO, rng);
   /* The chunked scan on both (the GPU's kernel against the CPU's loop over the same chunks):
-   * chunks of 8 rows up to 2048 rows, of 16 beyond. */
+   * chunks of 8 rows up to 2048 rows, of 16 beyond; periodic or not. */
   const GsInt scan_sizes[][2] = {{5, 3}, {64, 300}, {1000, 129}, {3001, 7}};
   for (int b = 3; b <= 5; b += 2)
     for (int t = 0; t < 2; t++)
       for (int lay = 0; lay < 2; lay++)
-        for (size_t k = 0; k < sizeof scan_sizes / sizeof scan_sizes[0]; k++)
-          banded_case(b, scan_sizes[k][0], scan_sizes[k][1], t ? GS_FLOAT : GS_DOUBLE,
-                      lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, (int)(k % 2), 0,
-                      GS_BANDED_ALGORITHM_SCAN, rng);
+        for (int per = 0; per < 2; per++)
+          for (size_t k = 0; k < sizeof scan_sizes / sizeof scan_sizes[0]; k++)
+            banded_case(b, scan_sizes[k][0] + per * (b / 2 + 1), scan_sizes[k][1],
+                        t ? GS_FLOAT : GS_DOUBLE,
+                        lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, (int)(k % 2), per,
+                        GS_BANDED_ALGORITHM_SCAN, rng);
 }
 
 /* Sparse: the same random matrix's product on both back ends (poisoned output, fresh random x),

@@ -96,15 +96,15 @@ typedef enum {
   GS_BANDED_ALGORITHM_TILE = 3,   /* a shared matrix of at most 4096 rows (4096 + h periodic): a
                                    * system's chunks go to up to 128 threads that keep its values
                                    * on chip, so a solve only reads f and writes x */
-  GS_BANDED_ALGORITHM_SCAN = 4    /* non-periodic LU (not LDL^T) of at most 4096 rows: a system's
-                                   * chunks of 8 or 16 rows go to as many threads, joined by
-                                   * carrying each chunk's affine map over the chunks; nothing
-                                   * stored but the factors: for few systems of their own */
+  GS_BANDED_ALGORITHM_SCAN = 4    /* at most 4096 rows (4096 + h periodic): a system's chunks of
+                                   * 8 or 16 rows go to as many threads, joined by carrying each
+                                   * chunk's affine map over the chunks; nothing stored but the
+                                   * factors: for few systems of their own */
 } GsBandedAlgorithm;
 
 /* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
- * thread per system is faster), else SCAN for a batch below 16384 systems that it serves, of at
+ * thread per system is faster), else SCAN for a non-periodic LU batch below 16384 systems, of at
  * least 32 rows and either at most 1024 rows or at most 2^20 unknowns, else SPIKE when the batch is
  * too small to fill the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or 128 (penta)
  * rows or more; periodic systems included, so a shared periodic matrix of more than 4096 rows is

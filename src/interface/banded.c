@@ -179,7 +179,7 @@ static int scan_rows(const GsBandedInfo *bi) {
 
 /* Whether the SCAN algorithm can serve a batch. */
 static int scan_fits(const GsBandedInfo *bi) {
-  return !bi->periodic && !bi->spd && bi->m <= GS_BANDED_SCAN_MAX_ROWS;
+  return bi->m <= GS_BANDED_SCAN_MAX_ROWS;
 }
 
 /* Set the algorithm (parts: SPIKE's partition count, 0 for automatic) and size the factors. */
@@ -213,8 +213,8 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * penta 8192 x 1024 205 / 221 / 340 us, tri 129 / 161 / 247 us; penta 256 x 4096 84 / 247 /
      * 977 us; but penta 1024 x 4096 297 / 229 / 1145 us, tri 2048 x 2048 122 / 105 / 418 us,
      * and penta 16384 x 1024 591 / 392 / 394 us). */
-    else if (gpu && bi->batch < 16384 && scan_fits(bi) && bi->m >= 32 &&
-             (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
+    else if (gpu && bi->batch < 16384 && scan_fits(bi) && !bi->periodic && !bi->spd &&
+             bi->m >= 32 && (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
       algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4)
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
@@ -241,13 +241,9 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
     parts = 1;
     break;
   case GS_BANDED_ALGORITHM_SCAN:
-    GsCheck(!bi->periodic, ctx, GS_ERR_UNSUPPORTED,
-            "the scan algorithm solves non-periodic systems; this batch is periodic");
-    GsCheck(!bi->spd, ctx, GS_ERR_UNSUPPORTED,
-            "the scan algorithm sweeps LU factors; this batch is factored as LDL^T (spd)");
     GsCheck(bi->m <= GS_BANDED_SCAN_MAX_ROWS, ctx, GS_ERR_UNSUPPORTED,
-            "the scan algorithm takes at most %d rows; n = %lld", GS_BANDED_SCAN_MAX_ROWS,
-            (long long)bi->n);
+            "the scan algorithm takes at most %d rows%s; n = %lld", GS_BANDED_SCAN_MAX_ROWS,
+            bi->periodic ? " (plus h for a periodic matrix)" : "", (long long)bi->n);
     parts = 1;
     break;
   default:

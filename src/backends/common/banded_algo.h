@@ -1327,7 +1327,9 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
  * Unlike SPIKE nothing is stored at factorisation (the factors are the plain LU's) and unlike
  * TILE the matrix is each system's own; the price is about three times the arithmetic of one
  * sweep, on values a thread keeps in registers. Rows past m are zeros: a zero state leaving the
- * last chunk backwards, nothing read or written. Non-periodic LU factors only. */
+ * last chunk backwards, nothing read or written. LDL^T factors run the same recurrences (L z = f,
+ * y = z / d, L^T x = y); a periodic system solves its block E this way, then the tail and
+ * y -= W z as gs_banded_solve does. */
 #define GS_BANDED_SCAN_MAX_L 16
 #define GS_BANDED_SCAN_MAX_ROWS 4096
 
@@ -1392,38 +1394,66 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       p1 = p;                                                                                      \
     }                                                                                              \
   }                                                                                                \
-  /* A chunk's forward coefficients and f' from the LU factors F and f (rows [r0, r0 + L)). */     \
+  /* A chunk's forward coefficients and f' (rows [r0, r0 + L)) from the factors F and f. LU:       \
+   * c1 = -beta / alpha (tri: -l / alpha), c2 = -a / alpha, f' = f / alpha. LDL^T (forward sweep   \
+   * L z = f): c1 = -l1, c2 = -l2 (tri: -l, 0), f' = f. */                                         \
   GS_BANDED_FN void gs_scan_fwd_load_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,     \
                                          GsInt fs, const T *f, GsInt rb, GsInt rs, GsInt r0,       \
                                          int L, T *c1, T *c2, T *ft) {                             \
     const int penta = sh->bands == 5;                                                              \
+    gs_scan_load_##S(f, rb, rs, r0, L, sh->m, ft);                                                 \
+    if (sh->spd) {                                                                                 \
+      gs_scan_load_##S(F[penta ? 1 : 0], fb, fs, r0, L, sh->m, c1);                                \
+      if (penta) gs_scan_load_##S(F[0], fb, fs, r0, L, sh->m, c2);                                 \
+      for (int j = 0; j < L; j++) {                                                                \
+        c1[j] = -c1[j];                                                                            \
+        c2[j] = penta ? -c2[j] : (T)0;                                                             \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
     T ia[GS_BANDED_SCAN_MAX_L];                                                                    \
     if (penta) gs_scan_load_##S(F[0], fb, fs, r0, L, sh->m, c2);                                   \
     gs_scan_load_##S(F[penta ? 1 : 0], fb, fs, r0, L, sh->m, c1);                                  \
     gs_scan_load_##S(F[penta ? 2 : 1], fb, fs, r0, L, sh->m, ia);                                  \
-    gs_scan_load_##S(f, rb, rs, r0, L, sh->m, ft);                                                 \
     gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                    \
   }                                                                                                \
-  /* A chunk's backward coefficients -gamma, -delta (rows [r0, r0 + L)). */                        \
+  /* A chunk's backward coefficients (rows [r0, r0 + L)). LU: -gamma, -delta. LDL^T (L^T x = y):   \
+   * -l1 of the row below and -l2 of the row two below (rows past m: 0). */                        \
   GS_BANDED_FN void gs_scan_back_load_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,    \
                                           GsInt fs, GsInt r0, int L, T *c1, T *c2) {               \
     const int penta = sh->bands == 5;                                                              \
-    gs_scan_load_##S(F[penta ? 3 : 2], fb, fs, r0, L, sh->m, c1);                                  \
-    if (penta) gs_scan_load_##S(F[4], fb, fs, r0, L, sh->m, c2);                                   \
+    if (sh->spd) {                                                                                 \
+      gs_scan_load_##S(F[penta ? 1 : 0], fb, fs, r0 + 1, L, sh->m, c1);                            \
+      if (penta) gs_scan_load_##S(F[0], fb, fs, r0 + 2, L, sh->m, c2);                             \
+    } else {                                                                                       \
+      gs_scan_load_##S(F[penta ? 3 : 2], fb, fs, r0, L, sh->m, c1);                                \
+      if (penta) gs_scan_load_##S(F[4], fb, fs, r0, L, sh->m, c2);                                 \
+    }                                                                                              \
     for (int j = 0; j < L; j++) {                                                                  \
       c1[j] = -c1[j];                                                                              \
       c2[j] = penta ? -c2[j] : (T)0;                                                               \
     }                                                                                              \
   }                                                                                                \
+  /* LDL^T between the sweeps: y = z / d on the chunk's values (rows [r0, r0 + L)). */             \
+  GS_BANDED_FN void gs_scan_diag_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,         \
+                                     GsInt fs, GsInt r0, int L, T *ft) {                           \
+    T id[GS_BANDED_SCAN_MAX_L];                                                                    \
+    gs_scan_load_##S(F[sh->bands == 5 ? 2 : 1], fb, fs, r0, L, sh->m, id);                         \
+    for (int j = 0; j < L; j++)                                                                    \
+      ft[j] *= id[j];                                                                              \
+  }                                                                                                \
   /* One system by chunks of L rows, one chunk after the other (the CPU's order of the GPU's       \
-   * threads: the same maps, carries and recurrences). Returns a GsBandedStatus. f may be x. */    \
-  GS_BANDED_FN int gs_banded_scan_solve_##S(const GsBandedShape *sh, const T *const *F, GsInt fb,  \
-                                            GsInt fs, const T *f, T *x, GsInt rb, GsInt rs,        \
-                                            int L) {                                               \
+   * threads: the same maps, carries and recurrences), then, for a periodic system, the block's    \
+   * correction as in gs_banded_solve. Returns a GsBandedStatus. f may be x. */                    \
+  GS_BANDED_FN int gs_banded_scan_solve_##S(const GsBandedShape *sh, const T *const *F,            \
+                                            const T *C, GsInt fb, GsInt fs, const T *f, T *x,      \
+                                            GsInt rb, GsInt rs, int L) {                           \
     const GsInt m = sh->m;                                                                         \
-    const int penta = sh->bands == 5, P = (int)((m + L - 1) / L);                                  \
+    const int penta = sh->bands == 5, P = (int)((m + L - 1) / L), h = sh->h;                       \
     T c1[GS_BANDED_SCAN_MAX_L], c2[GS_BANDED_SCAN_MAX_L], ft[GS_BANDED_SCAN_MAX_L], M[4], b[2];    \
-    T cin[GS_BANDED_SCAN_MAX_ROWS / 8][2], c[2] = {0, 0};                                          \
+    T cin[GS_BANDED_SCAN_MAX_ROWS / 8][2], c[2] = {0, 0}, z[2] = {0, 0};                           \
+    for (int r = 0; sh->periodic && r < h; r++) /* before x (maybe f) is written */                \
+      z[r] = f[rb + (m + r) * rs];                                                                 \
     for (int k = 0; k < P; k++) {                                                                  \
       gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, (GsInt)k *L, L, c1, c2, ft);                  \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, M, b);                                              \
@@ -1431,12 +1461,12 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       cin[k][1] = c[1];                                                                            \
       gs_scan_carry_##S(M, b, c);                                                                  \
     }                                                                                              \
-    /* g into x chunk by chunk; a chunk reads only its own rows of f before writing them, so x may \
-     * be f. */                                                                                    \
+    /* g (LDL^T: y = z / d) into x chunk by chunk, each chunk's f read before its x is written. */ \
     for (int k = P - 1; k >= 0; k--) {                                                             \
       const GsInt r0 = (GsInt)k * L;                                                               \
       gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, r0, L, c1, c2, ft);                           \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, cin[k]);                                          \
+      if (sh->spd) gs_scan_diag_##S(sh, F, fb, fs, r0, L, ft);                                     \
       for (int j = 0; j < L && r0 + j < m; j++)                                                    \
         x[rb + (r0 + j) * rs] = ft[j];                                                             \
     }                                                                                              \
@@ -1459,6 +1489,28 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       for (int j = 0; j < L && r0 + j < m; j++) {                                                  \
         x[rb + (r0 + j) * rs] = ft[j];                                                             \
         finite &= isfinite((double)ft[j]) ? 1 : 0;                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    if (sh->periodic) { /* the last h unknowns from the block's end values, then y -= W z */       \
+      const int nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                           \
+      T ycor[4];                                                                                   \
+      for (int r = 0; r < h; r++) {                                                                \
+        ycor[r] = x[rb + r * rs];                                                                  \
+        ycor[h + r] = x[rb + (m - h + r) * rs];                                                    \
+      }                                                                                            \
+      gs_banded_tail_##S(sh, C, ycor, z);                                                          \
+      GsInt phi, plo;                                                                              \
+      gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        if (i >= phi && i < plo) continue;                                                         \
+        const T w1 = h > 1 ? F[nlu + 1][fb + i * fs] : (T)0;                                       \
+        const T xi = x[rb + i * rs] - F[nlu][fb + i * fs] * z[0] - (h > 1 ? w1 * z[1] : (T)0);     \
+        x[rb + i * rs] = xi;                                                                       \
+        finite &= isfinite((double)xi) ? 1 : 0;                                                    \
+      }                                                                                            \
+      for (int r = 0; r < h; r++) {                                                                \
+        x[rb + (m + r) * rs] = z[r];                                                               \
+        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
       }                                                                                            \
     }                                                                                              \
     return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \

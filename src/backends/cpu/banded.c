@@ -364,8 +364,9 @@ GS_CPU_TILE(float, f)
 /* Chunked solves with each system's own LU (see banded_algo.h): the GPU's maps, carries and
  * recurrences, chunk after chunk. */
 #define GS_CPU_SCAN(T, S)                                                                          \
-  static void scan_solve_##S(const GsBandedInfo *bi, const void *const *Fv, const int *fstatus,    \
-                             GsInt nrhs, const void *fv, void *xv, int *status) {                  \
+  static void scan_solve_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,        \
+                             const int *fstatus, GsInt nrhs, const void *fv, void *xv,             \
+                             int *status) {                                                        \
     const GsBandedShape sh = shape_of(bi);                                                         \
     GS_CPU_FACTORS(const T, F, Fv);                                                                \
     const GsInt total = nrhs * bi->batch;                                                          \
@@ -375,11 +376,13 @@ GS_CPU_TILE(float, f)
       rhs_place(bi, s, &rb, &rs);                                                                  \
       rb += blk * bi->rhs_len;                                                                     \
       mat_place(bi, s, &fb, &fs);                                                                  \
-      int st = fstatus[bi->shared ? 0 : s];                                                        \
+      const GsInt mat = bi->shared ? 0 : s;                                                        \
+      int st = fstatus[mat];                                                                       \
       if (st)                                                                                      \
         gs_banded_poison_##S(bi->n, (T *)xv, rb, rs);                                              \
       else                                                                                         \
-        st = gs_banded_scan_solve_##S(&sh, F, fb, fs, (const T *)fv, (T *)xv, rb, rs, bi->tile_l); \
+        st = gs_banded_scan_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb, fs,        \
+                                      (const T *)fv, (T *)xv, rb, rs, bi->tile_l);                 \
       if (st) {                                                                                    \
         _Pragma("omp atomic write") status[s] = st;                                                \
       }                                                                                            \
@@ -711,9 +714,9 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   if (!bi->accumulate) memset(status, 0, (size_t)bi->batch * sizeof *status);
   if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
     if (bi->dt == GS_DOUBLE)
-      scan_solve_d(bi, F, fstatus, nrhs, f, x, status);
+      scan_solve_d(bi, F, C, fstatus, nrhs, f, x, status);
     else
-      scan_solve_f(bi, F, fstatus, nrhs, f, x, status);
+      scan_solve_f(bi, F, C, fstatus, nrhs, f, x, status);
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     if (bi->dt == GS_DOUBLE)
       tile_solve_d(bi, (const double *)work, C, fstatus, nrhs, f, x, status);

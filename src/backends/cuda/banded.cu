@@ -795,37 +795,51 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
-#define GS_CUDA_BANDED_SCAN(T, S, BANDS, L)                                                        \
+#define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER)                                                   \
   static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L))       \
-      gs_banded_scan_k_##S##BANDS##L(GsBandedKArgs a, GsPtrs Fp, const int *__restrict__ fstatus,  \
-                                     const T *f, T *x, int *status, GsBandedDevSummary *sum) {     \
+      gs_banded_scan_k_##S##BANDS##L##PER(GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C,     \
+                                          const int *__restrict__ fstatus, const T *f, T *x,       \
+                                          int *status, GsBandedDevSummary *sum) {                  \
     enum { penta = BANDS == 5 };                                                                   \
     __shared__ T smap[GS_SCAN_THREADS][6]; /* a chunk's map, then the state entering it */         \
+    __shared__ T syz[PER ? GS_SCAN_THREADS : 1][6]; /* periodic: a system's y ends, then z */      \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
-    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)a.sh.m;                             \
+    const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
+    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)sh.m, h = sh.h, spd = sh.spd;       \
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
     const GsInt blk = blockIdx.x / groups, s = (blockIdx.x % groups) * ns + sl;                    \
     const int on = s < a.batch && k < P, full = r0 + L <= m;                                       \
     GsInt rb = 0, rs = 0, fb = 0, fs = 0;                                                          \
     int fst = 0;                                                                                   \
-    T c1[L], c2[L], ft[L];                                                                         \
+    T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
+    const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len;                                                                       \
       gs_mat_place(&a, s, &fb, &fs);                                                               \
       fst = fstatus[a.shared ? 0 : s];                                                             \
-      T ia[L];                                                                                     \
+      if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */         \
+        for (int r = 0; r < h; r++)                                                                \
+          z[r] = f[rb + (GsInt)(m + r) * rs];                                                      \
       if (penta) {                                                                                 \
         GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, m, c2)                                          \
       } else {                                                                                     \
         _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                   \
       }                                                                                            \
       GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0, full, m, c1)                                \
-      GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, ia)                                \
       GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                               \
-      gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                  \
+      if (spd) { /* L z = f: c1 = -l1, c2 = -l2 */                                                 \
+        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
+          c1[j] = -c1[j];                                                                          \
+          c2[j] = -c2[j];                                                                          \
+        }                                                                                          \
+      } else {                                                                                     \
+        T ia[L];                                                                                   \
+        GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, ia)                              \
+        gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
+      }                                                                                            \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
     }                                                                                              \
     __syncthreads();                                                                               \
@@ -833,8 +847,15 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     __syncthreads();                                                                               \
     if (on) {                                                                                      \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
-      GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, m, c1)                                \
-      if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, m, c2)                                 \
+      if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
+        GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, c1)                              \
+        _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
+        GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0 + 1, r0 + 1 + L <= m, m, c1)               \
+        if (penta) GS_SCAN_LOAD(T, L, F[0], fb, fs, r0 + 2, r0 + 2 + L <= m, m, c2)                \
+      } else {                                                                                     \
+        GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, m, c1)                              \
+        if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, m, c2)                               \
+      }                                                                                            \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         c1[j] = -c1[j];                                                                            \
         c2[j] = penta ? -c2[j] : (T)0;                                                             \
@@ -845,12 +866,46 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     __syncthreads();                                                                               \
     if (on && k == 0) gs_scan_chain_##S(smap, P, ns, sl, 1); /* backward: last chunk first */      \
     __syncthreads();                                                                               \
+    T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
+    if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                   \
+    if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
+      if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                      \
+          const int i = r0 + j;                                                                    \
+          if (i < h) syz[sl][i] = ft[j];                                                           \
+          if (i >= m - h && i < m) syz[sl][h + (i - (m - h))] = ft[j];                             \
+        }                                                                                          \
+      __syncthreads();                                                                             \
+      if (on && k == 0) {                                                                          \
+        gs_banded_tail_##S(&sh, Cm, syz[sl], z);                                                   \
+        for (int r = 0; r < h; r++) {                                                              \
+          if (fst) z[r] = (T)NAN;                                                                  \
+          x[rb + (GsInt)(m + r) * rs] = z[r];                                                      \
+          chk += z[r] * (T)0;                                                                      \
+        }                                                                                          \
+        syz[sl][4] = z[0];                                                                         \
+        syz[sl][5] = h > 1 ? z[1] : (T)0;                                                          \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+      GsInt phi = 0, plo = m;                                                                      \
+      if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
+      if (on && (r0 < phi || r0 + L > plo)) { /* only chunks that reach where W matters */         \
+        const int nlu = GS_BANDED_NLU(BANDS, spd);                                                 \
+        const T z0 = syz[sl][4], z1 = syz[sl][5];                                                  \
+        GS_SCAN_LOAD(T, L, F[nlu], fb, fs, r0, full, m, c1)                                        \
+        if (h > 1) {                                                                               \
+          GS_SCAN_LOAD(T, L, F[nlu + 1], fb, fs, r0, full, m, c2)                                  \
+        }                                                                                          \
+        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
+          const int i = r0 + j;                                                                    \
+          if (i < m && (i < phi || i >= plo))                                                      \
+            ft[j] = ft[j] - c1[j] * z0 - (h > 1 ? c2[j] * z1 : (T)0);                              \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                         \
-      T chk = 0; /* stays 0 unless a value is inf or NaN */                                        \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         if (fst) ft[j] = (T)NAN;                                                                   \
-        chk += ft[j] * (T)0;                                                                       \
+        chk += r0 + j < m ? ft[j] * (T)0 : (T)0;                                                   \
       }                                                                                            \
       T *xp = x + rb + (GsInt)r0 * rs;                                                             \
       if (full) {                                                                                  \
@@ -878,16 +933,22 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       gs_scan_carry_##S(M, b, c);                                                                  \
     }                                                                                              \
   }                                                                                                \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 8)                                                                  \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 8)                                                                  \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 16)                                                                 \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 16)                                                                 \
-  typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const int *, const T *, T *, int *,           \
-                              GsBandedDevSummary *);                                               \
-  /* [L == 16][bands == 5] */                                                                      \
-  static const GsScanK_##S gs_scan_k_##S[2][2] = {                                                 \
-      {gs_banded_scan_k_##S##38, gs_banded_scan_k_##S##58},                                        \
-      {gs_banded_scan_k_##S##316, gs_banded_scan_k_##S##516}};
+  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 0)                                                               \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 0)                                                               \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 0)                                                              \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0)                                                              \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 1)                                                               \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 1)                                                               \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 1)                                                              \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1)                                                              \
+  typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,       \
+                              int *, GsBandedDevSummary *);                                        \
+  /* [L == 16][bands == 5][periodic] */                                                            \
+  static const GsScanK_##S gs_scan_k_##S[2][2][2] = {                                              \
+      {{gs_banded_scan_k_##S##380, gs_banded_scan_k_##S##381},                                     \
+       {gs_banded_scan_k_##S##580, gs_banded_scan_k_##S##581}},                                    \
+      {{gs_banded_scan_k_##S##3160, gs_banded_scan_k_##S##3161},                                   \
+       {gs_banded_scan_k_##S##5160, gs_banded_scan_k_##S##5161}}};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
@@ -1080,22 +1141,23 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   }
   if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
     const int ns = GS_SCAN_THREADS / bi->tile_p, l16 = bi->tile_l == 16, b5 = bi->bands == 5;
+    const int per = bi->periodic;
     const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
     const int d = bi->dt != GS_DOUBLE;
-    if (!cc->scan_carveout[d][l16][b5]) {
+    if (!cc->scan_carveout[d][l16][b5][per]) {
       const void *kern =
-          d ? (const void *)gs_scan_k_f[l16][b5] : (const void *)gs_scan_k_d[l16][b5];
+          d ? (const void *)gs_scan_k_f[l16][b5][per] : (const void *)gs_scan_k_d[l16][b5][per];
       GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            GS_SCAN_CARVEOUT));
-      cc->scan_carveout[d][l16][b5] = 1;
+      cc->scan_carveout[d][l16][b5][per] = 1;
     }
     if (bi->dt == GS_DOUBLE)
-      gs_scan_k_d[l16][b5]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
-          a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
+      gs_scan_k_d[l16][b5][per]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+          a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
     else
-      gs_scan_k_f[l16][b5]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
-          a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
+      gs_scan_k_f[l16][b5][per]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+          a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_scan_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
