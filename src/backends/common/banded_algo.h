@@ -1394,6 +1394,58 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       p1 = p;                                                                                      \
     }                                                                                              \
   }                                                                                                \
+  /* The states entering a system's P chunks from their maps (map[q]: M row-major, then b, chunk   \
+   * q; backward: carried from the last chunk down), left in map[q][0..1]. Up to 32 chunks, one    \
+   * after the other; longer chains go over a GPU warp's 32 lanes, done here in the same order:    \
+   * lane j composes the maps of Q = ceil(P / 32) consecutive chunks (in carrying order), the      \
+   * lanes' compositions are scanned (Kogge-Stone, 5 steps), and each lane carries the state       \
+   * entering its first chunk through its chunks. */                                               \
+  GS_BANDED_FN void gs_scan_chain_host_##S(T(*map)[6], int P, int backward) {                      \
+    T c[2] = {0, 0};                                                                               \
+    if (P <= 32) {                                                                                 \
+      for (int i = 0; i < P; i++) {                                                                \
+        T *e = map[backward ? P - 1 - i : i];                                                      \
+        const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                              \
+        e[0] = c[0];                                                                               \
+        e[1] = c[1];                                                                               \
+        gs_scan_carry_##S(M, b, c);                                                                \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    const int Q = (P + 31) / 32;                                                                   \
+    T A[32][4], B[32][2];                                                                          \
+    for (int j = 0; j < 32; j++) {                                                                 \
+      A[j][0] = A[j][3] = 1;                                                                       \
+      A[j][1] = A[j][2] = B[j][0] = B[j][1] = 0;                                                   \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = j * Q + u;                                                                   \
+        if (i >= P) break;                                                                         \
+        const T *e = map[backward ? P - 1 - i : i];                                                \
+        T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                    \
+        gs_tile_compose_##S(M, b, A[j], B[j]);                                                     \
+        for (int r = 0; r < 4; r++)                                                                \
+          A[j][r] = M[r];                                                                          \
+        B[j][0] = b[0];                                                                            \
+        B[j][1] = b[1];                                                                            \
+      }                                                                                            \
+    }                                                                                              \
+    for (int off = 1; off < 32; off <<= 1)                                                         \
+      for (int j = 31; j >= off; j--)                                                              \
+        gs_tile_compose_##S(A[j], B[j], A[j - off], B[j - off]);                                   \
+    for (int j = 0; j < 32; j++) {                                                                 \
+      c[0] = j > 0 ? B[j - 1][0] : (T)0;                                                           \
+      c[1] = j > 0 ? B[j - 1][1] : (T)0;                                                           \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = j * Q + u;                                                                   \
+        if (i >= P) break;                                                                         \
+        T *e = map[backward ? P - 1 - i : i];                                                      \
+        const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                              \
+        e[0] = c[0];                                                                               \
+        e[1] = c[1];                                                                               \
+        gs_scan_carry_##S(M, b, c);                                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
   /* A chunk's forward coefficients and f' (rows [r0, r0 + L)) from the factors F and f. LU:       \
    * c1 = -beta / alpha (tri: -l / alpha), c2 = -a / alpha, f' = f / alpha. LDL^T (forward sweep   \
    * L z = f): c1 = -l1, c2 = -l2 (tri: -l, 0), f' = f. */                                         \
@@ -1450,42 +1502,37 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
                                             GsInt rb, GsInt rs, int L) {                           \
     const GsInt m = sh->m;                                                                         \
     const int penta = sh->bands == 5, P = (int)((m + L - 1) / L), h = sh->h;                       \
-    T c1[GS_BANDED_SCAN_MAX_L], c2[GS_BANDED_SCAN_MAX_L], ft[GS_BANDED_SCAN_MAX_L], M[4], b[2];    \
-    T cin[GS_BANDED_SCAN_MAX_ROWS / 8][2], c[2] = {0, 0}, z[2] = {0, 0};                           \
+    T c1[GS_BANDED_SCAN_MAX_L], c2[GS_BANDED_SCAN_MAX_L], ft[GS_BANDED_SCAN_MAX_L];                \
+    T map[GS_BANDED_SCAN_MAX_ROWS / 8][6], z[2] = {0, 0};                                          \
     for (int r = 0; sh->periodic && r < h; r++) /* before x (maybe f) is written */                \
       z[r] = f[rb + (m + r) * rs];                                                                 \
     for (int k = 0; k < P; k++) {                                                                  \
       gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, (GsInt)k *L, L, c1, c2, ft);                  \
-      gs_scan_map_##S(penta, L, c1, c2, ft, 0, M, b);                                              \
-      cin[k][0] = c[0];                                                                            \
-      cin[k][1] = c[1];                                                                            \
-      gs_scan_carry_##S(M, b, c);                                                                  \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 0, map[k], map[k] + 4);                                \
     }                                                                                              \
+    gs_scan_chain_host_##S(map, P, 0);                                                             \
     /* g (LDL^T: y = z / d) into x chunk by chunk, each chunk's f read before its x is written. */ \
     for (int k = P - 1; k >= 0; k--) {                                                             \
       const GsInt r0 = (GsInt)k * L;                                                               \
       gs_scan_fwd_load_##S(sh, F, fb, fs, f, rb, rs, r0, L, c1, c2, ft);                           \
-      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, cin[k]);                                          \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, map[k]);                                          \
       if (sh->spd) gs_scan_diag_##S(sh, F, fb, fs, r0, L, ft);                                     \
       for (int j = 0; j < L && r0 + j < m; j++)                                                    \
         x[rb + (r0 + j) * rs] = ft[j];                                                             \
     }                                                                                              \
-    c[0] = c[1] = 0;                                                                               \
     for (int k = P - 1; k >= 0; k--) {                                                             \
       const GsInt r0 = (GsInt)k * L;                                                               \
       gs_scan_back_load_##S(sh, F, fb, fs, r0, L, c1, c2);                                         \
       gs_scan_load_##S(x, rb, rs, r0, L, m, ft);                                                   \
-      gs_scan_map_##S(penta, L, c1, c2, ft, 1, M, b);                                              \
-      cin[k][0] = c[0];                                                                            \
-      cin[k][1] = c[1];                                                                            \
-      gs_scan_carry_##S(M, b, c);                                                                  \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 1, map[k], map[k] + 4);                                \
     }                                                                                              \
+    gs_scan_chain_host_##S(map, P, 1);                                                             \
     int finite = 1;                                                                                \
     for (int k = 0; k < P; k++) {                                                                  \
       const GsInt r0 = (GsInt)k * L;                                                               \
       gs_scan_back_load_##S(sh, F, fb, fs, r0, L, c1, c2);                                         \
       gs_scan_load_##S(x, rb, rs, r0, L, m, ft);                                                   \
-      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, cin[k]);                                          \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, map[k]);                                          \
       for (int j = 0; j < L && r0 + j < m; j++) {                                                  \
         x[rb + (r0 + j) * rs] = ft[j];                                                             \
         finite &= isfinite((double)ft[j]) ? 1 : 0;                                                 \

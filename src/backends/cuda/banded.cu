@@ -795,6 +795,17 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
+/* The states entering the chunks of the block's systems (in a kernel of chunk length L): up to 32
+ * chunks a system, one thread each carries them in order; more (ns <= 7 systems a block), warp w
+ * takes system w's chain across its lanes (gs_scan_chain_host's order). */
+#define GS_SCAN_CHAIN(S, L, backward)                                                              \
+  if ((L) == 16 && P > 32) { /* (8-row chunks: at most 256 rows, 32 chunks) */                     \
+    const int w_ = t / 32;                                                                         \
+    if (w_ < ns && (blockIdx.x % groups) * ns + w_ < a.batch)                                      \
+      gs_scan_chain_warp_##S(smap, P, ns, w_, backward);                                           \
+  } else if (on && k == 0) {                                                                       \
+    gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
+  }
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER)                                                   \
   static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L))       \
       gs_banded_scan_k_##S##BANDS##L##PER(GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C,     \
@@ -843,7 +854,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
     }                                                                                              \
     __syncthreads();                                                                               \
-    if (on && k == 0) gs_scan_chain_##S(smap, P, ns, sl, 0); /* states entering the chunks */      \
+    GS_SCAN_CHAIN(S, L, 0) /* the states entering the chunks */                                    \
     __syncthreads();                                                                               \
     if (on) {                                                                                      \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
@@ -864,7 +875,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     __syncthreads(); /* every state read before the backward maps overwrite them */                \
     if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[t], smap[t] + 4);                        \
     __syncthreads();                                                                               \
-    if (on && k == 0) gs_scan_chain_##S(smap, P, ns, sl, 1); /* backward: last chunk first */      \
+    GS_SCAN_CHAIN(S, L, 1) /* backward: from the last chunk down */                                \
     __syncthreads();                                                                               \
     T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
     if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                   \
@@ -920,6 +931,44 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     }                                                                                              \
   }
 #define GS_CUDA_BANDED_SCAN_ALL(T, S)                                                              \
+  /* System sl's chain of P > 32 chunks over the calling warp's lanes: lane j composes the maps of \
+   * Q = ceil(P / 32) consecutive chunks, a Kogge-Stone scan with shuffles composes the lanes',    \
+   * and each lane carries the state entering its first chunk through its chunks. */               \
+  static __device__ __forceinline__ void gs_scan_chain_warp_##S(T(*smap)[6], int P, int ns,        \
+                                                                int sl, int backward) {            \
+    const int lane = (int)(threadIdx.x & 31), Q = (P + 31) / 32;                                   \
+    T A[4] = {1, 0, 0, 1}, B[2] = {0, 0};                                                          \
+    for (int u = 0; u < Q; u++) {                                                                  \
+      const int i = lane * Q + u;                                                                  \
+      if (i >= P) break;                                                                           \
+      const T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                     \
+      T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                      \
+      gs_tile_compose_##S(M, b, A, B);                                                             \
+      _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = M[r];                                   \
+      B[0] = b[0];                                                                                 \
+      B[1] = b[1];                                                                                 \
+    }                                                                                              \
+    for (int off = 1; off < 32; off <<= 1) {                                                       \
+      T Ap[4], Bp[2];                                                                              \
+      _Pragma("unroll") for (int q = 0; q < 4; q++) Ap[q] =                                        \
+          __shfl_up_sync(0xffffffffu, A[q], off);                                                  \
+      _Pragma("unroll") for (int q = 0; q < 2; q++) Bp[q] =                                        \
+          __shfl_up_sync(0xffffffffu, B[q], off);                                                  \
+      if (lane >= off) gs_tile_compose_##S(A, B, Ap, Bp);                                          \
+    }                                                                                              \
+    T c[2] = {__shfl_up_sync(0xffffffffu, B[0], 1), __shfl_up_sync(0xffffffffu, B[1], 1)};         \
+    if (lane == 0) c[0] = c[1] = 0;                                                                \
+    __syncwarp(); /* every lane's maps read before any state overwrites them */                    \
+    for (int u = 0; u < Q; u++) {                                                                  \
+      const int i = lane * Q + u;                                                                  \
+      if (i >= P) break;                                                                           \
+      T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                           \
+      const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                \
+      e[0] = c[0];                                                                                 \
+      e[1] = c[1];                                                                                 \
+      gs_scan_carry_##S(M, b, c);                                                                  \
+    }                                                                                              \
+  }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
    * chunks in order (backward: from the last), leaving in each the state entering it. */          \
   static __device__ __forceinline__ void gs_scan_chain_##S(T(*smap)[6], int P, int ns, int sl,     \
