@@ -1675,6 +1675,30 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           "automatic choice for per-system matrices: %s", GsBandedAlgorithmName(got));
     CHECK_OK(GsBandedDestroy(&A));
   }
+  /* The automatic choice for a few systems of their own on a GPU is the scan, periodic and LDL^T
+   * ones included; one thread per system on the CPU (whatever -banded_algorithm says). */
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", "auto"));
+  for (int v = 0; v < 4; v++) {
+    GsBandedDesc dv = {v % 2 ? 3 : 5,
+                       1024 + (v & 1 ? 1 : 2) * (v >= 2),
+                       64,
+                       GS_DOUBLE,
+                       GS_BANDED_INTERLEAVED,
+                       0,
+                       0,
+                       v >= 2,
+                       v % 2};
+    if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
+    GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+    GsDeviceInfo info;
+    CHECK_OK(GsGetDeviceInfo(ctx, &info));
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK(got == (info.device_id >= 0 ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD),
+          "automatic choice for 64 systems of %lld rows (bands %d, periodic %d, spd %d): %s",
+          (long long)dv.n, dv.bands, dv.periodic, dv.spd, GsBandedAlgorithmName(got));
+    CHECK_OK(GsBandedDestroy(&A));
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));
   /* Tile: at most 4096 rows in the banded block; periodic systems have h more. */
   for (int per = 0; per < 2; per++) {
     GsBandedDesc ds = {5, 4096 + 2 * per, 3, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};

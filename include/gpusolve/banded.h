@@ -104,13 +104,13 @@ typedef enum {
 
 /* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
- * thread per system is faster), else SCAN for a non-periodic LU batch below 16384 systems, of at
- * least 32 rows and either at most 1024 rows or at most 2^20 unknowns, else SPIKE when the batch is
- * too small to fill the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or 128 (penta)
- * rows or more; periodic systems included, so a shared periodic matrix of more than 4096 rows is
- * partitioned), else THREAD; on the CPU, THREAD. An algorithm that cannot serve the batch is
- * GS_ERR_UNSUPPORTED. Also the option -banded_algorithm auto|thread|spike|tile|scan, which,
- * applying to every batch of a context, falls back to auto where the batch does not allow it. */
+ * thread per system is faster), else SCAN for a batch below 16384 systems, of at least 32 rows and
+ * either at most 1024 rows or at most 2^20 unknowns, else SPIKE when the batch is too small to fill
+ * the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or 128 (penta) rows or more;
+ * periodic systems included, so a shared periodic matrix of more than 4096 rows is partitioned),
+ * else THREAD; on the CPU, THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED.
+ * Also the option -banded_algorithm auto|thread|spike|tile|scan, which, applying to every batch of
+ * a context, falls back to auto where the batch does not allow it. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);

@@ -212,9 +212,12 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * checks, scan / SPIKE / thread: penta 1024 x 1024 36 / 127 / 263 us, tri 20 / 67 / 178 us;
      * penta 8192 x 1024 205 / 221 / 340 us, tri 129 / 161 / 247 us; penta 256 x 4096 84 / 247 /
      * 977 us; but penta 1024 x 4096 297 / 229 / 1145 us, tri 2048 x 2048 122 / 105 / 418 us,
-     * and penta 16384 x 1024 591 / 392 / 394 us). */
-    else if (gpu && bi->batch < 16384 && scan_fits(bi) && !bi->periodic && !bi->spd &&
-             bi->m >= 32 && (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
+     * and penta 16384 x 1024 591 / 392 / 394 us). Periodic and LDL^T batches likewise (penta
+     * 1024 x 1024: periodic 46 / 129 / 286 us, LDL^T 32 / 141 us, both 42 / 146 us; tri periodic
+     * 27 / 81 us); past 1024 rows an interleaved chunk's loads fill a fraction of each sector
+     * (one system a block at 4096 rows: penta 1024 x 4096 254 / 227 us, tri 202 / 120 us). */
+    else if (gpu && bi->batch < 16384 && scan_fits(bi) && bi->m >= 32 &&
+             (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
       algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4)
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
