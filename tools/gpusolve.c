@@ -378,7 +378,8 @@ static void banded_help(void) {
       "                      plus the headline cases (batch x n, interleaved): penta and tri at\n"
       "                      65536x1024 and 1024x1024, penta 1024x65536, and penta and tri\n"
       "                      shared, periodic and factor_solve at 65536x1024, penta shared\n"
-      "                      periodic there, penta shared at 1024x1024, penta spd at 65536x1024\n"
+      "                      periodic there, penta shared at 1024x1024, penta spd at 65536x1024,\n"
+      "                      and penta and tri periodic and penta spd at 1024x1024\n"
       "  -max_unknowns U     sweep only cases with n*batch <= U (default 2^28 GPU, 2^22 CPU)\n"
       "  -banded_algorithm A auto (default), thread (one thread per system), spike (each\n"
       "                      system in -banded_partitions P pieces), tile (shared matrix of at\n"
@@ -487,7 +488,8 @@ static int cmd_banded(int argc, char **argv) {
         {3, 1024, 1024, 0, 0, 0, 0},  {5, 1024, 65536, 0, 0, 0, 0}, {5, 65536, 1024, 1, 0, 0, 0},
         {3, 65536, 1024, 1, 0, 0, 0}, {5, 65536, 1024, 0, 1, 0, 0}, {3, 65536, 1024, 0, 1, 0, 0},
         {5, 65536, 1024, 0, 0, 1, 0}, {3, 65536, 1024, 0, 0, 1, 0}, {5, 65536, 1024, 1, 1, 0, 0},
-        {5, 1024, 1024, 1, 0, 0, 0},  {5, 65536, 1024, 0, 0, 0, 1},
+        {5, 1024, 1024, 1, 0, 0, 0},  {5, 65536, 1024, 0, 0, 0, 1}, {5, 1024, 1024, 0, 1, 0, 0},
+        {3, 1024, 1024, 0, 1, 0, 0},  {5, 1024, 1024, 0, 0, 0, 1},
     };
     static const long long batches[] = {256, 1024, 4096, 16384, 65536, 262144};
     static const long long ns[] = {8, 64, 256, 1024, 4096, 65536};
