@@ -21,7 +21,7 @@ def main(path):
     # Plain cases only: interleaved, per-system, non-periodic, double (sweep and headline groups).
     recs = [x for x in r["records"] if x.get("group") in ("sweep", "headline")
             and x["dtype"] == "double" and x.get("layout") == "interleaved"
-            and not x.get("shared") and not x.get("periodic")]
+            and not x.get("shared") and not x.get("periodic") and not x.get("spd")]
     fig, axes = plt.subplots(2, 2, figsize=(12, 9))
     for row, (bands, peer) in enumerate([(5, "gpsv_interleaved"), (3, "gtsv_interleaved")]):
         ours = {(x["batch"], x["n"]): x["median_s"] for x in recs
