@@ -713,8 +713,11 @@ extern __shared__ GsInt gs_stage_smem[];
   GS_BANDED_FN void gs_banded_tail_##S(const GsBandedShape *sh, const T *C, const T *ycor, T *z) { \
     const GsInt n = sh->n, m = sh->m;                                                              \
     const int h = sh->h, nb = sh->bands;                                                           \
+    /* Loops over r and l run to 2 with h tested inside, so that on a GPU t and z stay in          \
+     * registers (indexed by constants once unrolled) instead of local memory. */                  \
     T t[2] = {0, 0};                                                                               \
-    for (int r = 0; r < h; r++) {                                                                  \
+    GS_UNROLL_ALL for (int r = 0; r < 2; r++) {                                                    \
+      if (r >= h) break;                                                                           \
       T s = z[r];                                                                                  \
       for (int o = -h; o <= h; o++) {                                                              \
         const GsInt col = gs_banded_wrap(m + r + o, n);                                            \
@@ -726,10 +729,13 @@ extern __shared__ GsInt gs_stage_smem[];
       t[r] = s;                                                                                    \
     }                                                                                              \
     const T *Si = C + h * nb;                                                                      \
-    for (int r = 0; r < h; r++) {                                                                  \
+    GS_UNROLL_ALL for (int r = 0; r < 2; r++) {                                                    \
+      if (r >= h) break;                                                                           \
       T s = 0;                                                                                     \
-      for (int l = 0; l < h; l++)                                                                  \
+      GS_UNROLL_ALL for (int l = 0; l < 2; l++) {                                                  \
+        if (l >= h) break;                                                                         \
         s += Si[r * h + l] * t[l];                                                                 \
+      }                                                                                            \
       z[r] = s;                                                                                    \
     }                                                                                              \
   }                                                                                                \

@@ -421,8 +421,7 @@ GS_CUDA_PART_TABLES(float, fw)
   gs_rhs_place(&a, s, &rb, &rs);                                                                   \
   rb += blk * a.rhs_len;                                                                           \
   if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */            \
-    for (int r = 0; r < h; r++)                                                                    \
-      z[r] = f[rb + (m + r) * rs];                                                                 \
+    _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];          \
   const T *fp = f + rb + r0 * rs;                                                                  \
   if (full) {                                                                                      \
     GS_TILE_LOAD(T, L, fp, rs, v)                                                                  \
@@ -460,7 +459,7 @@ GS_CUDA_PART_TABLES(float, fw)
     __syncthreads();                                                                               \
     if (on && k == 0) {                                                                            \
       gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                      \
-      for (int r = 0; r < h; r++) {                                                                \
+      _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                   \
         x[rb + (m + r) * rs] = z[r];                                                               \
         chk += z[r] * (T)0;                                                                        \
       }                                                                                            \
@@ -832,8 +831,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       gs_mat_place(&a, s, &fb, &fs);                                                               \
       fst = fstatus[a.shared ? 0 : s];                                                             \
       if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */         \
-        for (int r = 0; r < h; r++)                                                                \
-          z[r] = f[rb + (GsInt)(m + r) * rs];                                                      \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                            \
+            f[rb + (GsInt)(m + r) * rs];                                                           \
       if (penta) {                                                                                 \
         GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, m, c2)                                          \
       } else {                                                                                     \
@@ -888,7 +887,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       __syncthreads();                                                                             \
       if (on && k == 0) {                                                                          \
         gs_banded_tail_##S(&sh, Cm, syz[sl], z);                                                   \
-        for (int r = 0; r < h; r++) {                                                              \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
           if (fst) z[r] = (T)NAN;                                                                  \
           x[rb + (GsInt)(m + r) * rs] = z[r];                                                      \
           chk += z[r] * (T)0;                                                                      \
