@@ -445,17 +445,21 @@ GS_CUDA_PART_TABLES(float, fw)
     return;                                                                                        \
   }
 
+/* A periodic system's first h and last h block values from this thread's chunk of L values v
+ * (rows r0 ..) into e (2 h entries), for the tail of the tiled and scan kernels. */
+#define GS_PER_ENDS(L, e, v)                                                                       \
+  _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++) {                                             \
+    const int i_ = r0 + j_;                                                                        \
+    if (i_ < h) (e)[i_] = (v)[j_];                                                                 \
+    if (i_ >= m - h && i_ < m) (e)[h + (i_ - (m - h))] = (v)[j_];                                  \
+  }
 /* The end of a tiled solve's group, shared by the short and long kernels: for a periodic system
  * the last h unknowns from the block's end values and y -= W z on the chunks W reaches, then the
  * store of the chunk, the check for values that are not finite, and the block's barrier. */
 #define GS_TILE_FINISH(T, S, L, PER)                                                               \
   T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
-    if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                        \
-        const int i = r0 + j;                                                                      \
-        if (i < h) yc[sl][i] = v[j];                                                               \
-        if (i >= m - h && i < m) yc[sl][h + (i - (m - h))] = v[j];                                 \
-      }                                                                                            \
+    if (on) GS_PER_ENDS(L, yc[sl], v)                                                              \
     __syncthreads();                                                                               \
     if (on && k == 0) {                                                                            \
       gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                      \
@@ -879,11 +883,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
     if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                   \
     if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
-      if (on) _Pragma("unroll") for (int j = 0; j < L; j++) {                                      \
-          const int i = r0 + j;                                                                    \
-          if (i < h) syz[sl][i] = ft[j];                                                           \
-          if (i >= m - h && i < m) syz[sl][h + (i - (m - h))] = ft[j];                             \
-        }                                                                                          \
+      if (on) GS_PER_ENDS(L, syz[sl], ft)                                                          \
       __syncthreads();                                                                             \
       if (on && k == 0) {                                                                          \
         gs_banded_tail_##S(&sh, Cm, syz[sl], z);                                                   \
