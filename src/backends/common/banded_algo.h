@@ -1388,6 +1388,14 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     c[0] = c0;                                                                                     \
     c[1] = c1;                                                                                     \
   }                                                                                                \
+  /* One step of a chain: the state c entering the chunk of map e (M row-major, then b) goes into  \
+   * e[0..1], and c becomes the state leaving it. */                                               \
+  GS_BANDED_ROW_FN void gs_scan_step_##S(T *e, T *c) {                                             \
+    const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                  \
+    e[0] = c[0];                                                                                   \
+    e[1] = c[1];                                                                                   \
+    gs_scan_carry_##S(M, b, c);                                                                    \
+  }                                                                                                \
   /* The chunk's recurrence from the state c entering it, its values into ft. */                   \
   GS_BANDED_ROW_FN void gs_scan_apply_##S(int penta, int L, const T *c1, const T *c2, T *ft,       \
                                           int rev, const T *c) {                                   \
@@ -1410,11 +1418,7 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     T c[2] = {0, 0};                                                                               \
     if (P <= 32) {                                                                                 \
       for (int i = 0; i < P; i++) {                                                                \
-        T *e = map[backward ? P - 1 - i : i];                                                      \
-        const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                              \
-        e[0] = c[0];                                                                               \
-        e[1] = c[1];                                                                               \
-        gs_scan_carry_##S(M, b, c);                                                                \
+        gs_scan_step_##S(map[backward ? P - 1 - i : i], c);                                        \
       }                                                                                            \
       return;                                                                                      \
     }                                                                                              \
@@ -1444,11 +1448,7 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
       for (int u = 0; u < Q; u++) {                                                                \
         const int i = j * Q + u;                                                                   \
         if (i >= P) break;                                                                         \
-        T *e = map[backward ? P - 1 - i : i];                                                      \
-        const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                              \
-        e[0] = c[0];                                                                               \
-        e[1] = c[1];                                                                               \
-        gs_scan_carry_##S(M, b, c);                                                                \
+        gs_scan_step_##S(map[backward ? P - 1 - i : i], c);                                        \
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \

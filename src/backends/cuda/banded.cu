@@ -961,11 +961,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     for (int u = 0; u < Q; u++) {                                                                  \
       const int i = lane * Q + u;                                                                  \
       if (i >= P) break;                                                                           \
-      T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                           \
-      const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                \
-      e[0] = c[0];                                                                                 \
-      e[1] = c[1];                                                                                 \
-      gs_scan_carry_##S(M, b, c);                                                                  \
+      gs_scan_step_##S(smap[(backward ? P - 1 - i : i) * ns + sl], c);                             \
     }                                                                                              \
   }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
@@ -974,11 +970,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
                                                            int backward) {                         \
     T c[2] = {0, 0};                                                                               \
     for (int i = 0; i < P; i++) {                                                                  \
-      T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                           \
-      const T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                \
-      e[0] = c[0];                                                                                 \
-      e[1] = c[1];                                                                                 \
-      gs_scan_carry_##S(M, b, c);                                                                  \
+      gs_scan_step_##S(smap[(backward ? P - 1 - i : i) * ns + sl], c);                             \
     }                                                                                              \
   }                                                                                                \
   GS_CUDA_BANDED_SCAN(T, S, 3, 8, 0)                                                               \
