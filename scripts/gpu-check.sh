@@ -56,6 +56,8 @@ skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "
 # Batched banded solvers: the issue's headline cases and a sweep of batch x n, cuSPARSE beside.
 # shellcheck disable=SC2086
 skip banded || step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
+# The algorithms side by side where the automatic choice moves between them (deferred checks).
+skip banded || step "bench banded algos" bench.log "$BUILD/tools/gpusolve" banded -algos 1 -json_dir "$OUT"
 # Sparse: SpMV on the issue's matrices beside cuSPARSE, CG + Jacobi per iteration.
 # shellcheck disable=SC2086
 skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT" ${GS_SPMV_ARGS:-}

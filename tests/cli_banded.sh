@@ -54,6 +54,13 @@ if "$cli" banded -gs_backend /cpu -banded_algorithm fastest -n 10 -batch 2 >"$wo
 fi
 grep -q "banded_algorithm" "$work/bad.txt"
 
+echo "== gpusolve banded -algos 1 -max_unknowns 1048576"
+"$cli" banded -gs_backend /cpu -algos 1 -max_unknowns 1048576 -repeats 1 -json "$work/algos.json" \
+  >"$work/algos.txt"
+grep -q "algo=scan check=deferred" "$work/algos.txt"
+grep -q "algo=tile check=deferred" "$work/algos.txt"
+grep -q "algo=thread check=deferred" "$work/algos.txt"
+
 echo "== gpusolve banded -sweep 1 -max_unknowns 100000"
 "$cli" banded -gs_backend /cpu -sweep 1 -max_unknowns 100000 -repeats 2 -json "$work/sweep.json" \
   >"$work/sweep.txt"
@@ -111,7 +118,16 @@ recs = s["records"]
 assert len(recs) == 12, len(recs)  # 6 (batch, n) pairs under 1e5 unknowns, penta and tri
 assert all(x["unknowns"] <= 100000 and x["group"] == "sweep" for x in recs)
 assert {x["bands"] for x in recs} == {3, 5}
-print("cli_banded: %d cases and a sweep of %d records OK" % (ncase, len(recs)))
+a = check(os.path.join(work, "algos.json"))
+assert a["banded"]["algos"] is True and a["banded"]["sweep"] is False
+arecs = a["records"]
+# The shapes of at most 2^20 unknowns, three algorithms each, every call deferred.
+assert len(arecs) == 3 * 10, len(arecs)
+assert all(x["group"] == "algos" and "check=deferred" in x["config"] for x in arecs)
+for algo in ("scan", "spike", "thread", "tile"):
+    assert any("algo=" + algo in x["config"] for x in arecs), algo
+print("cli_banded: %d cases, a sweep of %d records and %d algorithm records OK"
+      % (ncase, len(recs), len(arecs)))
 PY
 
 # Mistakes end with a message and status 1.

@@ -347,6 +347,8 @@ static void banded_help(void) {
       "                       [-json FILE | -json_dir DIR]\n"
       "       gpusolve banded -sweep 1 [-max_unknowns U] [-bands 3|5] [-dtype ...] [-layout ...]\n"
       "                       [-mode ...] [-repeats R] [-peers 0|1] [-json FILE | -json_dir DIR]\n"
+      "       gpusolve banded -algos 1 [-max_unknowns U] [-repeats R] [-json FILE | -json_dir "
+      "DIR]\n"
       "Times the batched banded solver on B random diagonally dominant systems of N rows\n"
       "(off-diagonals in [-1,1), main diagonal in [bands, bands+1)) and prints the relative\n"
       "residual ||Ax-f||/||f|| (must be < 1e-8 in double, 1e-4 in float), the median time,\n"
@@ -372,7 +374,8 @@ static void banded_help(void) {
       "                      factor_solve: time factor + solve in one call (refactor each call)\n"
       "  -repeats R          timed calls, the median is reported (default 20 GPU, 5 CPU)\n"
       "  -json FILE          write the records (suite \"banded\") as JSON;\n"
-      "  -json_dir DIR       the same into DIR/banded-<device>.json\n"
+      "  -json_dir DIR       the same into DIR/banded-<device>.json\n");
+  printf(
       "  -sweep 1            batch in {256,1024,4096,16384,65536,262144} x n in\n"
       "                      {8,64,256,1024,4096,65536}, both band counts unless -bands is given,\n"
       "                      plus the headline cases (batch x n, interleaved): penta and tri at\n"
@@ -381,6 +384,11 @@ static void banded_help(void) {
       "                      periodic there, penta shared at 1024x1024, penta spd at 65536x1024,\n"
       "                      and penta and tri periodic and penta spd at 1024x1024\n"
       "  -max_unknowns U     sweep only cases with n*batch <= U (default 2^28 GPU, 2^22 CPU)\n"
+      "  -algos 1            the algorithms side by side where the automatic choice moves\n"
+      "                      between them (16 shapes: scan, spike and thread for systems of\n"
+      "                      their own; tile, scan and spike for shared stiff ADI rows), each\n"
+      "                      call deferred, no peers; records in the group \"algos\"\n"
+      "                      (-json_dir: DIR/banded-algos-<device>.json)\n"
       "  -banded_algorithm A auto (default), thread (one thread per system), spike (each\n"
       "                      system in -banded_partitions P pieces), tile (shared matrix of at\n"
       "                      most 4096 rows, chunks on chip), scan (systems of at most 4096\n"
@@ -418,7 +426,7 @@ static int cmd_banded(int argc, char **argv) {
   GsInt bands = 5, n = 1024, batch = gpu ? 65536 : 4096, repeats = gpu ? 20 : 5;
   GsInt max_unknowns = gpu ? (GsInt)1 << 28 : (GsInt)1 << 22;
   int dt = GS_DOUBLE, layout = GS_BANDED_INTERLEAVED, mode = GS_BENCH_BANDED_SOLVE;
-  int shared = 0, periodic = 0, spd = 0, peers = 1, sweep = 0, bands_set = 0;
+  int shared = 0, periodic = 0, spd = 0, peers = 1, sweep = 0, algos = 0, bands_set = 0;
   char json[768] = "", json_dir[512] = "";
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-bands", &bands, &bands_set));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-n", &n, NULL));
@@ -434,10 +442,14 @@ static int cmd_banded(int argc, char **argv) {
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-repeats", &repeats, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-peers", &peers, NULL));
   CLI_CALL(ctx, GsOptionsGetBool(ctx, "-sweep", &sweep, NULL));
+  CLI_CALL(ctx, GsOptionsGetBool(ctx, "-algos", &algos, NULL));
   CLI_CALL(ctx, GsOptionsGetInt(ctx, "-max_unknowns", &max_unknowns, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json", json, sizeof json, NULL));
   CLI_CALL(ctx, GsOptionsGetString(ctx, "-json_dir", json_dir, sizeof json_dir, NULL));
-  if (json_dir[0] && !json[0] && json_in_dir(json, sizeof json, json_dir, "banded", gpu, &dev)) {
+  /* -algos alone writes DIR/banded-algos-<device>.json, beside a sweep's banded-<device>.json. */
+  if (json_dir[0] && !json[0] &&
+      json_in_dir(json, sizeof json, json_dir, algos && !sweep ? "banded-algos" : "banded", gpu,
+                  &dev)) {
     GsDestroy(&ctx);
     return 1;
   }
@@ -460,8 +472,9 @@ static int cmd_banded(int argc, char **argv) {
     return 1;
   }
 
-  enum { MAXCASES = 160 };
+  enum { MAXCASES = 220 };
   GsBenchBandedCase cases[MAXCASES];
+  const char *case_algo[MAXCASES] = {NULL}; /* -algos: the algorithm each case forces */
   int ncases = 0, skipped = 0;
   GsBenchBandedCase base = {.bands = (int)bands,
                             .n = n,
@@ -475,9 +488,9 @@ static int cmd_banded(int argc, char **argv) {
                             .mode = (GsBenchBandedMode)mode,
                             .peers = peers,
                             .group = NULL};
-  if (!sweep) {
+  if (!sweep && !algos) {
     cases[ncases++] = base;
-  } else {
+  } else if (sweep) {
     /* The headline cases (batch x n), interleaved, in the chosen type. */
     static const struct {
       int bands;
@@ -531,12 +544,67 @@ static int cmd_banded(int argc, char **argv) {
            "repeats each\n\n",
            res, dev.name, ncases, (long long)max_unknowns, skipped, (long long)repeats);
   }
+  if (algos) {
+    /* The algorithms side by side where the automatic choice moves between them (batch x n,
+     * interleaved unless marked, penta unless marked), each call deferred (the time of the work,
+     * as in a loop of solves), no peers: per-system matrices under scan, SPIKE and one thread per
+     * system; shared ones (stiff ADI rows, as Cahn-Hilliard's) under tile, scan and SPIKE. */
+    static const struct {
+      int bands;
+      long long batch, n;
+      int shared, periodic, spd, contiguous;
+      double stiff;
+    } shp[] = {
+        {5, 1024, 1024, 0, 0, 0, 0, 0},   {3, 1024, 1024, 0, 0, 0, 0, 0},
+        {5, 1024, 1024, 0, 1, 0, 0, 0},   {3, 1024, 1024, 0, 1, 0, 0, 0},
+        {5, 1024, 1024, 0, 0, 1, 0, 0},   {5, 1024, 1024, 0, 0, 0, 1, 0},
+        {5, 4096, 256, 0, 0, 0, 0, 0},    {5, 8192, 1024, 0, 0, 0, 0, 0},
+        {5, 8192, 1024, 0, 1, 0, 0, 0},   {5, 16384, 1024, 0, 0, 0, 0, 0},
+        {5, 256, 4096, 0, 0, 0, 0, 0},    {5, 1024, 4096, 0, 0, 0, 0, 0},
+        {5, 1024, 1024, 1, 1, 0, 0, 1e4}, {5, 1024, 1024, 1, 1, 0, 1, 1e4},
+        {5, 4096, 4096, 1, 1, 0, 0, 1e5}, {5, 4096, 4096, 1, 1, 0, 1, 1e5},
+    };
+    static const char *const own[] = {"scan", "spike", "thread"}, *const shd[] = {"tile", "scan",
+                                                                                  "spike"};
+    int na = 0;
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++)
+      for (int q = 0; q < 3; q++) {
+        GsBenchBandedCase c = base;
+        c.bands = shp[i].bands;
+        c.batch = shp[i].batch;
+        c.n = shp[i].n;
+        c.layout = shp[i].contiguous ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED;
+        c.shared = shp[i].shared;
+        c.periodic = shp[i].periodic;
+        c.spd = shp[i].spd;
+        c.stiff = shp[i].stiff;
+        c.mode = GS_BENCH_BANDED_SOLVE;
+        c.peers = 0;
+        c.group = "algos";
+        if ((double)c.n * (double)c.batch > (double)max_unknowns) {
+          skipped++;
+          continue;
+        }
+        if (ncases >= MAXCASES) break;
+        case_algo[ncases] = shp[i].shared ? shd[q] : own[q];
+        cases[ncases++] = c;
+        na++;
+      }
+    printf("banded algorithms on %s (%s): %d cases with n*batch <= %lld, deferred checks, %lld "
+           "repeats each\n\n",
+           res, dev.name, na, (long long)max_unknowns, (long long)repeats);
+  }
 
   GsBenchReport rep = {0};
   double top_floor = 0, top_bytes = -1;
   for (int i = 0; i < ncases; i++) {
     int r0 = rep.nrec;
-    int ierr = GsBenchBanded(ctx, &cases[i], (int)repeats, &rep, stdout);
+    int ierr = 0;
+    if (case_algo[i]) { /* read by GsBandedCreate in the case */
+      ierr = GsOptionsSetValue(ctx, "-banded_algorithm", case_algo[i]);
+      if (!ierr) ierr = GsOptionsSetValue(ctx, "-banded_check", "deferred");
+    }
+    if (!ierr) ierr = GsBenchBanded(ctx, &cases[i], (int)repeats, &rep, stdout);
     if (ierr) {
       fprintf(stderr, "gpusolve: %s\n", GsGetErrorMessage(ctx));
       GsBenchReportFree(&rep);
@@ -554,8 +622,9 @@ static int cmd_banded(int argc, char **argv) {
   if (json[0]) {
     char extra[256];
     snprintf(extra, sizeof extra,
-             "\"banded\": {\"sweep\": %s, \"max_unknowns\": %lld, \"floor_per_record\": true}",
-             sweep ? "true" : "false", (long long)max_unknowns);
+             "\"banded\": {\"sweep\": %s, \"algos\": %s, \"max_unknowns\": %lld, "
+             "\"floor_per_record\": true}",
+             sweep ? "true" : "false", algos ? "true" : "false", (long long)max_unknowns);
     int ierr = GsBenchWriteJSON(ctx, &rep, json, "banded", &dev, res, top_floor, extra);
     if (ierr) {
       fprintf(stderr, "gpusolve: %s\n", GsGetErrorMessage(ctx));
