@@ -740,6 +740,20 @@ extern __shared__ GsInt gs_stage_smem[];
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
+  /* The tail from a solved block in x (rows from rb, step rs): its first and last h values, then  \
+   * gs_banded_tail. */                                                                            \
+  GS_BANDED_FN void gs_banded_tail_x_##S(const GsBandedShape *sh, const T *C, const T *x,          \
+                                         GsInt rb, GsInt rs, T *z) {                               \
+    const GsInt m = sh->m;                                                                         \
+    const int h = sh->h;                                                                           \
+    T ycor[4];                                                                                     \
+    for (int r = 0; r < h; r++) {                                                                  \
+      ycor[r] = x[rb + r * rs];                                                                    \
+      ycor[h + r] = x[rb + (m - h + r) * rs];                                                      \
+    }                                                                                              \
+    gs_banded_tail_##S(sh, C, ycor, z);                                                            \
+  }                                                                                                \
+                                                                                                   \
   /* Solve one system with its factors; returns GS_BANDED_NOT_FINITE if the solution has an inf or \
    * NaN entry. f and x may be the same array. */                                                  \
   GS_BANDED_FN int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, const T *C,     \
@@ -753,12 +767,7 @@ extern __shared__ GsInt gs_stage_smem[];
     }                                                                                              \
     int finite = gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                              \
     if (sh->periodic) {                                                                            \
-      T ycor[4];                                                                                   \
-      for (int r = 0; r < h; r++) {                                                                \
-        ycor[r] = x[rb + r * rs];                                                                  \
-        ycor[h + r] = x[rb + (m - h + r) * rs];                                                    \
-      }                                                                                            \
-      gs_banded_tail_##S(sh, C, ycor, z);                                                          \
+      gs_banded_tail_x_##S(sh, C, x, rb, rs, z);                                                   \
       enum { K = KK };                                                                             \
       /* y -= W z over the rows where W matters, [0, phi) and [plo, m); loads of a chunk first. */ \
       GsInt phi, plo;                                                                              \
@@ -1546,12 +1555,7 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     }                                                                                              \
     if (sh->periodic) { /* the last h unknowns from the block's end values, then y -= W z */       \
       const int nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                           \
-      T ycor[4];                                                                                   \
-      for (int r = 0; r < h; r++) {                                                                \
-        ycor[r] = x[rb + r * rs];                                                                  \
-        ycor[h + r] = x[rb + (m - h + r) * rs];                                                    \
-      }                                                                                            \
-      gs_banded_tail_##S(sh, C, ycor, z);                                                          \
+      gs_banded_tail_x_##S(sh, C, x, rb, rs, z);                                                   \
       GsInt phi, plo;                                                                              \
       gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
       for (GsInt i = 0; i < m; i++) {                                                              \
