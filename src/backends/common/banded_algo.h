@@ -740,18 +740,54 @@ extern __shared__ GsInt gs_stage_smem[];
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
-  /* The tail from a solved block in x (rows from rb, step rs): its first and last h values, then  \
-   * gs_banded_tail. */                                                                            \
-  GS_BANDED_FN void gs_banded_tail_x_##S(const GsBandedShape *sh, const T *C, const T *x,          \
-                                         GsInt rb, GsInt rs, T *z) {                               \
+  /* A periodic system's correction once its block is solved into x (rows from rb, step rs): the   \
+   * last h unknowns from the block's first and last h values and z (on entry the last h entries   \
+   * of f; gs_banded_tail), y -= W z over the rows where W matters ([0, phi) and [plo, m), loads   \
+   * of a chunk of K rows first), and the h unknowns stored; *finite becomes 0 if a value it       \
+   * writes is inf or NaN. */                                                                      \
+  GS_BANDED_FN int gs_banded_periodic_fix_##S(const GsBandedShape *sh, const T *const *F,          \
+                                              const T *C, GsInt fb, GsInt fs, T *x, GsInt rb,      \
+                                              GsInt rs, T *z) {                                    \
     const GsInt m = sh->m;                                                                         \
-    const int h = sh->h;                                                                           \
+    const int h = sh->h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                  \
+    int finite = 1;                                                                                \
     T ycor[4];                                                                                     \
     for (int r = 0; r < h; r++) {                                                                  \
       ycor[r] = x[rb + r * rs];                                                                    \
       ycor[h + r] = x[rb + (m - h + r) * rs];                                                      \
     }                                                                                              \
     gs_banded_tail_##S(sh, C, ycor, z);                                                            \
+    enum { K = KK };                                                                               \
+    GsInt phi, plo;                                                                                \
+    gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                       \
+    for (GsInt i0 = 0; i0 < m; i0 += K) {                                                          \
+      if (i0 >= phi && i0 + K <= plo) { /* a chunk in the middle: skip to the last one */          \
+        i0 = (plo - i0) / K * K + i0 - K;                                                          \
+        continue;                                                                                  \
+      }                                                                                            \
+      T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                     \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m && (i < phi || i >= plo)) {                                                      \
+          vx[u] = x[rb + i * rs];                                                                  \
+          w0[u] = F[nlu][fb + i * fs];                                                             \
+          if (h > 1) w1[u] = F[nlu + 1][fb + i * fs];                                              \
+        }                                                                                          \
+      }                                                                                            \
+      GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                  \
+        const GsInt i = i0 + u;                                                                    \
+        if (i < m && (i < phi || i >= plo)) {                                                      \
+          const T xi = vx[u] - w0[u] * z[0] - (h > 1 ? w1[u] * z[1] : (T)0);                       \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    for (int r = 0; r < h; r++) {                                                                  \
+      x[rb + (m + r) * rs] = z[r];                                                                 \
+      finite &= isfinite((double)z[r]) ? 1 : 0;                                                    \
+    }                                                                                              \
+    return finite;                                                                                 \
   }                                                                                                \
                                                                                                    \
   /* Solve one system with its factors; returns GS_BANDED_NOT_FINITE if the solution has an inf or \
@@ -759,47 +795,14 @@ extern __shared__ GsInt gs_stage_smem[];
   GS_BANDED_FN int gs_banded_solve_##S(const GsBandedShape *sh, const T *const *F, const T *C,     \
                                        GsInt fb, GsInt fs, const T *f, T *x, GsInt rb, GsInt rs) { \
     const GsInt m = sh->m;                                                                         \
-    const int h = sh->h, nb = sh->bands, nlu = GS_BANDED_NLU(nb, sh->spd);                         \
+    const int h = sh->h;                                                                           \
     T z[2] = {0, 0};                                                                               \
     if (sh->periodic) { /* read the last h entries of f before x (maybe f) is written */           \
       for (int r = 0; r < h; r++)                                                                  \
         z[r] = f[rb + (m + r) * rs];                                                               \
     }                                                                                              \
     int finite = gs_banded_lu_solve_##S(sh, F, fb, fs, f, x, rb, rs);                              \
-    if (sh->periodic) {                                                                            \
-      gs_banded_tail_x_##S(sh, C, x, rb, rs, z);                                                   \
-      enum { K = KK };                                                                             \
-      /* y -= W z over the rows where W matters, [0, phi) and [plo, m); loads of a chunk first. */ \
-      GsInt phi, plo;                                                                              \
-      gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
-      for (GsInt i0 = 0; i0 < m; i0 += K) {                                                        \
-        if (i0 >= phi && i0 + K <= plo) { /* a chunk in the middle: skip to the last one */        \
-          i0 = (plo - i0) / K * K + i0 - K;                                                        \
-          continue;                                                                                \
-        }                                                                                          \
-        T vx[K] = {0}, w0[K] = {0}, w1[K] = {0};                                                   \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u;                                                                  \
-          if (i < m && (i < phi || i >= plo)) {                                                    \
-            vx[u] = x[rb + i * rs];                                                                \
-            w0[u] = F[nlu][fb + i * fs];                                                           \
-            if (h > 1) w1[u] = F[nlu + 1][fb + i * fs];                                            \
-          }                                                                                        \
-        }                                                                                          \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u;                                                                  \
-          if (i < m && (i < phi || i >= plo)) {                                                    \
-            const T xi = vx[u] - w0[u] * z[0] - (h > 1 ? w1[u] * z[1] : (T)0);                     \
-            x[rb + i * rs] = xi;                                                                   \
-            finite &= isfinite((double)xi) ? 1 : 0;                                                \
-          }                                                                                        \
-        }                                                                                          \
-      }                                                                                            \
-      for (int r = 0; r < h; r++) {                                                                \
-        x[rb + (m + r) * rs] = z[r];                                                               \
-        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
-      }                                                                                            \
-    }                                                                                              \
+    if (sh->periodic) finite &= gs_banded_periodic_fix_##S(sh, F, C, fb, fs, x, rb, rs, z);        \
     return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
   }                                                                                                \
                                                                                                    \
@@ -1553,23 +1556,7 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
         finite &= isfinite((double)ft[j]) ? 1 : 0;                                                 \
       }                                                                                            \
     }                                                                                              \
-    if (sh->periodic) { /* the last h unknowns from the block's end values, then y -= W z */       \
-      const int nlu = GS_BANDED_NLU(sh->bands, sh->spd);                                           \
-      gs_banded_tail_x_##S(sh, C, x, rb, rs, z);                                                   \
-      GsInt phi, plo;                                                                              \
-      gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        if (i >= phi && i < plo) continue;                                                         \
-        const T w1 = h > 1 ? F[nlu + 1][fb + i * fs] : (T)0;                                       \
-        const T xi = x[rb + i * rs] - F[nlu][fb + i * fs] * z[0] - (h > 1 ? w1 * z[1] : (T)0);     \
-        x[rb + i * rs] = xi;                                                                       \
-        finite &= isfinite((double)xi) ? 1 : 0;                                                    \
-      }                                                                                            \
-      for (int r = 0; r < h; r++) {                                                                \
-        x[rb + (m + r) * rs] = z[r];                                                               \
-        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
-      }                                                                                            \
-    }                                                                                              \
+    if (sh->periodic) finite &= gs_banded_periodic_fix_##S(sh, F, C, fb, fs, x, rb, rs, z);        \
     return finite ? GS_BANDED_OK : GS_BANDED_NOT_FINITE;                                           \
   }
 
