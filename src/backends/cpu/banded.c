@@ -53,6 +53,31 @@ static void mat_place(const GsBandedInfo *bi, GsInt s, GsInt *base, GsInt *step)
   }
 }
 
+/* Each (system, block of right-hand sides) of a solve, OpenMP over them: rb, rs place system s's
+ * right-hand side and solution, fb, fs its matrix (index mat); a system whose matrix could not be
+ * factored gets NaN, else ONE (an expression giving its GsBandedStatus) solves it. A system is bad
+ * if any of its right-hand sides is (status was cleared before). Uses bi, nrhs, fstatus, xv and
+ * status from the enclosing function. */
+#define GS_CPU_EACH_SYSTEM(S, ONE)                                                                 \
+  {                                                                                                \
+    const GsInt total_ = nrhs * bi->batch;                                                         \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t_ = 0; t_ < total_; t_++) {           \
+      const GsInt s = t_ % bi->batch, mat = bi->shared ? 0 : s;                                    \
+      GsInt rb, rs, fb, fs;                                                                        \
+      rhs_place(bi, s, &rb, &rs);                                                                  \
+      rb += t_ / bi->batch * bi->rhs_len;                                                          \
+      mat_place(bi, s, &fb, &fs);                                                                  \
+      int st_ = fstatus[mat];                                                                      \
+      if (st_)                                                                                     \
+        gs_banded_poison_##S(bi->n, xv, rb, rs);                                                   \
+      else                                                                                         \
+        st_ = (ONE);                                                                               \
+      if (st_) {                                                                                   \
+        _Pragma("omp atomic write") status[s] = st_;                                               \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
 /* Count bad entries of status[0..count) and find the first, in a fixed order. */
 static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
   sum->nbad = 0;
@@ -94,27 +119,8 @@ static void summarise(const int *status, GsInt count, GsBandedSummary *sum) {
                         const int *fstatus, GsInt nrhs, const void *fv, void *xv, int *status) {   \
     const GsBandedShape sh = shape_of(bi);                                                         \
     GS_CPU_FACTORS(const T, F, Fv);                                                                \
-    const GsInt total = nrhs * bi->batch;                                                          \
-    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
-      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
-      const GsInt mat = bi->shared ? 0 : s;                                                        \
-      GsInt rb, rs, fb, fs;                                                                        \
-      rhs_place(bi, s, &rb, &rs);                                                                  \
-      rb += blk * bi->rhs_len;                                                                     \
-      mat_place(bi, s, &fb, &fs);                                                                  \
-      const T *f = (const T *)fv;                                                                  \
-      T *x = (T *)xv;                                                                              \
-      int st = fstatus[mat];                                                                       \
-      if (st)                                                                                      \
-        gs_banded_poison_##S(bi->n, x, rb, rs);                                                    \
-      else                                                                                         \
-        st = gs_banded_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb, fs, f, x, rb,   \
-                                 rs);                                                              \
-      /* A system is bad if any of its right-hand sides is (status was cleared before). */         \
-      if (st) {                                                                                    \
-        _Pragma("omp atomic write") status[s] = st;                                                \
-      }                                                                                            \
-    }                                                                                              \
+    GS_CPU_EACH_SYSTEM(S, gs_banded_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb,    \
+                                              fs, (const T *)fv, (T *)xv, rb, rs))                 \
   }                                                                                                \
   /* Partitioned (SPIKE) factorisation: partitions of every matrix, then each reduced system. */   \
   static void pfactor_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,          \
@@ -339,23 +345,9 @@ GS_CPU_BANDED(float, f)
   static void tile_solve_##S(const GsBandedInfo *bi, const T *tab, const void *Cv,                 \
                              const int *fstatus, GsInt nrhs, const void *fv, void *xv,             \
                              int *status) {                                                        \
-    const GsBandedShape sh = shape_of(bi);                                                         \
-    const GsInt total = nrhs * bi->batch;                                                          \
-    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
-      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
-      GsInt rb, rs;                                                                                \
-      rhs_place(bi, s, &rb, &rs);                                                                  \
-      rb += blk * bi->rhs_len;                                                                     \
-      int st = fstatus[0];                                                                         \
-      if (st)                                                                                      \
-        gs_banded_poison_##S(bi->n, (T *)xv, rb, rs);                                              \
-      else                                                                                         \
-        st = tile_one_##S(&sh, tab, bi->tile_l, bi->tile_p, (const T *)Cv, (const T *)fv, (T *)xv, \
-                          rb, rs);                                                                 \
-      if (st) {                                                                                    \
-        _Pragma("omp atomic write") status[s] = st;                                                \
-      }                                                                                            \
-    }                                                                                              \
+    const GsBandedShape sh = shape_of(bi); /* a shared matrix: mat is 0 */                         \
+    GS_CPU_EACH_SYSTEM(S, tile_one_##S(&sh, tab, bi->tile_l, bi->tile_p, (const T *)Cv,            \
+                                       (const T *)fv, (T *)xv, rb, rs))                            \
   }
 
 GS_CPU_TILE(double, d)
@@ -369,24 +361,9 @@ GS_CPU_TILE(float, f)
                              int *status) {                                                        \
     const GsBandedShape sh = shape_of(bi);                                                         \
     GS_CPU_FACTORS(const T, F, Fv);                                                                \
-    const GsInt total = nrhs * bi->batch;                                                          \
-    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < total; t++) {               \
-      const GsInt s = t % bi->batch, blk = t / bi->batch;                                          \
-      GsInt rb, rs, fb, fs;                                                                        \
-      rhs_place(bi, s, &rb, &rs);                                                                  \
-      rb += blk * bi->rhs_len;                                                                     \
-      mat_place(bi, s, &fb, &fs);                                                                  \
-      const GsInt mat = bi->shared ? 0 : s;                                                        \
-      int st = fstatus[mat];                                                                       \
-      if (st)                                                                                      \
-        gs_banded_poison_##S(bi->n, (T *)xv, rb, rs);                                              \
-      else                                                                                         \
-        st = gs_banded_scan_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb, fs,        \
-                                      (const T *)fv, (T *)xv, rb, rs, bi->tile_l);                 \
-      if (st) {                                                                                    \
-        _Pragma("omp atomic write") status[s] = st;                                                \
-      }                                                                                            \
-    }                                                                                              \
+    GS_CPU_EACH_SYSTEM(S,                                                                          \
+                       gs_banded_scan_solve_##S(&sh, F, (const T *)Cv + mat * bi->corner_len, fb,  \
+                                                fs, (const T *)fv, (T *)xv, rb, rs, bi->tile_l))   \
   }
 
 GS_CPU_SCAN(double, d)
