@@ -1583,7 +1583,7 @@ static void versus_thread(GsContext ctx, Batch *b, int kind, GsBandedAlgorithm a
 }
 
 /* The chunked scan against one thread per system: what it refuses (more than 4096 rows in the
- * banded block), then chunks of 8 rows (up to 2048 rows) and 16 (beyond), a partial last chunk, a
+ * banded block), then chunks of 8 rows (up to 256 rows) and 16 (beyond), a partial last chunk, a
  * single chunk, both band counts, both layouts, per-system and shared matrices, periodic or not,
  * LU and LDL^T, double and float, diagonally dominant and stiff (hyperdiffusion-type, not
  * dominant) rows, two blocks of right-hand sides; the residuals and the distance to the thread's

@@ -244,7 +244,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
     parts = 1;
     break;
   case GS_BANDED_ALGORITHM_SCAN:
-    GsCheck(bi->m <= GS_BANDED_SCAN_MAX_ROWS, ctx, GS_ERR_UNSUPPORTED,
+    GsCheck(scan_fits(bi), ctx, GS_ERR_UNSUPPORTED,
             "the scan algorithm takes at most %d rows%s; n = %lld", GS_BANDED_SCAN_MAX_ROWS,
             bi->periodic ? " (plus h for a periodic matrix)" : "", (long long)bi->n);
     parts = 1;
