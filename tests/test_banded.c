@@ -454,7 +454,12 @@ static void test_residuals(GsContext ctx, HsRng *r) {
       run_case(ctx, &big2, KIND_SPD_LARGE, MODE_NRHS, r);
       GsBandedDesc big3 = {bands, 999, 512, dt, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
       run_case(ctx, &big3, KIND_SPD_SMALL, MODE_INPLACE, r);
-      cases += 3;
+      /* LDL^T at the same size, plain and periodic (the GPU's scan has LDL^T-only kernels). */
+      GsBandedDesc big4 = {bands, 1000, 512, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, 1};
+      run_case(ctx, &big4, KIND_SPD_LARGE, MODE_TWICE, r);
+      GsBandedDesc big5 = {bands, 1000, 512, dt, GS_BANDED_INTERLEAVED, 0, 0, 1, 1};
+      run_case(ctx, &big5, KIND_SPD_SMALL, MODE_NRHS, r);
+      cases += 5;
     }
   printf("residuals: %ld cases; worst residual %.3g (double), %.3g (float) x 2 bands eps kappa\n",
          cases, worst_ratio[0], worst_ratio[1]);

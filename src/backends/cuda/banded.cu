@@ -792,9 +792,15 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
         (r0) + j_ < (m) ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                             \
   }
 /* Resident blocks the kernels are compiled for: as many as their registers allow without spills
- * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers). */
-#define GS_SCAN_MIN_BLOCKS(T, BANDS, L)                                                            \
-  (sizeof(T) == 8 && (BANDS) == 5 ? ((L) == 16 ? 1 : 2) : (L) == 16 ? 2 : 3)
+ * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers), except
+ * the LDL^T-only double pentadiagonal 16-row kernels (SPDK 1), compiled for two blocks (128
+ * registers, 172 / 188 bytes spilled). On the H200 (deferred checks) these took LDL^T 1024 x 1024
+ * from 32-34 to 26-27 us, periodic from 43 to 32 us, 4096 x 1024 from 112 to 99 us. The LU
+ * kernels compiled for two blocks as well (436 bytes spilled) were no faster at 256 to 4096
+ * systems and slower at 8192 (209 -> 226 us), so LU keeps one block; tri kernels compiled for
+ * three blocks (80 registers, 928 bytes spilled) were 1.5x slower. */
+#define GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK)                                                      \
+  (sizeof(T) == 8 && (BANDS) == 5 ? ((L) == 16 ? ((SPDK) == 1 ? 2 : 1) : 2) : (L) == 16 ? 2 : 3)
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
@@ -809,18 +815,20 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
   } else if (on && k == 0) {                                                                       \
     gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
   }
-#define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER)                                                   \
-  static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L))       \
-      gs_banded_scan_k_##S##BANDS##L##PER(GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C,     \
-                                          const int *__restrict__ fstatus, const T *f, T *x,       \
-                                          int *status, GsBandedDevSummary *sum) {                  \
+/* SPDK: -1 for LU or LDL^T as the batch says (V g), 1 for LDL^T only (V s). */
+#define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER, SPDK, V)                                          \
+  static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK)) \
+      gs_banded_scan_k_##S##BANDS##L##PER##V(GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C,  \
+                                             const int *__restrict__ fstatus, const T *f, T *x,    \
+                                             int *status, GsBandedDevSummary *sum) {               \
     enum { penta = BANDS == 5 };                                                                   \
     __shared__ T smap[GS_SCAN_THREADS][6]; /* a chunk's map, then the state entering it */         \
     __shared__ T syz[PER ? GS_SCAN_THREADS : 1][6]; /* periodic: a system's y ends, then z */      \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
     const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
-    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)sh.m, h = sh.h, spd = sh.spd;       \
+    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)sh.m, h = sh.h;                     \
+    const int spd = (SPDK) < 0 ? sh.spd : (SPDK);                                                  \
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
     const GsInt blk = blockIdx.x / groups, s = (blockIdx.x % groups) * ns + sl;                    \
@@ -973,22 +981,26 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       gs_scan_step_##S(smap[(backward ? P - 1 - i : i) * ns + sl], c);                             \
     }                                                                                              \
   }                                                                                                \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 0)                                                               \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 0)                                                               \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 0)                                                              \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0)                                                              \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 1)                                                               \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 1)                                                               \
-  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 1)                                                              \
-  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1)                                                              \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 0, -1, g)                                                        \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 0, -1, g)                                                        \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 0, -1, g)                                                       \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0, -1, g)                                                       \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 8, 1, -1, g)                                                        \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 8, 1, -1, g)                                                        \
+  GS_CUDA_BANDED_SCAN(T, S, 3, 16, 1, -1, g)                                                       \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, -1, g)                                                       \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0, 1, s)                                                        \
+  GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, 1, s)                                                        \
   typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,       \
                               int *, GsBandedDevSummary *);                                        \
-  /* [L == 16][bands == 5][periodic] */                                                            \
+  /* [L == 16][bands == 5][periodic]; then the LDL^T-only pentadiagonal 16-row ones [periodic] */  \
   static const GsScanK_##S gs_scan_k_##S[2][2][2] = {                                              \
-      {{gs_banded_scan_k_##S##380, gs_banded_scan_k_##S##381},                                     \
-       {gs_banded_scan_k_##S##580, gs_banded_scan_k_##S##581}},                                    \
-      {{gs_banded_scan_k_##S##3160, gs_banded_scan_k_##S##3161},                                   \
-       {gs_banded_scan_k_##S##5160, gs_banded_scan_k_##S##5161}}};
+      {{gs_banded_scan_k_##S##380g, gs_banded_scan_k_##S##381g},                                   \
+       {gs_banded_scan_k_##S##580g, gs_banded_scan_k_##S##581g}},                                  \
+      {{gs_banded_scan_k_##S##3160g, gs_banded_scan_k_##S##3161g},                                 \
+       {gs_banded_scan_k_##S##5160g, gs_banded_scan_k_##S##5161g}}};                               \
+  static const GsScanK_##S gs_scan_spd_k_##S[2] = {gs_banded_scan_k_##S##5160s,                    \
+                                                   gs_banded_scan_k_##S##5161s};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
@@ -1184,19 +1196,20 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     const int per = bi->periodic;
     const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
-    const int d = bi->dt != GS_DOUBLE;
-    if (!cc->scan_carveout[d][l16][b5][per]) {
-      const void *kern =
-          d ? (const void *)gs_scan_k_f[l16][b5][per] : (const void *)gs_scan_k_d[l16][b5][per];
+    const int d = bi->dt != GS_DOUBLE, sp = l16 && b5 && bi->spd; /* LDL^T-only kernels */
+    GsScanK_d kd = sp ? gs_scan_spd_k_d[per] : gs_scan_k_d[l16][b5][per];
+    GsScanK_f kf = sp ? gs_scan_spd_k_f[per] : gs_scan_k_f[l16][b5][per];
+    if (!cc->scan_carveout[d][l16][b5][per][sp]) {
+      const void *kern = d ? (const void *)kf : (const void *)kd;
       GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            GS_SCAN_CARVEOUT));
-      cc->scan_carveout[d][l16][b5][per] = 1;
+      cc->scan_carveout[d][l16][b5][per][sp] = 1;
     }
     if (bi->dt == GS_DOUBLE)
-      gs_scan_k_d[l16][b5][per]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+      kd<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
     else
-      gs_scan_k_f[l16][b5][per]<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+      kf<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
           a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_scan_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));

@@ -47,10 +47,10 @@ typedef struct {
    * changes. */
   size_t tile_smem[2][4][2];
   int tile_per_sm[2][4][2];
-  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic]): whether the
-   * kernel's shared memory carve-out has been set, so that its resident blocks are not held back
-   * by a small one. */
-  int scan_carveout[2][2][2][2];
+  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only kernel]):
+   * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
+   * held back by a small one. */
+  int scan_carveout[2][2][2][2][2];
 } GsCudaContext;
 
 /* ---- Error handling -------------------------------------------------------------------------- */
