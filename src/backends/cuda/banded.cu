@@ -907,11 +907,13 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       GsInt phi = 0, plo = m;                                                                      \
       if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
       if (on && (r0 < phi || r0 + L > plo)) { /* only chunks that reach where W matters */         \
-        const int nlu = GS_BANDED_NLU(BANDS, spd);                                                 \
+        /* W's arrays by selects: F indexed with the batch's spd would go to local memory. */      \
+        const T *w1 = spd ? F[GS_BANDED_NLU(BANDS, 1)] : F[GS_BANDED_NLU(BANDS, 0)];               \
+        const T *w2 = spd ? F[GS_BANDED_NLU(BANDS, 1) + 1] : F[GS_BANDED_NLU(BANDS, 0) + 1];       \
         const T z0 = syz[sl][4], z1 = syz[sl][5];                                                  \
-        GS_SCAN_LOAD(T, L, F[nlu], fb, fs, r0, full, m, c1)                                        \
+        GS_SCAN_LOAD(T, L, w1, fb, fs, r0, full, m, c1)                                            \
         if (h > 1) {                                                                               \
-          GS_SCAN_LOAD(T, L, F[nlu + 1], fb, fs, r0, full, m, c2)                                  \
+          GS_SCAN_LOAD(T, L, w2, fb, fs, r0, full, m, c2)                                          \
         }                                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           const int i = r0 + j;                                                                    \
