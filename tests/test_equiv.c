@@ -759,6 +759,13 @@ static void banded_cases(HsRng *rng) {
                         t ? GS_FLOAT : GS_DOUBLE,
                         lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, (int)(k % 2), per,
                         GS_BANDED_ALGORITHM_SCAN, rng);
+  /* The tiled solve's wide blocks (a shared matrix, interleaved, 16384 systems or more of 513 to
+   * 1024 rows: 32-row chunks, 16 systems a block). */
+  for (int b = 3; b <= 5; b += 2)
+    for (int t = 0; t < 2; t++)
+      for (int per = 0; per < 2; per++)
+        banded_case(b, 600 + per * (b / 2), 16384, t ? GS_FLOAT : GS_DOUBLE, GS_BANDED_INTERLEAVED,
+                    1, per, GS_BANDED_ALGORITHM_TILE, rng);
 }
 
 /* Sparse: the same random matrix's product on both back ends (poisoned output, fresh random x),

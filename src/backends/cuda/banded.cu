@@ -377,7 +377,8 @@ GS_CUDA_BANDED_PART(float, fw, 5)
 GS_CUDA_PART_TABLES(double, dw)
 GS_CUDA_PART_TABLES(float, fw)
 
-/* Tiled solves of a shared matrix (banded_algo.h). A block of GS_TILE_THREADS threads takes
+/* Tiled solves of a shared matrix (banded_algo.h). A block of GS_TILE_THREADS threads (or
+ * GS_TILE_WIDE_THREADS for large interleaved batches of 32-row chunks, below) takes
  * groups of ns = GS_TILE_THREADS / pp systems (pp: the chunk count P rounded up to a power of
  * two); thread t = k * ns + s owns chunk k of system s, so that the threads of a warp hold the same
  * rows of consecutive systems (coalesced in the interleaved layout). Its L values stay in
@@ -509,23 +510,40 @@ GS_CUDA_PART_TABLES(float, fw)
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
 #define GS_TILE_MIN_BLOCKS(L) ((L) == 8 ? 3 : 2)
+/* Wide blocks for large interleaved batches of 32-row chunks: 512 threads, one block per SM (the
+ * same 128 registers and 16 warps as two blocks of 256), so that a group holds 16 systems and each
+ * row of a chunk is read and written as 128 contiguous bytes instead of 64. The H200's memory
+ * serves scattered pieces at about 45 G pieces per second, whatever their size up to 64 bytes: a
+ * kernel that only moves data in the tiled solve's pattern (65536 systems x 1024 rows, double,
+ * pieces of ns x 8 bytes at a 512 KB row stride) ran at 2.67 TB/s with 64-byte pieces, 1.45 with
+ * 32, 0.73 with 16, and 3.35-3.45 with 128 or 256, against 3.9 TB/s for a plain copy. Measured
+ * with the solve (deferred checks, two rounds, 256 -> 512 threads): penta 65536 x 1024 474.0 /
+ * 474.7 -> 431.0 / 426.7 us, periodic 544.8 / 546.6 -> 502.5 / 493.7, tri 478.9 / 473.4 ->
+ * 425.8 / 431.0, float 295.9 / 297.6 -> 264.3 / 264.4, 16384 x 1024 127.1 / 127.3 -> 124.0 /
+ * 125.9; but 1024 x 1024 16.4 / 16.5 -> 18.6 / 18.7 and contiguous 65536 x 1024 730.7 / 726.9
+ * -> 923.5 / 921.2 (there each thread's rows are contiguous already), and with 16- or 8-row
+ * chunks 65536 x 512 263.7 / 261.8 -> 287.1 / 283.9, 65536 x 256 178.7 / 176.4 -> 227.3 /
+ * 227.7: one block per SM no longer overlaps one block's loads with the other's sweeps. */
+#define GS_TILE_WIDE_THREADS 512
+#define GS_TILE_WIDE_MIN_BATCH 16384
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
 /* Dynamic shared memory of a tiled solve: the padded table. */
 static size_t gs_tile_smem(int L, int P, size_t es) {
   return (size_t)GS_BANDED_TILE_NSWEEP * (size_t)P * (size_t)(L + 1) * es;
 }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
-  static __global__ void __launch_bounds__(GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L))                 \
-      gs_banded_tile_k_##S##L##PER(GsBandedKArgs a, const T *__restrict__ gtab,                    \
-                                   const T *__restrict__ C, const int *__restrict__ fstatus,       \
-                                   const T *f, T *x, int *status, GsBandedDevSummary *sum) {       \
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), )
+#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V)                                         \
+  static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
+      GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
+      const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
     /* cl: carries out of each chunk; ci: carries into each chunk (scanned); after the scans the   \
      * periodic step reuses the space for y's end rows (yc) and the last h unknowns (zt). */       \
-    __shared__ T buf[6 * GS_TILE_THREADS];                                                         \
-    T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * GS_TILE_THREADS);                     \
+    __shared__ T buf[6 * NTT];                                                                     \
+    T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * NTT);                                 \
     GsBandedShape sh = a.sh;                                                                       \
     sh.periodic = PER;                                                                             \
-    const int P = a.tile_p, pp = gs_tile_pow2(P), ns = GS_TILE_THREADS / pp, h = sh.h;             \
+    const int P = a.tile_p, pp = gs_tile_pow2(P), ns = NTT / pp, h = sh.h;                         \
     T(*yc)[4] = (T(*)[4])buf, (*zt)[2] = (T(*)[2])(buf + 4 * ns);                                  \
     const int np = P * L, m = (int)sh.m;                                                           \
     const int t = threadIdx.x, sl = t % ns, k = t / ns;                                            \
@@ -537,7 +555,7 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
     /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
     enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
     T *tab = (T *)gs_tile_dyn;                                                                     \
-    GS_TILE_COPY(T, tab, gtab, np, NW, GS_TILE_THREADS, L, NW, c_)                                 \
+    GS_TILE_COPY(T, tab, gtab, np, NW, NTT, L, NW, c_)                                             \
     /* Periodic: the corner data too, read by every group's tail (a global load each time). */     \
     __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
     if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
@@ -746,6 +764,8 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w)                                  \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w)                                  \
   typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
                               int *, GsBandedDevSummary *);                                        \
   /* [log2(L / 8)][periodic] */                                                                    \
@@ -753,6 +773,9 @@ static size_t gs_tilel_smem(int P, size_t es) {
       {gs_banded_tile_k_##S##80, gs_banded_tile_k_##S##81},                                        \
       {gs_banded_tile_k_##S##160, gs_banded_tile_k_##S##161},                                      \
       {gs_banded_tile_k_##S##320, gs_banded_tile_k_##S##321}};                                     \
+  /* [periodic]: 32-row chunks in wide blocks */                                                   \
+  static const GsTileK_##S gs_tile_kw_##S[2] = {gs_banded_tile_k_##S##320w,                        \
+                                                gs_banded_tile_k_##S##321w};                       \
   GS_CUDA_BANDED_TILEL(T, S, 0)                                                                    \
   GS_CUDA_BANDED_TILEL(T, S, 1)                                                                    \
   static const GsTileK_##S gs_tilel_k_##S[2] = {gs_banded_tilel_k_##S##0,                          \
@@ -1160,16 +1183,18 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     /* Up to 32 chunks: the short kernels (one warp's lanes per system); more: the long one. */
     const int lng = bi->tile_p > 32, per = bi->periodic;
-    const int li = lng ? 3 : bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2;
-    const int threads = lng ? GS_TILEL_THREADS : GS_TILE_THREADS;
+    const int wide = !lng && bi->tile_l == 32 && bi->interleaved &&
+                     bi->batch >= GS_TILE_WIDE_MIN_BATCH; /* see GS_TILE_WIDE_THREADS */
+    const int li = wide ? 4 : lng ? 3 : bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2;
+    const int threads = lng ? GS_TILEL_THREADS : wide ? GS_TILE_WIDE_THREADS : GS_TILE_THREADS;
     const GsInt ns = threads / gs_tile_pow2(bi->tile_p);
     const GsInt work_items = (bi->batch + ns - 1) / ns * nrhs;
     const size_t es = GsDataTypeSize(bi->dt);
     const size_t smem =
         lng ? gs_tilel_smem(bi->tile_p, es) : gs_tile_smem(bi->tile_l, bi->tile_p, es);
     const int d = bi->dt != GS_DOUBLE;
-    GsTileK_d kd = lng ? gs_tilel_k_d[per] : gs_tile_k_d[li][per];
-    GsTileK_f kf = lng ? gs_tilel_k_f[per] : gs_tile_k_f[li][per];
+    GsTileK_d kd = lng ? gs_tilel_k_d[per] : wide ? gs_tile_kw_d[per] : gs_tile_k_d[li][per];
+    GsTileK_f kf = lng ? gs_tilel_k_f[per] : wide ? gs_tile_kw_f[per] : gs_tile_k_f[li][per];
     const void *kern = d ? (const void *)kf : (const void *)kd;
     if (cc->tile_smem[d][li][per] != smem) { /* first solve of this kernel and size */
       int per_sm = 1;
