@@ -143,9 +143,13 @@ static int alloc_factors(GsBanded A) {
     bi->corner_len = bi->periodic ? GS_BANDED_CORNER_LEN(bi->bands) : 0;
   }
   size_t es = GsDataTypeSize(bi->dt);
-  GsInt diag_len = bi->shared ? bi->n : bi->rhs_len;
+  GsInt diag_len = bi->shared ? bi->n : bi->rhs_len, fac_len = diag_len;
+  if (bi->scan_layout) { /* the scan's own layout, padded to whole blocks */
+    const GsInt sl = gs_scan_layout_len(bi->batch, bi->tile_p, bi->tile_l);
+    if (sl > fac_len) fac_len = sl;
+  }
   for (int k = 0; k < bi->nfac; k++)
-    GsCall(GsMemAlloc(ctx, (size_t)diag_len * es, &A->fac[k]));
+    GsCall(GsMemAlloc(ctx, (size_t)fac_len * es, &A->fac[k]));
   if (bi->corner_len)
     GsCall(GsMemAlloc(ctx, (size_t)bi->nmat * (size_t)bi->corner_len * es, &A->corner));
   if (bi->parts > 1) {
@@ -158,6 +162,8 @@ static int alloc_factors(GsBanded A) {
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     size_t rows = (size_t)bi->tile_p * (size_t)bi->tile_l;
     GsCall(GsMemAlloc(ctx, (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * rows * es, &A->work));
+  } else if (bi->scan_layout) { /* one factor array in the matrix layout, to rearrange from */
+    GsCall(GsMemAlloc(ctx, (size_t)diag_len * es, &A->work));
   }
   A->factored = 0;
   return 0;
@@ -258,6 +264,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
                : algo == GS_BANDED_ALGORITHM_SCAN ? scan_rows(bi)
                                                   : 0;
   bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
+  bi->scan_layout = gpu && algo == GS_BANDED_ALGORITHM_SCAN && !bi->shared;
   GsCall(alloc_factors(A));
   return 0;
 }

@@ -55,6 +55,7 @@ typedef struct {
   GsInt batch, nmat, stride, rhs_len, nrhs;
   int interleaved, shared, corner_len, nfac, bands, parts;
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
+  int scan_layout;    /* SCAN: factors in the scan's own layout (gs_scan_layout_len) */
   GsInt blk;          /* right-hand-side block of a partitioned solve */
 } GsBandedKArgs;
 
@@ -802,8 +803,16 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
  * which carries them over the system's chunks in order (P <= 256 steps of a 2 x 2 product, about
  * what a scan across warps would cost for 64 chunks, and the same order as the CPU's); the states
  * entering the chunks come back the same way. Floor: that of the factored solve (56 / 40 bytes
- * per unknown in double), with every value read and written once. */
-#define GS_SCAN_THREADS 256
+ * per unknown in double), with every value read and written once. A block of 256 threads holds
+ * only ns = 256 / P systems (4 at 64 chunks), so in the interleaved layout each row of a chunk is
+ * a 32-byte piece, which the GPU's memory serves at a quarter of its rate (GS_TILE_WIDE_THREADS).
+ * The factor arrays are the library's own: for a batch with a matrix per system, Factor rearranges
+ * them into the scan's layout (gs_scan_layout_len), where a warp's loads of a row are 32
+ * consecutive entries; only f and x keep the caller's layout. H200, deferred checks, matrix layout
+ * -> scan layout, two rounds (us): penta 1024 x 1024 37.2 / 38.0 -> 31.7 / 31.8, 16384 x 1024
+ * 580.9 / 578.5 -> 331.3 / 330.1, 65536 x 1024 2607 / 2601 -> 1274 / 1276, 1024 x 4096 259.8 /
+ * 258.0 -> 176.6 / 175.8; tri 16384 x 1024 280.6 / 279.7 -> 206.3 / 204.7. */
+#define GS_SCAN_THREADS GS_BANDED_SCAN_THREADS
 /* Rows [r0, r0 + L) of p (base b, step st) into v, rows from m on as 0; full: r0 + L <= m, where
  * a contiguous layout's aligned chunk goes in 16-byte loads. */
 #define GS_SCAN_LOAD(T, L, p, b, st, r0, full, m, v)                                               \
@@ -813,6 +822,27 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
   } else {                                                                                         \
     _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                    \
         (r0) + j_ < (m) ? (p)[(b) + (GsInt)((r0) + j_) * (st)] : (T)0;                             \
+  }
+/* Rows r0 + SH .. r0 + SH + L - 1 of factor array p into v (rows from m on as 0). Row jj < L of
+ * the thread's chunk is at fbase + jj * frs, row jj - L of the next chunk at fbase + fkn + (jj - L)
+ * * frs: in the matrix layout fkn = L * frs, in the scan's own layout (a.scan_layout) the next
+ * chunk is the thread ns further on. SH is a constant, so each row's address is fixed at compile
+ * time. */
+#define GS_SCAN_FLOAD(T, L, p, SH, v)                                                              \
+  if (r0 + (SH) + (L) <= m) {                                                                      \
+    if ((SH) == 0) {                                                                               \
+      const T *q_ = (p) + fbase;                                                                   \
+      GS_TILE_LOAD(T, L, q_, frs, v)                                                               \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                  \
+          (p)[j_ + (SH) < (L) ? fbase + (GsInt)(j_ + (SH)) * frs                                   \
+                              : fbase + fkn + (GsInt)(j_ + (SH) - (L)) * frs];                     \
+    }                                                                                              \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] =                                    \
+        r0 + j_ + (SH) < m ? (p)[j_ + (SH) < (L) ? fbase + (GsInt)(j_ + (SH)) * frs                \
+                                                 : fbase + fkn + (GsInt)(j_ + (SH) - (L)) * frs]   \
+                           : (T)0;                                                                 \
   }
 /* Resident blocks the kernels are compiled for: as many as their registers allow without spills
  * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers), except
@@ -856,24 +886,34 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
     const GsInt blk = blockIdx.x / groups, s = (blockIdx.x % groups) * ns + sl;                    \
     const int on = s < a.batch && k < P, full = r0 + L <= m;                                       \
-    GsInt rb = 0, rs = 0, fb = 0, fs = 0;                                                          \
+    GsInt rb = 0, rs = 0, fbase = 0, frs = 0, fkn = 0;                                             \
     int fst = 0;                                                                                   \
     T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
     const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len;                                                                       \
-      gs_mat_place(&a, s, &fb, &fs);                                                               \
+      if (a.scan_layout) { /* this block's rows from g L 256, this thread's column t */            \
+        fbase = (GsInt)(blockIdx.x % groups) * (L * GS_SCAN_THREADS) + t;                          \
+        frs = GS_SCAN_THREADS;                                                                     \
+        fkn = ns;                                                                                  \
+      } else {                                                                                     \
+        GsInt fb, fs;                                                                              \
+        gs_mat_place(&a, s, &fb, &fs);                                                             \
+        fbase = fb + (GsInt)r0 * fs;                                                               \
+        frs = fs;                                                                                  \
+        fkn = (GsInt)L * fs;                                                                       \
+      }                                                                                            \
       fst = fstatus[a.shared ? 0 : s];                                                             \
       if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */         \
         _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                            \
             f[rb + (GsInt)(m + r) * rs];                                                           \
       if (penta) {                                                                                 \
-        GS_SCAN_LOAD(T, L, F[0], fb, fs, r0, full, m, c2)                                          \
+        GS_SCAN_FLOAD(T, L, F[0], 0, c2)                                                           \
       } else {                                                                                     \
         _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                   \
       }                                                                                            \
-      GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0, full, m, c1)                                \
+      GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 0, c1)                                                 \
       GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                               \
       if (spd) { /* L z = f: c1 = -l1, c2 = -l2 */                                                 \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
@@ -882,7 +922,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
         }                                                                                          \
       } else {                                                                                     \
         T ia[L];                                                                                   \
-        GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, ia)                              \
+        GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, ia)                                               \
         gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
       }                                                                                            \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
@@ -893,13 +933,13 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     if (on) {                                                                                      \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
       if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
-        GS_SCAN_LOAD(T, L, F[penta ? 2 : 1], fb, fs, r0, full, m, c1)                              \
+        GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
         _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
-        GS_SCAN_LOAD(T, L, F[penta ? 1 : 0], fb, fs, r0 + 1, r0 + 1 + L <= m, m, c1)               \
-        if (penta) GS_SCAN_LOAD(T, L, F[0], fb, fs, r0 + 2, r0 + 2 + L <= m, m, c2)                \
+        GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                               \
+        if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                                \
       } else {                                                                                     \
-        GS_SCAN_LOAD(T, L, F[penta ? 3 : 2], fb, fs, r0, full, m, c1)                              \
-        if (penta) GS_SCAN_LOAD(T, L, F[4], fb, fs, r0, full, m, c2)                               \
+        GS_SCAN_FLOAD(T, L, F[penta ? 3 : 2], 0, c1)                                               \
+        if (penta) GS_SCAN_FLOAD(T, L, F[4], 0, c2)                                                \
       }                                                                                            \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         c1[j] = -c1[j];                                                                            \
@@ -934,9 +974,9 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
         const T *w1 = spd ? F[GS_BANDED_NLU(BANDS, 1)] : F[GS_BANDED_NLU(BANDS, 0)];               \
         const T *w2 = spd ? F[GS_BANDED_NLU(BANDS, 1) + 1] : F[GS_BANDED_NLU(BANDS, 0) + 1];       \
         const T z0 = syz[sl][4], z1 = syz[sl][5];                                                  \
-        GS_SCAN_LOAD(T, L, w1, fb, fs, r0, full, m, c1)                                            \
+        GS_SCAN_FLOAD(T, L, w1, 0, c1)                                                             \
         if (h > 1) {                                                                               \
-          GS_SCAN_LOAD(T, L, w2, fb, fs, r0, full, m, c2)                                          \
+          GS_SCAN_FLOAD(T, L, w2, 0, c2)                                                           \
         }                                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           const int i = r0 + j;                                                                    \
@@ -1029,6 +1069,28 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
+/* A factor array from the matrix layout (src) into the scan's own (dst, gs_scan_layout_len):
+ * the scan's block of ns systems reads each row of its chunks as 256 consecutive entries where the
+ * interleaved layout gives ns (32 bytes for 64 chunks of 16 rows, a quarter of what the GPU's
+ * memory serves at full rate; see GS_TILE_WIDE_THREADS). Read in the matrix layout's order. */
+#define GS_CUDA_SCAN_RELAYOUT(T, S)                                                                \
+  static __global__ void gs_banded_scan_relayout_k_##S(GsBandedKArgs a, const T *src, T *dst) {    \
+    const int L = a.tile_l, ns = GS_SCAN_THREADS / a.tile_p;                                       \
+    const GsInt total = a.sh.m * a.batch;                                                          \
+    for (GsInt q = blockIdx.x * (GsInt)blockDim.x + threadIdx.x; q < total;                        \
+         q += (GsInt)gridDim.x * blockDim.x) {                                                     \
+      const GsInt i = a.interleaved ? q / a.batch : q % a.sh.m;                                    \
+      const GsInt s = a.interleaved ? q % a.batch : q / a.sh.m;                                    \
+      GsInt b, st;                                                                                 \
+      gs_mat_place(&a, s, &b, &st);                                                                \
+      const GsInt g = s / ns;                                                                      \
+      const int sl = (int)(s % ns), k = (int)(i / L), j = (int)(i % L);                            \
+      dst[(g * L + j) * GS_SCAN_THREADS + k * ns + sl] = src[b + i * st];                          \
+    }                                                                                              \
+  }
+GS_CUDA_SCAN_RELAYOUT(double, d)
+GS_CUDA_SCAN_RELAYOUT(float, f)
+
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
  * the bad ones (status was cleared before, unless earlier failures are kept). */
 static __global__ void gs_banded_expand_k(const int *fstatus, int shared, GsInt batch, int *status,
@@ -1061,6 +1123,7 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.parts = bi->parts;
   a.tile_l = bi->tile_l;
   a.tile_p = bi->tile_p;
+  a.scan_layout = bi->scan_layout;
   return a;
 }
 
@@ -1155,6 +1218,21 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     gs_factor_k_f[b5][per]<<<blocks_for(bi->nmat), GS_BANDED_THREADS, 0, cc->stream>>>(
         a, Dp, Fp, (float *)C, fstatus);
   GsCheckLaunchCuda(ctx, "gs_banded_factor_k");
+  if (bi->scan_layout) { /* each factor array into the scan's own layout, through work */
+    const GsInt total = bi->m * bi->batch;
+    const unsigned int nb = blocks_for(total < ((GsInt)1 << 22) ? total : ((GsInt)1 << 22));
+    for (int q = 0; q < bi->nfac; q++) {
+      GsCallCuda(ctx, cudaMemcpyAsync(work, F[q], (size_t)bi->rhs_len * GsDataTypeSize(bi->dt),
+                                      cudaMemcpyDeviceToDevice, cc->stream));
+      if (bi->dt == GS_DOUBLE)
+        gs_banded_scan_relayout_k_d<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+            a, (const double *)work, (double *)F[q]);
+      else
+        gs_banded_scan_relayout_k_f<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+            a, (const float *)work, (float *)F[q]);
+      GsCheckLaunchCuda(ctx, "gs_banded_scan_relayout_k");
+    }
+  }
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     if (bi->dt == GS_DOUBLE)
       gs_banded_tile_build_k_d<<<1, 256, 0, cc->stream>>>(a, Fp, (double *)work);
