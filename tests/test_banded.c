@@ -1703,6 +1703,19 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           (long long)dv.n, dv.bands, dv.periodic, dv.spd, GsBandedAlgorithmName(got));
     CHECK_OK(GsBandedDestroy(&A));
   }
+  /* Past 2048 rows the scan takes tri batches of up to 2^21 unknowns; SPIKE beyond. */
+  for (int v = 0; v < 2; v++) {
+    GsBandedDesc dv = {3, 4096, v ? 1024 : 512, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+    if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
+    GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_THREAD;
+    GsDeviceInfo info;
+    CHECK_OK(GsGetDeviceInfo(ctx, &info));
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    if (info.device_id >= 0) expect = v ? GS_BANDED_ALGORITHM_SPIKE : GS_BANDED_ALGORITHM_SCAN;
+    CHECK(got == expect, "automatic choice for %lld tri systems of 4096 rows: %s (expect %s)",
+          (long long)dv.batch, GsBandedAlgorithmName(got), GsBandedAlgorithmName(expect));
+    CHECK_OK(GsBandedDestroy(&A));
+  }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));
   /* Tile: at most 4096 rows in the banded block; periodic systems have h more. */
   for (int per = 0; per < 2; per++) {

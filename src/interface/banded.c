@@ -188,6 +188,33 @@ static int scan_fits(const GsBandedInfo *bi) {
   return bi->m <= GS_BANDED_SCAN_MAX_ROWS;
 }
 
+/* Whether the automatic choice on a GPU is the scan for a batch with a matrix per system: up to a
+ * number of unknowns that depends on the bands and the rows, from H200 runs with the factors in
+ * the scan's own layout (ca3f60a; double, deferred checks, scan / the other, us):
+ * penta 16384 x 1024 326 / 393 (one thread per system), 32768 x 1024 645 / 595, 32768 x 512
+ * 274 / 305, 65536 x 256 241 / 289; periodic 8192 x 1024 243 / 248 (SPIKE), 16384 x 1024 450 /
+ * 415; 4096 x 2048 212 / 278 (SPIKE), 1024 x 4096 173 / 230, 2048 x 4096 310 / 272; LDL^T
+ * 16384 x 1024 260 / 382;
+ * tri 65536 x 1024 815 / 900, 32768 x 512 177 / 227, periodic 16384 x 1024 238 / 363;
+ * 2048 x 2048 93 / 107 (SPIKE), 4096 x 2048 168 / 153, 512 x 4096 71 / 113, 1024 x 4096
+ * 144 / 121.
+ * Below 256 rows (8-row chunks) the bound measured before stays: fewer than 16384 systems
+ * (penta 1024 x 64: scan 9.0 us, one thread 16.6). */
+static int scan_auto(const GsBandedInfo *bi) {
+  if (bi->shared || !scan_fits(bi) || bi->m < 32) return 0;
+  if (bi->m < 256) return bi->batch < 16384;
+  GsInt most; /* unknowns */
+  if (bi->bands == 3)
+    most = bi->m <= 1024   ? (bi->periodic ? (GsInt)1 << 24 : (GsInt)1 << 26)
+           : bi->m <= 2048 ? (GsInt)1 << 22
+                           : (GsInt)1 << 21;
+  else
+    most = bi->m <= 1024   ? (bi->periodic ? (GsInt)1 << 23 : (GsInt)1 << 24)
+           : bi->m <= 2048 ? (GsInt)1 << 23
+                           : (GsInt)1 << 22;
+  return bi->batch <= most / bi->m;
+}
+
 /* Set the algorithm (parts: SPIKE's partition count, 0 for automatic) and size the factors. */
 static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsContext ctx = A->ctx;
@@ -213,17 +240,11 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * Compute: correction 45 us on the benchmark's random rows, 315-387 us on Cahn-Hilliard's;
      * the step's two sweeps 1.155 ms with SPIKE(8), 0.758 with TILE). */
     if (gpu && tile_fits(bi) && (bi->batch < 16384 || bi->m > 384)) algo = GS_BANDED_ALGORITHM_TILE;
-    /* The chunked scan beats SPIKE and one thread per system for batches too small to fill the
-     * GPU, up to 8192 systems at 1024 rows and 2^20 unknowns beyond (H200, double, deferred
-     * checks, scan / SPIKE / thread: penta 1024 x 1024 36 / 127 / 263 us, tri 20 / 67 / 178 us;
-     * penta 8192 x 1024 205 / 221 / 340 us, tri 129 / 161 / 247 us; penta 256 x 4096 84 / 247 /
-     * 977 us; but penta 1024 x 4096 297 / 229 / 1145 us, tri 2048 x 2048 122 / 105 / 418 us,
-     * and penta 16384 x 1024 591 / 392 / 394 us). Periodic and LDL^T batches likewise (penta
-     * 1024 x 1024: periodic 46 / 129 / 286 us, LDL^T 32 / 141 us, both 42 / 146 us; tri periodic
-     * 27 / 81 us); past 1024 rows an interleaved chunk's loads fill a fraction of each sector
-     * (one system a block at 4096 rows: penta 1024 x 4096 254 / 227 us, tri 202 / 120 us). */
-    else if (gpu && bi->batch < 16384 && scan_fits(bi) && bi->m >= 32 &&
-             (bi->m <= 1024 || bi->batch * bi->m <= ((GsInt)1 << 20)))
+    /* The chunked scan beats SPIKE and one thread per system for small batches (penta 1024 x
+     * 1024: scan 36 / SPIKE 127 / one thread 263 us, tri 20 / 67 / 178 us, before ca3f60a) and,
+     * since its factors have their own layout (ca3f60a), for large ones up to a number of unknowns
+     * (scan_auto, with the figures). */
+    else if (gpu && scan_auto(bi))
       algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4)
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
