@@ -110,6 +110,7 @@ typedef struct {
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
   int scan_layout;    /* GPU SCAN with a matrix per system: factors in the scan's own layout
                        * (gs_scan_layout_len), rearranged by the back end's Factor */
+  int scan_threads;   /* GPU SCAN: threads a block */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */

@@ -145,7 +145,7 @@ static int alloc_factors(GsBanded A) {
   size_t es = GsDataTypeSize(bi->dt);
   GsInt diag_len = bi->shared ? bi->n : bi->rhs_len, fac_len = diag_len;
   if (bi->scan_layout) { /* the scan's own layout, padded to whole blocks */
-    const GsInt sl = gs_scan_layout_len(bi->batch, bi->tile_p, bi->tile_l);
+    const GsInt sl = gs_scan_layout_len(bi->batch, bi->tile_p, bi->tile_l, bi->scan_threads);
     if (sl > fac_len) fac_len = sl;
   }
   for (int k = 0; k < bi->nfac; k++)
@@ -286,6 +286,18 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
                                                   : 0;
   bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
   bi->scan_layout = gpu && algo == GS_BANDED_ALGORITHM_SCAN && !bi->shared;
+  /* Tri systems of over 64 chunks (past 1024 rows) in 512-thread blocks: twice the systems a
+   * block, so each row of f and x is twice as wide (16 bytes at 2048 rows, 8 at 4096 with 256
+   * threads). H200, deferred checks, 256 -> 512 threads, two rounds (us): tri 2048 x 2048 95.7 /
+   * 93.9 -> 70.3 / 70.4, 512 x 4096 72.5 / 69.9 -> 57.5 / 57.4; but at 1024 rows (4 systems a
+   * block already) 4096 x 1024 60.5 -> 67.9 / 69.1, 16384 x 1024 203.9 / 203.6 -> 218.8 / 217.4,
+   * periodic 16384 x 1024 239.2 / 237.3 -> 270.3 / 268.9, 65536 x 1024 812.4 / 815.2 -> 801.5 /
+   * 809.3 (float 797.8 / 792.8 -> 727.6 / 722.9). The pentadiagonal LU kernels need 168 registers
+   * a thread, too many for 512. */
+  bi->scan_threads =
+      algo == GS_BANDED_ALGORITHM_SCAN && bi->bands == 3 && bi->tile_l == 16 && bi->tile_p > 64
+          ? 2 * GS_BANDED_SCAN_THREADS
+          : GS_BANDED_SCAN_THREADS;
   GsCall(alloc_factors(A));
   return 0;
 }

@@ -1350,15 +1350,16 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
  * y -= W z as gs_banded_solve does. */
 #define GS_BANDED_SCAN_MAX_L 16
 #define GS_BANDED_SCAN_MAX_ROWS 4096
-/* Threads of a GPU scan block (each owns one chunk of one system). */
+/* Threads of a GPU scan block (each owns one chunk of one system): NT = 256, or 512 where
+ * GsBandedInfo.scan_threads says so. */
 #define GS_BANDED_SCAN_THREADS 256
 /* Entries of one factor array in the GPU scan's own layout (batches with a matrix per system):
- * block g of the solve (ns = GS_BANDED_SCAN_THREADS / P systems) keeps its rows at g * L * 256,
- * row j of chunk k of its system sl at j * 256 + k * ns + sl, the index of the thread that loads
- * it: a warp's loads of one row are 32 consecutive entries. */
-GS_BANDED_FN GsInt gs_scan_layout_len(GsInt batch, int P, int L) {
-  const GsInt ns = GS_BANDED_SCAN_THREADS / P;
-  return (batch + ns - 1) / ns * (GsInt)L * GS_BANDED_SCAN_THREADS;
+ * block g of the solve (ns = NT / P systems) keeps its rows at g * L * NT, row j of chunk k of its
+ * system sl at j * NT + k * ns + sl, the index of the thread that loads it: a warp's loads of one
+ * row are 32 consecutive entries. */
+GS_BANDED_FN GsInt gs_scan_layout_len(GsInt batch, int P, int L, int NT) {
+  const GsInt ns = NT / P;
+  return (batch + ns - 1) / ns * (GsInt)L * NT;
 }
 
 #define GS_BANDED_SCAN_ALGOS(T, S)                                                                 \

@@ -56,6 +56,7 @@ typedef struct {
   int interleaved, shared, corner_len, nfac, bands, parts;
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
   int scan_layout;    /* SCAN: factors in the scan's own layout (gs_scan_layout_len) */
+  int scan_threads;   /* SCAN: threads a block */
   GsInt blk;          /* right-hand-side block of a partitioned solve */
 } GsBandedKArgs;
 
@@ -870,17 +871,20 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
   }
 /* SPDK: -1 for LU or LDL^T as the batch says (V g), 1 for LDL^T only (V s). */
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER, SPDK, V)                                          \
-  static __global__ void __launch_bounds__(GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK)) \
-      gs_banded_scan_k_##S##BANDS##L##PER##V(GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C,  \
-                                             const int *__restrict__ fstatus, const T *f, T *x,    \
-                                             int *status, GsBandedDevSummary *sum) {               \
+  GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, GS_SCAN_THREADS,                            \
+                         GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK))
+#define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB)                               \
+  static __global__ void __launch_bounds__(NT, MB) gs_banded_scan_k_##S##BANDS##L##PER##V(         \
+      GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
+      const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
     enum { penta = BANDS == 5 };                                                                   \
-    __shared__ T smap[GS_SCAN_THREADS][6]; /* a chunk's map, then the state entering it */         \
-    __shared__ T syz[PER ? GS_SCAN_THREADS : 1][6]; /* periodic: a system's y ends, then z */      \
+    __shared__ T smap[NT][6]; /* a chunk's map, then the state entering it */                      \
+    /* periodic: a system's y ends, then z (16-row chunks: over 256 rows, so ns <= NT / 16) */     \
+    __shared__ T syz[PER ? ((L) == 16 ? (NT) / 16 : (NT)) : 1][6];                                 \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
     const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
-    const int P = a.tile_p, ns = GS_SCAN_THREADS / P, m = (int)sh.m, h = sh.h;                     \
+    const int P = a.tile_p, ns = (NT) / P, m = (int)sh.m, h = sh.h;                                \
     const int spd = (SPDK) < 0 ? sh.spd : (SPDK);                                                  \
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
@@ -894,8 +898,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len;                                                                       \
       if (a.scan_layout) { /* this block's rows from g L 256, this thread's column t */            \
-        fbase = (GsInt)(blockIdx.x % groups) * (L * GS_SCAN_THREADS) + t;                          \
-        frs = GS_SCAN_THREADS;                                                                     \
+        fbase = (GsInt)(blockIdx.x % groups) * (L * (NT)) + t;                                     \
+        frs = NT;                                                                                  \
         fkn = ns;                                                                                  \
       } else {                                                                                     \
         GsInt fb, fs;                                                                              \
@@ -1056,6 +1060,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, -1, g)                                                       \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0, 1, s)                                                        \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, 1, s)                                                        \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, w, 2 * GS_SCAN_THREADS, 1)                            \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 1, -1, w, 2 * GS_SCAN_THREADS, 1)                            \
   typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,       \
                               int *, GsBandedDevSummary *);                                        \
   /* [L == 16][bands == 5][periodic]; then the LDL^T-only pentadiagonal 16-row ones [periodic] */  \
@@ -1065,7 +1071,10 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       {{gs_banded_scan_k_##S##3160g, gs_banded_scan_k_##S##3161g},                                 \
        {gs_banded_scan_k_##S##5160g, gs_banded_scan_k_##S##5161g}}};                               \
   static const GsScanK_##S gs_scan_spd_k_##S[2] = {gs_banded_scan_k_##S##5160s,                    \
-                                                   gs_banded_scan_k_##S##5161s};
+                                                   gs_banded_scan_k_##S##5161s};                   \
+  /* [periodic]: tri 16-row chunks in 512-thread blocks */                                         \
+  static const GsScanK_##S gs_scan_w_k_##S[2] = {gs_banded_scan_k_##S##3160w,                      \
+                                                 gs_banded_scan_k_##S##3161w};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
@@ -1075,7 +1084,7 @@ GS_CUDA_BANDED_SCAN_ALL(float, f)
  * memory serves at full rate; see GS_TILE_WIDE_THREADS). Read in the matrix layout's order. */
 #define GS_CUDA_SCAN_RELAYOUT(T, S)                                                                \
   static __global__ void gs_banded_scan_relayout_k_##S(GsBandedKArgs a, const T *src, T *dst) {    \
-    const int L = a.tile_l, ns = GS_SCAN_THREADS / a.tile_p;                                       \
+    const int L = a.tile_l, NT = a.scan_threads, ns = NT / a.tile_p;                               \
     const GsInt total = a.sh.m * a.batch;                                                          \
     for (GsInt q = blockIdx.x * (GsInt)blockDim.x + threadIdx.x; q < total;                        \
          q += (GsInt)gridDim.x * blockDim.x) {                                                     \
@@ -1085,7 +1094,7 @@ GS_CUDA_BANDED_SCAN_ALL(float, f)
       gs_mat_place(&a, s, &b, &st);                                                                \
       const GsInt g = s / ns;                                                                      \
       const int sl = (int)(s % ns), k = (int)(i / L), j = (int)(i % L);                            \
-      dst[(g * L + j) * GS_SCAN_THREADS + k * ns + sl] = src[b + i * st];                          \
+      dst[(g * L + j) * NT + k * ns + sl] = src[b + i * st];                                       \
     }                                                                                              \
   }
 GS_CUDA_SCAN_RELAYOUT(double, d)
@@ -1124,6 +1133,7 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.tile_l = bi->tile_l;
   a.tile_p = bi->tile_p;
   a.scan_layout = bi->scan_layout;
+  a.scan_threads = bi->scan_threads;
   return a;
 }
 
@@ -1297,24 +1307,29 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     return 0;
   }
   if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
-    const int ns = GS_SCAN_THREADS / bi->tile_p, l16 = bi->tile_l == 16, b5 = bi->bands == 5;
-    const int per = bi->periodic;
+    const int nt = bi->scan_threads, ns = nt / bi->tile_p, l16 = bi->tile_l == 16;
+    const int b5 = bi->bands == 5, per = bi->periodic;
     const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
     const int d = bi->dt != GS_DOUBLE, sp = l16 && b5 && bi->spd; /* LDL^T-only kernels */
-    GsScanK_d kd = sp ? gs_scan_spd_k_d[per] : gs_scan_k_d[l16][b5][per];
-    GsScanK_f kf = sp ? gs_scan_spd_k_f[per] : gs_scan_k_f[l16][b5][per];
-    if (!cc->scan_carveout[d][l16][b5][per][sp]) {
+    const int wide = nt > GS_SCAN_THREADS; /* tri, 16-row chunks (GsBandedInfo.scan_threads) */
+    GsScanK_d kd = sp     ? gs_scan_spd_k_d[per]
+                   : wide ? gs_scan_w_k_d[per]
+                          : gs_scan_k_d[l16][b5][per];
+    GsScanK_f kf = sp     ? gs_scan_spd_k_f[per]
+                   : wide ? gs_scan_w_k_f[per]
+                          : gs_scan_k_f[l16][b5][per];
+    if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
       const void *kern = d ? (const void *)kf : (const void *)kd;
       GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            GS_SCAN_CARVEOUT));
-      cc->scan_carveout[d][l16][b5][per][sp] = 1;
+      cc->scan_carveout[d][l16][b5][per][sp || wide] = 1;
     }
     if (bi->dt == GS_DOUBLE)
-      kd<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+      kd<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
     else
-      kf<<<(unsigned int)nb, GS_SCAN_THREADS, 0, cc->stream>>>(
+      kf<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
           a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_scan_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
