@@ -15,6 +15,7 @@ struct GsBanded_s {
   int *fstatus;                 /* factor status per matrix */
   int *status;                  /* status per system of the last factor or solve */
   int factored;                 /* factors are valid for solving */
+  int auto_algo;                /* the algorithm was chosen automatically */
   GsBandedCheck check;          /* when bad systems are reported */
   int pending;                  /* deferred: calls since the last check */
   GsBandedSummary last;         /* of the last factor or solve */
@@ -219,6 +220,7 @@ static int scan_auto(const GsBandedInfo *bi) {
 static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsContext ctx = A->ctx;
   GsBandedInfo *bi = &A->info;
+  A->auto_algo = algo == GS_BANDED_ALGORITHM_AUTO;
   const GsInt min_rows = 4 * bi->h; /* a partition holds its first and last h rows apart */
   const int gpu = ctx->ops->mem == GS_MEM_DEVICE;
   /* Partitions for few systems on a GPU: enough for about 16K threads (each keeps 16 rows of loads
@@ -602,10 +604,20 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
   return 0;
 }
 
+/* Whether a refactor-each-call takes the fused sweep (one thread per system, nothing stored):
+ * for that algorithm, and where the automatic choice took the scan for a large batch (16384
+ * systems or more), which Factor would rearrange and the scan solve, where the fused sweep reads
+ * each diagonal once (H200, tri 65536 x 1024: fused 1.19 ms, the scan's solve alone 0.83). */
+static int fused_factor_solve(const GsBanded A) {
+  const GsBandedInfo *bi = &A->info;
+  return A->ctx->ops->banded.factor_solve && !bi->periodic && !bi->shared && !bi->spd &&
+         (bi->algo == GS_BANDED_ALGORITHM_THREAD ||
+          (A->auto_algo && bi->algo == GS_BANDED_ALGORITHM_SCAN && bi->batch >= 16384));
+}
+
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
   GsCheckHandle(NULL, A);
-  if (A->ctx->ops->banded.factor_solve && !A->info.periodic && !A->info.shared && !A->info.spd &&
-      A->info.algo == GS_BANDED_ALGORITHM_THREAD) {
+  if (fused_factor_solve(A)) {
     GsInt nf = 0, nx = 0;
     GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
     GsCall(check_vec(A, x, "solution x", A->info.rhs_len, &nx));
