@@ -809,7 +809,9 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
  * a 32-byte piece, which the GPU's memory serves at a quarter of its rate (GS_TILE_WIDE_THREADS).
  * The factor arrays are the library's own: for a batch with a matrix per system, Factor rearranges
  * them into the scan's layout (gs_scan_layout_len), where a warp's loads of a row are 32
- * consecutive entries; only f and x keep the caller's layout. H200, deferred checks, matrix layout
+ * consecutive entries; only f and x keep the caller's layout. Tri systems of more than 64 chunks
+ * run in 512-thread blocks (GsBandedInfo.scan_threads: twice the systems a block, for f and x).
+ * H200, deferred checks, matrix layout
  * -> scan layout, two rounds (us): penta 1024 x 1024 37.2 / 38.0 -> 31.7 / 31.8, 16384 x 1024
  * 580.9 / 578.5 -> 331.3 / 330.1, 65536 x 1024 2607 / 2601 -> 1274 / 1276, 1024 x 4096 259.8 /
  * 258.0 -> 176.6 / 175.8; tri 16384 x 1024 280.6 / 279.7 -> 206.3 / 204.7. */
@@ -897,7 +899,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len;                                                                       \
-      if (a.scan_layout) { /* this block's rows from g L 256, this thread's column t */            \
+      if (a.scan_layout) { /* this block's rows from g L NT, this thread's column t */             \
         fbase = (GsInt)(blockIdx.x % groups) * (L * (NT)) + t;                                     \
         frs = NT;                                                                                  \
         fkn = ns;                                                                                  \
@@ -1079,9 +1081,10 @@ GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
 /* A factor array from the matrix layout (src) into the scan's own (dst, gs_scan_layout_len):
- * the scan's block of ns systems reads each row of its chunks as 256 consecutive entries where the
- * interleaved layout gives ns (32 bytes for 64 chunks of 16 rows, a quarter of what the GPU's
- * memory serves at full rate; see GS_TILE_WIDE_THREADS). Read in the matrix layout's order. */
+ * the scan's block of ns systems reads each row of its chunks as NT consecutive entries where the
+ * interleaved layout gives ns (32 bytes for 64 chunks of 16 rows in 256 threads, a quarter of what
+ * the GPU's memory serves at full rate; see GS_TILE_WIDE_THREADS). Read in the matrix layout's
+ * order. */
 #define GS_CUDA_SCAN_RELAYOUT(T, S)                                                                \
   static __global__ void gs_banded_scan_relayout_k_##S(GsBandedKArgs a, const T *src, T *dst) {    \
     const int L = a.tile_l, NT = a.scan_threads, ns = NT / a.tile_p;                               \

@@ -47,7 +47,8 @@ typedef struct {
    * when the size changes. */
   size_t tile_smem[2][5][2];
   int tile_per_sm[2][5][2];
-  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only kernel]):
+  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only or
+   * 512-thread kernel]):
    * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
    * held back by a small one. */
   int scan_carveout[2][2][2][2][2];
