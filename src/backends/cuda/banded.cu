@@ -456,6 +456,20 @@ GS_CUDA_PART_TABLES(float, fw)
     if (i_ < h) (e)[i_] = (v)[j_];                                                                 \
     if (i_ >= m - h && i_ < m) (e)[h + (i_ - (m - h))] = (v)[j_];                                  \
   }
+/* Then, after a barrier, the system's first thread: its last h unknowns z from those values e and
+ * the corner data C (NaN where FST, a failed factorisation), stored into x and into zd (2 entries,
+ * for y -= W z), their finiteness added to chk. */
+#define GS_PER_TAIL(T, S, C, e, FST, zd)                                                           \
+  if (on && k == 0) {                                                                              \
+    gs_banded_tail_##S(&sh, C, e, z);                                                              \
+    _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                     \
+      if (FST) z[r] = (T)NAN;                                                                      \
+      x[rb + (GsInt)(m + r) * rs] = z[r];                                                          \
+      chk += z[r] * (T)0;                                                                          \
+    }                                                                                              \
+    (zd)[0] = z[0];                                                                                \
+    (zd)[1] = h > 1 ? z[1] : (T)0;                                                                 \
+  }
 /* The end of a tiled solve's group, shared by the short and long kernels: for a periodic system
  * the last h unknowns from the block's end values and y -= W z on the chunks W reaches, then the
  * store of the chunk, the check for values that are not finite, and the block's barrier. */
@@ -464,15 +478,7 @@ GS_CUDA_PART_TABLES(float, fw)
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
     if (on) GS_PER_ENDS(L, yc[sl], v)                                                              \
     __syncthreads();                                                                               \
-    if (on && k == 0) {                                                                            \
-      gs_banded_tail_##S(&sh, cs, yc[sl], z);                                                      \
-      _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                   \
-        x[rb + (m + r) * rs] = z[r];                                                               \
-        chk += z[r] * (T)0;                                                                        \
-      }                                                                                            \
-      zt[sl][0] = z[0];                                                                            \
-      zt[sl][1] = h > 1 ? z[1] : (T)0;                                                             \
-    }                                                                                              \
+    GS_PER_TAIL(T, S, cs, yc[sl], 0, zt[sl]) /* a failed factorisation returned earlier */         \
     __syncthreads();                                                                               \
     /* Only chunks that reach the rows where W is above rounding (Factor's extents). */            \
     GsInt phi, plo;                                                                                \
@@ -962,16 +968,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
       if (on) GS_PER_ENDS(L, syz[sl], ft)                                                          \
       __syncthreads();                                                                             \
-      if (on && k == 0) {                                                                          \
-        gs_banded_tail_##S(&sh, Cm, syz[sl], z);                                                   \
-        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
-          if (fst) z[r] = (T)NAN;                                                                  \
-          x[rb + (GsInt)(m + r) * rs] = z[r];                                                      \
-          chk += z[r] * (T)0;                                                                      \
-        }                                                                                          \
-        syz[sl][4] = z[0];                                                                         \
-        syz[sl][5] = h > 1 ? z[1] : (T)0;                                                          \
-      }                                                                                            \
+      GS_PER_TAIL(T, S, Cm, syz[sl], fst, syz[sl] + 4)                                             \
       __syncthreads();                                                                             \
       GsInt phi = 0, plo = m;                                                                      \
       if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
