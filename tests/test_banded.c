@@ -730,9 +730,10 @@ static void zero_row(Batch *b, GsInt s, GsInt i) {
 
 /* A batch of 37 per-system matrices with system 5 singular (row 0 zero: the first pivot is 0) and a
  * NaN in system 20's right-hand side, through Factor + Solve or FactorSolve. */
+static GsInt bad_n = 64; /* rows of bad_batch's systems */
 static void bad_batch(GsContext ctx, int bands, GsDataType dt, int lay, int periodic, int via_fs,
                       HsRng *r) {
-  const GsInt n = 64, batch = 37;
+  const GsInt n = bad_n, batch = 37;
   GsBandedDesc d = {bands,
                     n,
                     batch,
@@ -753,6 +754,7 @@ static void bad_batch(GsContext ctx, int bands, GsDataType dt, int lay, int peri
   int want[37];
   char skip[37];
   if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  if (force_parts && CHECK_OK(GsBandedSetPartitions(A, force_parts))) goto done;
   fill_matrix(&b, KIND_DD, r);
   zero_row(&b, 5, 0);
   for (int k = 0; k < bands; k++)
@@ -997,6 +999,15 @@ static void test_bad(GsContext ctx, HsRng *r) {
       }
   bad_later_blocks(ctx, GS_DOUBLE, r);
   bad_later_blocks(ctx, GS_FLOAT, r);
+  /* Partitioned solves whose partial solves a GPU runs as chunked scans (two partitions of 300
+   * rows, interleaved): the bad systems are still named and their neighbours solved. */
+  force_parts = 2;
+  bad_n = 600;
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int via_fs = 0; via_fs < 2; via_fs++)
+      bad_batch(ctx, bands, via_fs ? GS_FLOAT : GS_DOUBLE, 0, 0, via_fs, r);
+  force_parts = 0;
+  bad_n = 64;
 }
 
 /* ---- 5. Argument errors, queries, lifetime ------------------------------------------------- */
@@ -1486,6 +1497,31 @@ static void test_partitions(GsContext ctx, HsRng *r) {
       run_case(ctx, &dk, kind, pc[k].mode, r);
     force_parts = 0;
   }
+  /* Interleaved partitioned batches of their own matrices, not periodic: a GPU runs the partial
+   * solves as chunked scans where a partition has at most 512 rows (tri) or 257 to 512 (penta),
+   * including uneven partitions, partitions shorter than a chunk, LDL^T, several right-hand-side
+   * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition. */
+  static const struct {
+    int bands, spd, parts, mode;
+    GsInt n, batch;
+    GsDataType dt;
+  } pn[] = {{5, 0, 2, MODE_TWICE, 900, 37, GS_DOUBLE},
+            {5, 0, 4, MODE_NRHS, 1537, 5, GS_FLOAT},
+            {5, 1, 3, MODE_INPLACE, 1000, 16, GS_DOUBLE},
+            {5, 0, 2, MODE_FACTORSOLVE, 700, 3, GS_DOUBLE},
+            {5, 0, 2, MODE_TWICE, 512, 7, GS_DOUBLE},
+            {3, 0, 5, MODE_NRHS, 1000, 9, GS_DOUBLE},
+            {3, 1, 7, MODE_INPLACE, 77, 40, GS_FLOAT},
+            {3, 0, 2, MODE_TWICE, 1024, 1, GS_DOUBLE},
+            {3, 0, 3, MODE_FACTORSOLVE, 1500, 33, GS_DOUBLE}};
+  for (size_t k = 0; k < sizeof pn / sizeof pn[0]; k++) {
+    GsBandedDesc dk = {pn[k].bands, pn[k].n, pn[k].batch, pn[k].dt, GS_BANDED_INTERLEAVED,
+                       0,           0,       0,           pn[k].spd};
+    force_parts = pn[k].parts;
+    for (int kind = pn[k].spd ? 1 : 0; kind < NKIND; kind++)
+      run_case(ctx, &dk, kind, pn[k].mode, r);
+    force_parts = 0;
+  }
 done:
   destroy_vecs(5, Dv);
   GsVecDestroy(&F);
@@ -1722,6 +1758,12 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
     if (info.device_id >= 0) expect = v ? GS_BANDED_ALGORITHM_SPIKE : GS_BANDED_ALGORITHM_SCAN;
     CHECK(got == expect, "automatic choice for %lld tri systems of 4096 rows: %s (expect %s)",
           (long long)dv.batch, GsBandedAlgorithmName(got), GsBandedAlgorithmName(expect));
+    /* SPIKE for tri systems: partitions of up to 512 rows (the GPU scans them) */
+    int parts = 0;
+    CHECK_OK(GsBandedGetPartitions(A, &parts));
+    CHECK(got != GS_BANDED_ALGORITHM_SPIKE || parts == 8,
+          "automatic partitions for %lld tri systems of 4096 rows: %d (expect 8)",
+          (long long)dv.batch, parts);
     CHECK_OK(GsBandedDestroy(&A));
   }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));

@@ -248,9 +248,16 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * (scan_auto, with the figures). */
     else if (gpu && scan_auto(bi))
       algo = GS_BANDED_ALGORITHM_SCAN;
-    else if (gpu && bi->batch < 16384 && auto_parts >= 4)
+    else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
-    else
+      /* Tri batches of their own interleaved matrices: partitions of up to 512 rows, whose
+       * partial solves the GPU runs as chunked scans (part_scan in the CUDA back end). H200,
+       * deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8 (one thread per
+       * partition, 16: 121.1); 1024 x 65536, 128: 1015, 256: 1208 (one thread a partition, 16:
+       * 1165, 64: 1055). From 2049 rows, so that every partition gets the scan. */
+      if (bi->bands == 3 && bi->m > 2048 && bi->interleaved && !bi->shared && !bi->periodic)
+        parts = (int)((bi->m + 511) / 512);
+    } else
       algo = GS_BANDED_ALGORITHM_THREAD;
   }
   switch (algo) {

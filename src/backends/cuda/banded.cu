@@ -872,7 +872,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 #define GS_SCAN_CHAIN(S, L, backward)                                                              \
   if ((L) == 16 && P > 32) { /* (8-row chunks: at most 256 rows, 32 chunks) */                     \
     const int w_ = t / 32;                                                                         \
-    if (w_ < ns && (blockIdx.x % groups) * ns + w_ < a.batch)                                      \
+    if (w_ < ns && (blockIdx.x % groups) * ns + w_ < vb)                                           \
       gs_scan_chain_warp_##S(smap, P, ns, w_, backward);                                           \
   } else if (on && k == 0) {                                                                       \
     gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
@@ -880,8 +880,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 /* SPDK: -1 for LU or LDL^T as the batch says (V g), 1 for LDL^T only (V s). */
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER, SPDK, V)                                          \
   GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, GS_SCAN_THREADS,                            \
-                         GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK))
-#define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB)                               \
+                         GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK), 0)
+#define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB, PART)                         \
   static __global__ void __launch_bounds__(NT, MB) gs_banded_scan_k_##S##BANDS##L##PER##V(         \
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
@@ -892,19 +892,24 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
     const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
-    const int P = a.tile_p, ns = (NT) / P, m = (int)sh.m, h = sh.h;                                \
+    const int P = a.tile_p, ns = (NT) / P, h = sh.h;                                               \
     const int spd = (SPDK) < 0 ? sh.spd : (SPDK);                                                  \
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
-    const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
-    const GsInt blk = blockIdx.x / groups, s = (blockIdx.x % groups) * ns + sl;                    \
-    const int on = s < a.batch && k < P, full = r0 + L <= m;                                       \
+    const GsInt vb = PART ? a.batch * a.parts : a.batch;                                           \
+    const GsInt groups = (vb + ns - 1) / ns;                                                       \
+    const GsInt blk = PART ? a.blk : blockIdx.x / groups, sv = (blockIdx.x % groups) * ns + sl;    \
+    const GsInt s = PART ? sv % a.batch : sv;                                                      \
+    GsInt pr0 = 0, pr1 = sh.m;                                                                     \
+    if (PART) gs_part_range(sh.m, a.parts, (int)(sv / a.batch), &pr0, &pr1);                       \
+    const int m = (int)(pr1 - pr0);                                                                \
+    const int on = sv < vb && k < P, full = r0 + L <= m;                                           \
     GsInt rb = 0, rs = 0, fbase = 0, frs = 0, fkn = 0;                                             \
     int fst = 0;                                                                                   \
     T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
     const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
-      rb += blk * a.rhs_len;                                                                       \
+      rb += blk * a.rhs_len + pr0 * rs;                                                            \
       if (a.scan_layout) { /* this block's rows from g L NT, this thread's column t */             \
         fbase = (GsInt)(blockIdx.x % groups) * (L * (NT)) + t;                                     \
         frs = NT;                                                                                  \
@@ -912,7 +917,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       } else {                                                                                     \
         GsInt fb, fs;                                                                              \
         gs_mat_place(&a, s, &fb, &fs);                                                             \
-        fbase = fb + (GsInt)r0 * fs;                                                               \
+        fbase = fb + (GsInt)(r0 + pr0) * fs;                                                       \
         frs = fs;                                                                                  \
         fkn = (GsInt)L * fs;                                                                       \
       }                                                                                            \
@@ -1059,8 +1064,12 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, -1, g)                                                       \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0, 1, s)                                                        \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, 1, s)                                                        \
-  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, w, 2 * GS_SCAN_THREADS, 1)                            \
-  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 1, -1, w, 2 * GS_SCAN_THREADS, 1)                            \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, w, 2 * GS_SCAN_THREADS, 1, 0)                         \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 1, -1, w, 2 * GS_SCAN_THREADS, 1, 0)                         \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, p, GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, 3, 16, -1), \
+                         1)                                                                        \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 5, 16, 0, -1, p, GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, 5, 16, -1), \
+                         1)                                                                        \
   typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,       \
                               int *, GsBandedDevSummary *);                                        \
   /* [L == 16][bands == 5][periodic]; then the LDL^T-only pentadiagonal 16-row ones [periodic] */  \
@@ -1073,7 +1082,10 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
                                                    gs_banded_scan_k_##S##5161s};                   \
   /* [periodic]: tri 16-row chunks in 512-thread blocks */                                         \
   static const GsScanK_##S gs_scan_w_k_##S[2] = {gs_banded_scan_k_##S##3160w,                      \
-                                                 gs_banded_scan_k_##S##3161w};
+                                                 gs_banded_scan_k_##S##3161w};                     \
+  /* [bands == 5]: a partitioned (SPIKE) batch's partial solves, each partition a system */        \
+  static const GsScanK_##S gs_scan_p_k_##S[2] = {gs_banded_scan_k_##S##3160p,                      \
+                                                 gs_banded_scan_k_##S##5160p};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 
@@ -1259,6 +1271,28 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   return 0;
 }
 
+/* Rows of the longest partition of a partitioned batch. */
+static GsInt part_rows(const GsBandedInfo *bi) {
+  return (bi->m + bi->parts - 1) / bi->parts;
+}
+
+/* Whether a partitioned (SPIKE) solve runs its partial solves y_j = A_j^-1 f_j as chunked scans
+ * (gs_scan_p_k: each partition a system of its own, its LU the partition's factor rows) instead
+ * of one thread per partition. The scan keeps the forward result in registers (56 bytes per
+ * unknown instead of 72) and, with at most 512 rows a partition, holds 8 or more systems a block,
+ * so rows of f and x move in 64- or 128-byte pieces. H200, deferred checks, one thread per
+ * partition -> scan, same partitions (us): tri 1024 x 65536 with 128 partitions 1190 -> 1015,
+ * 256: 1450 -> 1208, 512: 2075 -> 1864; penta 1024 x 65536 with 128 (512 rows) 2079 -> 1982 and
+ * LDL^T 2085 -> 2018, but with 256 (256 rows) 2881 -> 3056 and 512 4496 -> 5002 (LDL^T 2941 ->
+ * 2756, 4645 -> 4426); penta 2048 x 4096 with 8 partitions: 250 against the automatic (one thread
+ * a partition) 275. Interleaved batches of their own matrices, not periodic: the layouts
+ * measured. */
+static int part_scan(const GsBandedInfo *bi) {
+  const GsInt rows = part_rows(bi);
+  return bi->interleaved && !bi->shared && !bi->periodic && rows <= 32 * 16 &&
+         (bi->bands == 3 || rows > 256);
+}
+
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
@@ -1343,18 +1377,40 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
     const int b5 = bi->bands == 5;
+    const int d = bi->dt != GS_DOUBLE, pscan = part_scan(bi);
+    GsBandedKArgs ap = a; /* the scan's view: each partition a system of up to 32 chunks */
+    ap.tile_l = 16;
+    ap.tile_p = (int)((part_rows(bi) + 15) / 16);
+    ap.scan_layout = 0;
+    const GsInt pns = GS_SCAN_THREADS / ap.tile_p;
+    const unsigned int pnb = (unsigned int)((bi->batch * bi->parts + pns - 1) / pns);
+    if (pscan && !cc->part_scan_carveout[d][b5]) { /* as the scan's (GS_SCAN_CARVEOUT) */
+      const void *kern = d ? (const void *)gs_scan_p_k_f[b5] : (const void *)gs_scan_p_k_d[b5];
+      GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           GS_SCAN_CARVEOUT));
+      cc->part_scan_carveout[d][b5] = 1;
+    }
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
+      ap.blk = blk;
+      if (pscan && !d)
+        gs_scan_p_k_d[b5]<<<pnb, GS_SCAN_THREADS, 0, cc->stream>>>(
+            ap, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      else if (pscan)
+        gs_scan_p_k_f[b5]<<<pnb, GS_SCAN_THREADS, 0, cc->stream>>>(
+            ap, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
       if (bi->dt == GS_DOUBLE) {
-        (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
-            a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
+        if (!pscan)
+          (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
+              a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
         gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
         gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
-        (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
-            a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
+        if (!pscan)
+          (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
+              a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
         gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
             a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
         gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(

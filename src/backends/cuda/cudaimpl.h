@@ -52,6 +52,8 @@ typedef struct {
    * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
    * held back by a small one. */
   int scan_carveout[2][2][2][2][2];
+  /* The same for the scans of a partitioned solve's partial solves ([float][pentadiagonal]). */
+  int part_scan_carveout[2][2];
 } GsCudaContext;
 
 /* ---- Error handling -------------------------------------------------------------------------- */
