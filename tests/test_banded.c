@@ -1477,11 +1477,16 @@ static void test_partitions(GsContext ctx, HsRng *r) {
     int bands, shared, contig, parts, mode;
     GsInt n, batch;
     GsDataType dt;
-  } pc[] = {
-      {5, 0, 0, 2, MODE_TWICE, 64, 5, GS_DOUBLE},       {5, 1, 0, 5, MODE_NRHS, 203, 7, GS_DOUBLE},
-      {5, 0, 1, 16, MODE_INPLACE, 517, 3, GS_DOUBLE},   {5, 1, 1, 3, MODE_TWICE, 100, 1, GS_FLOAT},
-      {3, 0, 0, 7, MODE_NRHS, 131, 4, GS_DOUBLE},       {3, 1, 1, 2, MODE_INPLACE, 24, 9, GS_FLOAT},
-      {3, 0, 1, 9, MODE_FACTORSOLVE, 300, 2, GS_DOUBLE}};
+  } pc[] = {{5, 0, 0, 2, MODE_TWICE, 64, 5, GS_DOUBLE},
+            {5, 1, 0, 5, MODE_NRHS, 203, 7, GS_DOUBLE},
+            {5, 0, 1, 16, MODE_INPLACE, 517, 3, GS_DOUBLE},
+            {5, 1, 1, 3, MODE_TWICE, 100, 1, GS_FLOAT},
+            {3, 0, 0, 7, MODE_NRHS, 131, 4, GS_DOUBLE},
+            {3, 1, 1, 2, MODE_INPLACE, 24, 9, GS_FLOAT},
+            {3, 0, 1, 9, MODE_FACTORSOLVE, 300, 2, GS_DOUBLE},
+            /* more partitions than a warp's lanes (a GPU's reduced solve: several a lane) */
+            {5, 0, 0, 70, MODE_NRHS, 3002, 3, GS_DOUBLE},
+            {3, 1, 0, 100, MODE_TWICE, 2001, 5, GS_FLOAT}};
   for (size_t k = 0; k < sizeof pc / sizeof pc[0]; k++) {
     GsBandedDesc dk = {pc[k].bands,
                        pc[k].n,
@@ -1500,7 +1505,8 @@ static void test_partitions(GsContext ctx, HsRng *r) {
   /* Interleaved partitioned batches of their own matrices, not periodic: a GPU runs the partial
    * solves as chunked scans where a partition has at most 512 rows (tri) or 257 to 512 (penta),
    * including uneven partitions, partitions shorter than a chunk, LDL^T, several right-hand-side
-   * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition. */
+   * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition;
+   * the last three have more partitions than a warp has lanes (the GPU's reduced solve). */
   static const struct {
     int bands, spd, parts, mode;
     GsInt n, batch;
@@ -1513,7 +1519,10 @@ static void test_partitions(GsContext ctx, HsRng *r) {
             {3, 0, 5, MODE_NRHS, 1000, 9, GS_DOUBLE},
             {3, 1, 7, MODE_INPLACE, 77, 40, GS_FLOAT},
             {3, 0, 2, MODE_TWICE, 1024, 1, GS_DOUBLE},
-            {3, 0, 3, MODE_FACTORSOLVE, 1500, 33, GS_DOUBLE}};
+            {3, 0, 3, MODE_FACTORSOLVE, 1500, 33, GS_DOUBLE},
+            {3, 0, 100, MODE_NRHS, 2000, 6, GS_DOUBLE},
+            {5, 1, 70, MODE_TWICE, 3000, 4, GS_DOUBLE},
+            {5, 0, 33, MODE_INPLACE, 9000, 2, GS_FLOAT}};
   for (size_t k = 0; k < sizeof pn / sizeof pn[0]; k++) {
     GsBandedDesc dk = {pn[k].bands, pn[k].n, pn[k].batch, pn[k].dt, GS_BANDED_INTERLEAVED,
                        0,           0,       0,           pn[k].spd};

@@ -834,7 +834,8 @@ extern __shared__ GsInt gs_stage_smem[];
  * C_j, where T_j / U_j are the first / last h unknowns of partition j. Taking the first and last h
  * rows of that identity gives a block-tridiagonal system in X_j = (T_j, U_j) (blocks of q = 2h):
  *   L_j X_{j-1} + X_j + R_j X_{j+1} = Y_j,
- * solved by block Thomas (M_j = I - L_j G_{j-1}, G_j = M_j^-1 R_j) by one thread per system.
+ * solved by block Thomas (M_j = I - L_j G_{j-1}, G_j = M_j^-1 R_j) by one thread per system (a
+ * GPU scans its two recurrences across the partitions with a warp: gs_banded_psolve2w_k).
  * Factor keeps each A_j's LU in the usual factor arrays (rows of partition j), the spikes V, W in
  * 2h more, and per partition M_j^-1, L_j and G_j (3 q x q blocks) in the matrix's corner data.
  * A periodic system is [E F; G H] as above: E is solved by partitions; Factor also keeps E^-1 F
@@ -999,6 +1000,22 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     return GS_BANDED_OK;                                                                           \
   }                                                                                                \
                                                                                                    \
+  /* A periodic system's z = S^-1 (f_2 - G y) into X[parts * q ..], from the reduced solution X    \
+   * (y at rows 0..h-1 is T_0, at m-h..m-1 U_{P-1}) and f's last h rows. */                        \
+  GS_BANDED_FN void gs_banded_part_reduce_tail_##S(const GsBandedShape *sh, const T *C, int parts, \
+                                                   const T *f, GsInt rb, GsInt rs, T *X) {         \
+    const int h = sh->h, q = 2 * h;                                                                \
+    T ycor[4], z[2] = {0, 0};                                                                      \
+    for (int r = 0; r < h; r++) {                                                                  \
+      ycor[r] = X[r];                                                                              \
+      ycor[h + r] = X[(parts - 1) * q + h + r];                                                    \
+      z[r] = f[rb + (sh->m + r) * rs];                                                             \
+    }                                                                                              \
+    gs_banded_tail_##S(sh, C + GS_BANDED_PART_CORNER_LEN(sh->bands, parts), ycor, z);              \
+    for (int r = 0; r < h; r++)                                                                    \
+      X[parts * q + r] = z[r];                                                                     \
+  }                                                                                                \
+                                                                                                   \
   /* Solve the reduced system of one system: Y from the partial solutions y in x, X (parts * q)    \
    * out; periodic systems also z = S^-1 (f_2 - G y) into X[parts * q ..] (f: the right-hand side, \
    * whose last h rows no partial solve has written). */                                           \
@@ -1040,17 +1057,7 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
       for (int a = 0; a < q; a++)                                                                  \
         X[j * q + a] = t[a];                                                                       \
     }                                                                                              \
-    if (sh->periodic) { /* y at rows 0..h-1 is T_0, at m-h..m-1 U_{P-1} */                         \
-      T ycor[4], z[2] = {0, 0};                                                                    \
-      for (int r = 0; r < h; r++) {                                                                \
-        ycor[r] = X[r];                                                                            \
-        ycor[h + r] = X[(parts - 1) * q + h + r];                                                  \
-        z[r] = f[rb + (sh->m + r) * rs];                                                           \
-      }                                                                                            \
-      gs_banded_tail_##S(sh, C + GS_BANDED_PART_CORNER_LEN(sh->bands, parts), ycor, z);            \
-      for (int r = 0; r < h; r++)                                                                  \
-        X[parts * q + r] = z[r];                                                                   \
-    }                                                                                              \
+    if (sh->periodic) gs_banded_part_reduce_tail_##S(sh, C, parts, f, rb, rs, X);                  \
   }                                                                                                \
                                                                                                    \
   /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} (- (E^-1 F) z when periodic) over the rows of partition \

@@ -266,6 +266,85 @@ GS_CUDA_BANDED_ALL(float, f)
       gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
   }
 
+/* Threads of a block of the warp-per-system reduced solve. */
+#define GS_PART_WARP_THREADS 128
+/* Helpers of gs_banded_psolve2w_k (q = 2 h unknowns a partition end, blocks of C row-major):
+ * partition j's forward map Z_j = A_j Z_{j-1} + c_j, A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j (Y_j:
+ * the partial solution's first and last h rows); its backward map X_j = -G_j X_{j+1} + Z_j (Z_j
+ * in X); the composition (A, c) <- (Aj A, Aj c + cj); and the warp's inclusive scan of the lanes'
+ * maps, in lane order (backward: from lane 31 down), each lane's map applied after those before
+ * it. */
+#define GS_CUDA_PART_WARP_HELPERS(T, S, BANDS)                                                     \
+  static __device__ __forceinline__ void gs_part_fmap_##S##BANDS(                                  \
+      const GsBandedShape *sh, const T *Cs, int P, int j, const T *x, GsInt rb, GsInt rs, T *Aj,   \
+      T *cj) {                                                                                     \
+    enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
+    GsInt r0, r1;                                                                                  \
+    gs_part_range(sh->m, P, j, &r0, &r1);                                                          \
+    const T *Cj = Cs + (GsInt)j * 3 * qq;                                                          \
+    T Y[q], Mi[qq], Lj[qq];                                                                        \
+    _Pragma("unroll") for (int r = 0; r < h; r++) {                                                \
+      Y[r] = x[rb + (r0 + r) * rs];                                                                \
+      Y[h + r] = x[rb + (r1 - h + r) * rs];                                                        \
+    }                                                                                              \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) {                                               \
+      Mi[e] = Cj[e];                                                                               \
+      Lj[e] = Cj[qq + e];                                                                          \
+    }                                                                                              \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      T v = 0;                                                                                     \
+      _Pragma("unroll") for (int e = 0; e < q; e++) v += Mi[r * q + e] * Y[e];                     \
+      cj[r] = v;                                                                                   \
+      _Pragma("unroll") for (int b = 0; b < q; b++) {                                              \
+        T w = 0;                                                                                   \
+        _Pragma("unroll") for (int e = 0; e < q; e++) w -= Mi[r * q + e] * Lj[e * q + b];          \
+        Aj[r * q + b] = w;                                                                         \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_part_bmap_##S##BANDS(const T *Cs, int j, const T *Xs,  \
+                                                                 T *Aj, T *cj) {                   \
+    enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
+    const T *Gj = Cs + (GsInt)j * 3 * qq + 2 * qq;                                                 \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) Aj[e] = -Gj[e];                                 \
+    _Pragma("unroll") for (int r = 0; r < q; r++) cj[r] = Xs[j * q + r];                           \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_part_compose_##S##BANDS(const T *Aj, const T *cj,      \
+                                                                    T *A, T *c) {                  \
+    enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
+    T An[qq], cn[q];                                                                               \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      T v = cj[r];                                                                                 \
+      _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * c[e];                     \
+      cn[r] = v;                                                                                   \
+      _Pragma("unroll") for (int b = 0; b < q; b++) {                                              \
+        T w = 0;                                                                                   \
+        _Pragma("unroll") for (int e = 0; e < q; e++) w += Aj[r * q + e] * A[e * q + b];           \
+        An[r * q + b] = w;                                                                         \
+      }                                                                                            \
+    }                                                                                              \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = An[e];                                   \
+    _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = cn[r];                                    \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_part_scan_##S##BANDS(T *A, T *c, int lane,             \
+                                                                 int backward) {                   \
+    enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
+    for (int off = 1; off < 32; off <<= 1) {                                                       \
+      T Ap[qq], cp[q];                                                                             \
+      _Pragma("unroll") for (int e = 0; e < qq; e++) Ap[e] =                                       \
+          backward ? __shfl_down_sync(0xffffffffu, A[e], off)                                      \
+                   : __shfl_up_sync(0xffffffffu, A[e], off);                                       \
+      _Pragma("unroll") for (int r = 0; r < q; r++) cp[r] =                                        \
+          backward ? __shfl_down_sync(0xffffffffu, c[r], off)                                      \
+                   : __shfl_up_sync(0xffffffffu, c[r], off);                                       \
+      if (backward ? lane + off < 32 : lane >= off) { /* (A, c) <- (A Ap, A cp + c) */             \
+        gs_part_compose_##S##BANDS(A, c, Ap, cp);                                                  \
+        _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = Ap[e];                               \
+        _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = cp[r];                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
 #define GS_CUDA_BANDED_PART(T, S, BANDS)                                                           \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_pfactor1_k_##S##BANDS(GsBandedKArgs a, GsPtrs Dp, GsPtrs Fp, T *C, int *pstatus) { \
@@ -305,18 +384,87 @@ GS_CUDA_BANDED_ALL(float, f)
   }                                                                                                \
   GS_CUDA_BANDED_PSOLVE1(T, S, S, psolve1, BANDS, 0)                                               \
   GS_CUDA_BANDED_PSOLVE1(T, S, S##s, psolve1_st, BANDS, 1)                                         \
-  static __global__ void gs_banded_psolve2_k_##S##BANDS(                                           \
+  /* The reduced system of one system by one warp (GS_PART_WARP_THREADS a block): lane l takes     \
+   * partitions [l Q, l Q + Q) (Q = ceil(P / 32)). Block Thomas is two affine recurrences over the \
+   * partitions, forward Z_j = A_j Z_{j-1} + c_j (A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j) and         \
+   * backward X_j = -G_j X_{j+1} + Z_j: each lane composes its partitions' maps, a Kogge-Stone     \
+   * scan with shuffles composes the lanes' (backward: from lane 31 down), and each lane runs its  \
+   * partitions from the state entering them. The loads of all lanes are in flight at once, where  \
+   * one thread per system waited for each partition's blocks in turn: H200, penta 1024 x 65536,   \
+   * Nsight Compute, 16 / 128 / 256 partitions: 98.7 / 785 / 1570 us -> 19.1 / 96.6 / 181 us;      \
+   * whole solves (deferred checks): penta 64 x 65536 1399 -> 224 us, tri 16 x 65536 181.9 ->      \
+   * 43.5, tri 1024 x 65536 1004 -> 799, penta 1024 x 65536 (16 partitions) 1512 -> 1446. */       \
+  static __global__ void __launch_bounds__(GS_PART_WARP_THREADS) gs_banded_psolve2w_k_##S##BANDS(  \
       GsBandedKArgs a, const T *C, const int *fstatus, const T *f, const T *x, T *X) {             \
-    const GsInt s = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
-    if (s >= a.batch) return;                                                                      \
+    enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
+    const GsInt s = ((GsInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;                           \
+    const int lane = (int)(threadIdx.x & 31);                                                      \
+    if (s >= a.batch) return; /* the whole warp */                                                 \
     const GsInt mat = a.shared ? 0 : s;                                                            \
     if (fstatus[mat]) return;                                                                      \
-    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
+    const GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                  \
     GsInt rb, rs;                                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
-    gs_banded_part_reduce_solve_##S(&sh, C + mat * a.corner_len, a.parts, f, x, rb, rs,            \
-                                    X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic));        \
+    const T *Cs = C + mat * a.corner_len;                                                          \
+    T *Xs = X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic);                                 \
+    const int P = a.parts, Q = (P + 31) / 32, j0 = lane * Q, j1 = j0 + Q < P ? j0 + Q : P;         \
+    T A[qq], c[q];                                                                                 \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = e % (q + 1) == 0 ? (T)1 : (T)0;          \
+    _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = 0;                                        \
+    for (int j = j0; j < j1; j++) { /* forward: (A, c) <- (A_j A, A_j c + c_j) */                  \
+      T Aj[qq], cj[q];                                                                             \
+      gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                                   \
+      gs_part_compose_##S##BANDS(Aj, cj, A, c);                                                    \
+    }                                                                                              \
+    gs_part_scan_##S##BANDS(A, c, lane, 0);                                                        \
+    T z[q];                                                                                        \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      z[r] = __shfl_up_sync(0xffffffffu, c[r], 1);                                                 \
+      if (lane == 0) z[r] = 0;                                                                     \
+    }                                                                                              \
+    for (int j = j0; j < j1; j++) { /* Z_j from the state entering lane's partitions */            \
+      T Aj[qq], cj[q], zn[q];                                                                      \
+      gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                                   \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        T v = cj[r];                                                                               \
+        _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                   \
+        zn[r] = v;                                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        z[r] = zn[r];                                                                              \
+        Xs[j * q + r] = zn[r];                                                                     \
+      }                                                                                            \
+    }                                                                                              \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = e % (q + 1) == 0 ? (T)1 : (T)0;          \
+    _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = 0;                                        \
+    for (int j = j1 - 1; j >= j0; j--) { /* backward: (A, c) <- (-G_j A, -G_j c + Z_j) */          \
+      T Aj[qq], cj[q];                                                                             \
+      gs_part_bmap_##S##BANDS(Cs, j, Xs, Aj, cj);                                                  \
+      gs_part_compose_##S##BANDS(Aj, cj, A, c);                                                    \
+    }                                                                                              \
+    gs_part_scan_##S##BANDS(A, c, lane, 1);                                                        \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      z[r] = __shfl_down_sync(0xffffffffu, c[r], 1);                                               \
+      if (lane == 31) z[r] = 0;                                                                    \
+    }                                                                                              \
+    for (int j = j1 - 1; j >= j0; j--) {                                                           \
+      T Aj[qq], cj[q], zn[q];                                                                      \
+      gs_part_bmap_##S##BANDS(Cs, j, Xs, Aj, cj);                                                  \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        T v = cj[r];                                                                               \
+        _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                   \
+        zn[r] = v;                                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        z[r] = zn[r];                                                                              \
+        Xs[j * q + r] = zn[r];                                                                     \
+      }                                                                                            \
+    }                                                                                              \
+    if (sh.periodic) {                                                                             \
+      __syncwarp(); /* every lane's X written */                                                   \
+      if (lane == 0) gs_banded_part_reduce_tail_##S(&sh, Cs, P, f, rb, rs, Xs);                    \
+    }                                                                                              \
   }                                                                                                \
   static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
       gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const T *C, const int *fstatus,   \
@@ -349,6 +497,10 @@ GS_CUDA_BANDED_ALL(float, f)
     if (st) gs_mark(status, s, st, sum);                                                           \
   }
 
+GS_CUDA_PART_WARP_HELPERS(double, dw, 3)
+GS_CUDA_PART_WARP_HELPERS(double, dw, 5)
+GS_CUDA_PART_WARP_HELPERS(float, fw, 3)
+GS_CUDA_PART_WARP_HELPERS(float, fw, 5)
 GS_CUDA_BANDED_PART(double, dw, 3)
 GS_CUDA_BANDED_PART(double, dw, 5)
 GS_CUDA_BANDED_PART(float, fw, 3)
@@ -373,7 +525,8 @@ GS_CUDA_BANDED_PART(float, fw, 5)
   static const GsPS1_##S gs_ps1_##S[2] = {gs_banded_psolve1_k_##S##3, gs_banded_psolve1_k_##S##5}; \
   static const GsPS1_##S gs_ps1st_##S[2] = {gs_banded_psolve1_st_k_##S##3,                         \
                                             gs_banded_psolve1_st_k_##S##5};                        \
-  static const GsPS2_##S gs_ps2_##S[2] = {gs_banded_psolve2_k_##S##3, gs_banded_psolve2_k_##S##5}; \
+  static const GsPS2_##S gs_ps2w_##S[2] = {gs_banded_psolve2w_k_##S##3,                            \
+                                           gs_banded_psolve2w_k_##S##5};                           \
   static const GsPS3_##S gs_ps3_##S[2] = {gs_banded_psolve3_k_##S##3, gs_banded_psolve3_k_##S##5};
 
 GS_CUDA_PART_TABLES(double, dw)
@@ -1375,7 +1528,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   const size_t sm_part = st ? GS_BANDED_STAGE_BYTES(GS_PART_CHUNK, es) : 0,
                sm_thread = st ? GS_BANDED_STAGE_BYTES(GS_BANDED_CHUNK, es) : 0;
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
-    const unsigned int nbt = part_blocks(bi->batch * bi->parts), nbs = part_blocks(bi->batch);
+    const unsigned int nbt = part_blocks(bi->batch * bi->parts);
     const int b5 = bi->bands == 5;
     const int d = bi->dt != GS_DOUBLE, pscan = part_scan(bi);
     GsBandedKArgs ap = a; /* the scan's view: each partition a system of up to 32 chunks */
@@ -1390,6 +1543,8 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
                                            GS_SCAN_CARVEOUT));
       cc->part_scan_carveout[d][b5] = 1;
     }
+    const unsigned int nbw =
+        (unsigned int)((bi->batch * 32 + GS_PART_WARP_THREADS - 1) / GS_PART_WARP_THREADS);
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
       ap.blk = blk;
@@ -1403,7 +1558,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
         if (!pscan)
           (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
               a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
-        gs_ps2_dw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
+        gs_ps2w_dw[b5]<<<nbw, GS_PART_WARP_THREADS, 0, cc->stream>>>(
             a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
         gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
@@ -1411,7 +1566,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
         if (!pscan)
           (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
               a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
-        gs_ps2_fw[b5]<<<nbs, GS_PART_THREADS, 0, cc->stream>>>(
+        gs_ps2w_fw[b5]<<<nbw, GS_PART_WARP_THREADS, 0, cc->stream>>>(
             a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
         gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
             a, Fp, (const float *)C, fstatus, (const float *)work, (float *)x, status, dsum);
