@@ -1506,7 +1506,8 @@ static void test_partitions(GsContext ctx, HsRng *r) {
    * solves as chunked scans where a partition has at most 512 rows (tri) or 257 to 512 (penta),
    * including uneven partitions, partitions shorter than a chunk, LDL^T, several right-hand-side
    * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition;
-   * the last three have more partitions than a warp has lanes (the GPU's reduced solve). */
+   * the next three have more partitions than a warp has lanes (the GPU's reduced solve); the last
+   * has partitions of 4500 rows (one thread each on a GPU: more than a scan block's chunks). */
   static const struct {
     int bands, spd, parts, mode;
     GsInt n, batch;
@@ -1522,7 +1523,8 @@ static void test_partitions(GsContext ctx, HsRng *r) {
             {3, 0, 3, MODE_FACTORSOLVE, 1500, 33, GS_DOUBLE},
             {3, 0, 100, MODE_NRHS, 2000, 6, GS_DOUBLE},
             {5, 1, 70, MODE_TWICE, 3000, 4, GS_DOUBLE},
-            {5, 0, 33, MODE_INPLACE, 9000, 2, GS_FLOAT}};
+            {5, 0, 33, MODE_INPLACE, 9000, 2, GS_FLOAT},
+            {3, 0, 2, MODE_TWICE, 9000, 2, GS_DOUBLE}};
   for (size_t k = 0; k < sizeof pn / sizeof pn[0]; k++) {
     GsBandedDesc dk = {pn[k].bands, pn[k].n, pn[k].batch, pn[k].dt, GS_BANDED_INTERLEAVED,
                        0,           0,       0,           pn[k].spd};
