@@ -254,7 +254,8 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
        * partial solves the GPU runs as chunked scans (part_scan in the CUDA back end). H200,
        * deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8 (one thread per
        * partition, 16: 121.1); 1024 x 65536, 128: 1015, 256: 1208 (one thread a partition, 16:
-       * 1165, 64: 1055). From 2049 rows, so that every partition gets the scan. */
+       * 1165, 64: 1055); with the warp's reduced solve (b770ad3) 1024 x 65536, 128: 799, 256:
+       * 791, and 1024 x 4096, 8: 78. From 2049 rows, so that every partition gets the scan. */
       if (bi->bands == 3 && bi->m > 2048 && bi->interleaved && !bi->shared && !bi->periodic)
         parts = (int)((bi->m + 511) / 512);
     } else
