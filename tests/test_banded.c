@@ -1000,12 +1000,14 @@ static void test_bad(GsContext ctx, HsRng *r) {
   bad_later_blocks(ctx, GS_DOUBLE, r);
   bad_later_blocks(ctx, GS_FLOAT, r);
   /* Partitioned solves whose partial solves a GPU runs as chunked scans (two partitions of 300
-   * rows, interleaved): the bad systems are still named and their neighbours solved. */
+   * rows; interleaved, contiguous with a stride, periodic): the bad systems are still named and
+   * their neighbours solved. */
   force_parts = 2;
   bad_n = 600;
   for (int bands = 3; bands <= 5; bands += 2)
     for (int via_fs = 0; via_fs < 2; via_fs++)
-      bad_batch(ctx, bands, via_fs ? GS_FLOAT : GS_DOUBLE, 0, 0, via_fs, r);
+      for (int periodic = 0; periodic < 2; periodic++)
+        bad_batch(ctx, bands, via_fs ? GS_FLOAT : GS_DOUBLE, via_fs ? 2 : 0, periodic, via_fs, r);
   force_parts = 0;
   bad_n = 64;
 }
@@ -1486,7 +1488,12 @@ static void test_partitions(GsContext ctx, HsRng *r) {
             {3, 0, 1, 9, MODE_FACTORSOLVE, 300, 2, GS_DOUBLE},
             /* more partitions than a warp's lanes (a GPU's reduced solve: several a lane) */
             {5, 0, 0, 70, MODE_NRHS, 3002, 3, GS_DOUBLE},
-            {3, 1, 0, 100, MODE_TWICE, 2001, 5, GS_FLOAT}};
+            {3, 1, 0, 100, MODE_TWICE, 2001, 5, GS_FLOAT},
+            /* partitions a GPU solves as chunked scans (penta 257 to 512 rows, tri up to 512) */
+            {5, 0, 0, 3, MODE_TWICE, 1002, 5, GS_DOUBLE},
+            {5, 0, 1, 2, MODE_NRHS, 702, 3, GS_FLOAT},
+            {3, 0, 1, 5, MODE_INPLACE, 1001, 4, GS_DOUBLE},
+            {3, 0, 0, 40, MODE_FACTORSOLVE, 2001, 6, GS_DOUBLE}};
   for (size_t k = 0; k < sizeof pc / sizeof pc[0]; k++) {
     GsBandedDesc dk = {pc[k].bands,
                        pc[k].n,

@@ -250,14 +250,19 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
       algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
-      /* Tri batches of their own interleaved matrices: partitions of up to 512 rows, whose
-       * partial solves the GPU runs as chunked scans (part_scan in the CUDA back end). H200,
-       * deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8 (one thread per
-       * partition, 16: 121.1); 1024 x 65536, 128: 1015, 256: 1208 (one thread a partition, 16:
-       * 1165, 64: 1055); with the warp's reduced solve (b770ad3) 1024 x 65536, 128: 799, 256:
-       * 791, and 1024 x 4096, 8: 78. From 2049 rows, so that every partition gets the scan. */
-      if (bi->bands == 3 && bi->m > 2048 && bi->interleaved && !bi->shared && !bi->periodic)
-        parts = (int)((bi->m + 511) / 512);
+      /* Batches of their own matrices past 2048 rows: partitions of up to 512 rows (tri) or at
+       * most 512 (penta), whose partial solves the GPU runs as chunked scans (part_scan in the
+       * CUDA back end). H200, deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8
+       * (one thread per partition, 16: 121.1); 1024 x 65536, 128: 1015, 256: 1208 (one thread a
+       * partition, 16: 1165, 64: 1055); with the warp's reduced solve (b770ad3) 1024 x 65536,
+       * 128: 799, 256: 791, and 1024 x 4096, 8: 78; penta 1024 x 65536, 16: 1446, 128: 1391;
+       * periodic 16: 1458, 128: 1436; periodic tri 16: 1162, 128: 848; contiguous penta 16:
+       * 4465, 128: 2095; contiguous tri 16: 5236, 128: 1246. From 2049 rows, so that every
+       * partition gets the scan. */
+      if (!bi->shared && bi->m > 2048) {
+        const int p512 = (int)((bi->m + 511) / 512);
+        parts = bi->bands == 3 || p512 > parts ? p512 : parts;
+      }
     } else
       algo = GS_BANDED_ALGORITHM_THREAD;
   }

@@ -1433,17 +1433,19 @@ static GsInt part_rows(const GsBandedInfo *bi) {
  * (gs_scan_p_k: each partition a system of its own, its LU the partition's factor rows) instead
  * of one thread per partition. The scan keeps the forward result in registers (56 bytes per
  * unknown instead of 72) and, with at most 512 rows a partition, holds 8 or more systems a block,
- * so rows of f and x move in 64- or 128-byte pieces. H200, deferred checks, one thread per
- * partition -> scan, same partitions, before the warp's reduced solve (us): tri 1024 x 65536 with
- * 128 partitions 1190 -> 1015, 256: 1450 -> 1208, 512: 2075 -> 1864; penta 1024 x 65536 with 128
- * (512 rows) 2079 -> 1982 and LDL^T 2085 -> 2018, but with 256 (256 rows) 2881 -> 3056 and 512 4496
- * -> 5002 (LDL^T 2941 -> 2756, 4645 -> 4426); penta 2048 x 4096 with 8 partitions: 250 against the
- * automatic (one thread a partition) 275. Interleaved batches of their own matrices, not periodic:
- * the layouts measured. */
+ * so rows of f and x move in 64- or 128-byte pieces (interleaved), or a thread's 16 rows in
+ * 16-byte loads (contiguous, where one thread a partition walks rows a stride apart from its
+ * neighbours'). H200, deferred checks, one thread per partition -> scan, same partitions, before
+ * the warp's reduced solve (us): tri 1024 x 65536 with 128 partitions 1190 -> 1015, 256: 1450 ->
+ * 1208, 512: 2075 -> 1864; penta 1024 x 65536 with 128 (512 rows) 2079 -> 1982 and LDL^T 2085 ->
+ * 2018, but with 256 (256 rows) 2881 -> 3056 and 512 4496 -> 5002 (LDL^T 2941 -> 2756, 4645 ->
+ * 4426); penta 2048 x 4096 with 8 partitions: 250 against the automatic (one thread a partition)
+ * 275. After it, 128 partitions: periodic penta 1024 x 65536 1514 -> 1436, periodic tri 1050 ->
+ * 848; contiguous penta 3539 -> 2095, tri 2944 -> 1246, tri 64 x 65536 387 -> 112. Not for a
+ * shared matrix (penta 1024 x 16384, 32 partitions: 241 -> 273). */
 static int part_scan(const GsBandedInfo *bi) {
   const GsInt rows = part_rows(bi);
-  return bi->interleaved && !bi->shared && !bi->periodic && rows <= 32 * 16 &&
-         (bi->bands == 3 || rows > 256);
+  return !bi->shared && rows <= 32 * 16 && (bi->bands == 3 || rows > 256);
 }
 
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
