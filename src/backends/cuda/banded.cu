@@ -1538,7 +1538,10 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     ap.tile_p = (int)((part_rows(bi) + 15) / 16);
     ap.scan_layout = 0;
     const GsInt pns = pscan ? GS_SCAN_THREADS / ap.tile_p : 1; /* (tile_p <= 32 when pscan) */
-    const unsigned int pnb = (unsigned int)((bi->batch * bi->parts + pns - 1) / pns);
+    const GsInt pnbl = (bi->batch * bi->parts + pns - 1) / pns;
+    GsCheck(!pscan || pnbl <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED,
+            "partitioned solve: %lld blocks of partial solves", (long long)pnbl);
+    const unsigned int pnb = (unsigned int)pnbl;
     if (pscan && !cc->part_scan_carveout[d][b5]) { /* as the scan's (GS_SCAN_CARVEOUT) */
       const void *kern = d ? (const void *)gs_scan_p_k_f[b5] : (const void *)gs_scan_p_k_d[b5];
       GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
