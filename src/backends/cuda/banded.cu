@@ -271,9 +271,9 @@ GS_CUDA_BANDED_ALL(float, f)
 /* Helpers of gs_banded_psolve2w_k (q = 2 h unknowns a partition end, blocks of C row-major):
  * partition j's forward map Z_j = A_j Z_{j-1} + c_j, A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j (Y_j:
  * the partial solution's first and last h rows); its backward map X_j = -G_j X_{j+1} + Z_j (Z_j
- * in X); the composition (A, c) <- (Aj A, Aj c + cj); and the warp's inclusive scan of the lanes'
- * maps, in lane order (backward: from lane 31 down), each lane's map applied after those before
- * it. */
+ * in X); the composition (A, c) <- (Aj A, Aj c + cj); one step z <- Aj z + cj; and the warp's
+ * inclusive scan of the lanes' maps, in lane order (backward: from lane 31 down), each lane's map
+ * applied after those before it. */
 #define GS_CUDA_PART_WARP_HELPERS(T, S, BANDS)                                                     \
   static __device__ __forceinline__ void gs_part_fmap_##S##BANDS(                                  \
       const GsBandedShape *sh, const T *Cs, int P, int j, const T *x, GsInt rb, GsInt rs, T *Aj,   \
@@ -325,6 +325,21 @@ GS_CUDA_BANDED_ALL(float, f)
     }                                                                                              \
     _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = An[e];                                   \
     _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = cn[r];                                    \
+  }                                                                                                \
+  /* A partition's state from the one entering it, z <- Aj z + cj, also stored at Xj. */           \
+  static __device__ __forceinline__ void gs_part_step_##S##BANDS(const T *Aj, const T *cj, T *z,   \
+                                                                 T *Xj) {                          \
+    enum { h = BANDS / 2, q = 2 * h };                                                             \
+    T zn[q];                                                                                       \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      T v = cj[r];                                                                                 \
+      _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                     \
+      zn[r] = v;                                                                                   \
+    }                                                                                              \
+    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
+      z[r] = zn[r];                                                                                \
+      Xj[r] = zn[r];                                                                               \
+    }                                                                                              \
   }                                                                                                \
   static __device__ __forceinline__ void gs_part_scan_##S##BANDS(T *A, T *c, int lane,             \
                                                                  int backward) {                   \
@@ -424,17 +439,9 @@ GS_CUDA_BANDED_ALL(float, f)
       if (lane == 0) z[r] = 0;                                                                     \
     }                                                                                              \
     for (int j = j0; j < j1; j++) { /* Z_j from the state entering lane's partitions */            \
-      T Aj[qq], cj[q], zn[q];                                                                      \
+      T Aj[qq], cj[q];                                                                             \
       gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                                   \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        T v = cj[r];                                                                               \
-        _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                   \
-        zn[r] = v;                                                                                 \
-      }                                                                                            \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        z[r] = zn[r];                                                                              \
-        Xs[j * q + r] = zn[r];                                                                     \
-      }                                                                                            \
+      gs_part_step_##S##BANDS(Aj, cj, z, Xs + j * q);                                              \
     }                                                                                              \
     _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = e % (q + 1) == 0 ? (T)1 : (T)0;          \
     _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = 0;                                        \
@@ -449,17 +456,9 @@ GS_CUDA_BANDED_ALL(float, f)
       if (lane == 31) z[r] = 0;                                                                    \
     }                                                                                              \
     for (int j = j1 - 1; j >= j0; j--) {                                                           \
-      T Aj[qq], cj[q], zn[q];                                                                      \
+      T Aj[qq], cj[q];                                                                             \
       gs_part_bmap_##S##BANDS(Cs, j, Xs, Aj, cj);                                                  \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        T v = cj[r];                                                                               \
-        _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                   \
-        zn[r] = v;                                                                                 \
-      }                                                                                            \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        z[r] = zn[r];                                                                              \
-        Xs[j * q + r] = zn[r];                                                                     \
-      }                                                                                            \
+      gs_part_step_##S##BANDS(Aj, cj, z, Xs + j * q);                                              \
     }                                                                                              \
     if (sh.periodic) {                                                                             \
       __syncwarp(); /* every lane's X written */                                                   \
