@@ -1005,6 +1005,17 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
                                                  : fbase + fkn + (GsInt)(j_ + (SH) - (L)) * frs]   \
                            : (T)0;                                                                 \
   }
+/* A periodic scan's W rows into c1, c2 for a chunk that needs them (wch), where WHEN holds. */
+#define GS_SCAN_W_LOAD(T, L, BANDS, WHEN)                                                          \
+  if ((WHEN) && wch) {                                                                             \
+    /* W's arrays by selects: F indexed with the batch's spd would go to local memory. */          \
+    const T *w1 = spd ? F[GS_BANDED_NLU(BANDS, 1)] : F[GS_BANDED_NLU(BANDS, 0)];                   \
+    const T *w2 = spd ? F[GS_BANDED_NLU(BANDS, 1) + 1] : F[GS_BANDED_NLU(BANDS, 0) + 1];           \
+    GS_SCAN_FLOAD(T, L, w1, 0, c1)                                                                 \
+    if (h > 1) {                                                                                   \
+      GS_SCAN_FLOAD(T, L, w2, 0, c2)                                                               \
+    }                                                                                              \
+  }
 /* Resident blocks the kernels are compiled for: as many as their registers allow without spills
  * (ptxas, sm_90: the double pentadiagonal kernel with 16-row chunks needs 168 registers), except
  * the LDL^T-only double pentadiagonal 16-row kernels (SPDK 1), compiled for two blocks (128
@@ -1123,21 +1134,22 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
     if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                   \
     if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
+      /* W's rows for the chunks that reach where W matters, loaded before the tail's barriers so  \
+       * that they arrive while the tail is solved (into c1, c2: the sweeps are done with them);   \
+       * after them in the LDL^T-only kernels, which spill more registers the other way. H200,     \
+       * deferred checks: periodic penta 4096 x 1024 127.4 / 128.0 -> 122.7 / 123.6 us, 1024 x     \
+       * 1024 40.0 / 38.7 -> 38.0 / 37.9, tri unchanged. */                                        \
+      GsInt phi = 0, plo = m;                                                                      \
+      if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
+      const int wch = on && (r0 < phi || r0 + L > plo);                                            \
+      GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) != 1)                                                     \
       if (on) GS_PER_ENDS(L, syz[sl], ft)                                                          \
       __syncthreads();                                                                             \
       GS_PER_TAIL(T, S, Cm, syz[sl], fst, syz[sl] + 4)                                             \
       __syncthreads();                                                                             \
-      GsInt phi = 0, plo = m;                                                                      \
-      if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
-      if (on && (r0 < phi || r0 + L > plo)) { /* only chunks that reach where W matters */         \
-        /* W's arrays by selects: F indexed with the batch's spd would go to local memory. */      \
-        const T *w1 = spd ? F[GS_BANDED_NLU(BANDS, 1)] : F[GS_BANDED_NLU(BANDS, 0)];               \
-        const T *w2 = spd ? F[GS_BANDED_NLU(BANDS, 1) + 1] : F[GS_BANDED_NLU(BANDS, 0) + 1];       \
+      GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) == 1)                                                     \
+      if (wch) {                                                                                   \
         const T z0 = syz[sl][4], z1 = syz[sl][5];                                                  \
-        GS_SCAN_FLOAD(T, L, w1, 0, c1)                                                             \
-        if (h > 1) {                                                                               \
-          GS_SCAN_FLOAD(T, L, w2, 0, c2)                                                           \
-        }                                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           const int i = r0 + j;                                                                    \
           if (i < m && (i < phi || i >= plo))                                                      \
