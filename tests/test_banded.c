@@ -1814,8 +1814,12 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
     }
   }
   /* Up to 1024 rows a system's chunks fit one GPU warp; beyond, up to 128 chunks of 32 rows scan
-   * across warps (1025: a last chunk of one row; 4096: 128 full chunks). */
-  static const GsInt ns[] = {5, 9, 40, 256, 257, 500, 513, 1000, 1024, 1025, 1600, 2111, 4096};
+   * across warps (1025: a last chunk of one row; 4096: 128 full chunks). Periodic systems have h
+   * rows more, so a power of two n puts the tail's rows at the end of the last chunk (254, 1022,
+   * 4094 penta; 255, 1023, 2111 tri), which the GPU loads and stores whole; at 257, 1025 and
+   * 2111 penta that chunk ends a row short of n and holds only the first. */
+  static const GsInt ns[] = {5,    9,    40,   254,  255,  256,  257,  500,  513,
+                             1000, 1022, 1023, 1024, 1025, 1600, 2111, 4094, 4096};
   long cases = 0;
   for (int bands = 3; bands <= 5; bands += 2)
     for (int per = 0; per < 2; per++)
@@ -1838,6 +1842,20 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
         batch_free(&b);
         cases++;
       }
+  /* Large interleaved batches (the GPU's blocks of 16 systems), periodic with n = 1024: the chunk
+   * that holds the tail's rows, with two blocks of right-hand sides. On the GPU only: the CPU
+   * back end has no such kernel, and these take it a while. */
+  GsDeviceInfo dinfo;
+  if (!CHECK_OK(GsGetDeviceInfo(ctx, &dinfo)) && dinfo.device_id >= 0)
+    for (int bands = 3; bands <= 5; bands += 2) {
+      GsBandedDesc dw = {bands, 1024, 16384, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
+      Batch b;
+      batch_init(&b, &dw);
+      fill_matrix(&b, KIND_DD, r);
+      versus_thread(ctx, &b, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
+      batch_free(&b);
+      cases++;
+    }
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
   test_scan(ctx, r);
 }
