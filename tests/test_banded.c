@@ -1649,6 +1649,16 @@ static void versus_thread(GsContext ctx, Batch *b, int kind, GsBandedAlgorithm a
   free(x2);
 }
 
+/* versus_thread on a fresh batch of shape d with matrices of the given kind. */
+static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
+                               GsBandedAlgorithm algo, HsRng *r) {
+  Batch b;
+  batch_init(&b, d);
+  fill_matrix(&b, kind, r);
+  versus_thread(ctx, &b, kind, algo, r);
+  batch_free(&b);
+}
+
 /* The chunked scan against one thread per system: what it refuses (more than 4096 rows in the
  * banded block), then chunks of 8 rows (up to 256 rows) and 16 (beyond), a partial last chunk, a
  * single chunk, both band counts, both layouts, per-system and shared matrices, periodic or not,
@@ -1688,11 +1698,7 @@ static void test_scan(GsContext ctx, HsRng *r) {
                            (int)(ni % 5 == 3),
                            per,
                            kind != KIND_DD && (ni + per) % 2};
-        Batch b;
-        batch_init(&b, &dc);
-        fill_matrix(&b, kind, r);
-        versus_thread(ctx, &b, kind, GS_BANDED_ALGORITHM_SCAN, r);
-        batch_free(&b);
+        versus_thread_desc(ctx, &dc, kind, GS_BANDED_ALGORITHM_SCAN, r);
         cases++;
       }
   printf("algorithms: %ld scan-versus-thread cases\n", cases);
@@ -1816,8 +1822,8 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   /* Up to 1024 rows a system's chunks fit one GPU warp; beyond, up to 128 chunks of 32 rows scan
    * across warps (1025: a last chunk of one row; 4096: 128 full chunks). Periodic systems have h
    * rows more, so a power of two n puts the tail's rows at the end of the last chunk (254, 1022,
-   * 4094 penta; 255, 1023, 2111 tri), which the GPU loads and stores whole; at 257, 1025 and
-   * 2111 penta that chunk ends a row short of n and holds only the first. */
+   * 4094 penta; 255, 1023, 2111 tri), which the GPU loads and stores whole; at 255, 1023 and
+   * 2111 penta (n = 257, 1025, 2113) that chunk ends a row short of n and holds only row m. */
   static const GsInt ns[] = {5,    9,    40,   254,  255,  256,  257,  500,  513,
                              1000, 1022, 1023, 1024, 1025, 1600, 2111, 4094, 4096};
   long cases = 0;
@@ -1835,11 +1841,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
                            1,
                            per,
                            kind != KIND_DD && ni % 2};
-        Batch b;
-        batch_init(&b, &dc);
-        fill_matrix(&b, kind, r);
-        versus_thread(ctx, &b, kind, GS_BANDED_ALGORITHM_TILE, r);
-        batch_free(&b);
+        versus_thread_desc(ctx, &dc, kind, GS_BANDED_ALGORITHM_TILE, r);
         cases++;
       }
   /* Large interleaved batches (the GPU's blocks of 16 systems), periodic with n = 1024: the chunk
@@ -1849,11 +1851,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   if (!CHECK_OK(GsGetDeviceInfo(ctx, &dinfo)) && dinfo.device_id >= 0)
     for (int bands = 3; bands <= 5; bands += 2) {
       GsBandedDesc dw = {bands, 1024, 16384, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
-      Batch b;
-      batch_init(&b, &dw);
-      fill_matrix(&b, KIND_DD, r);
-      versus_thread(ctx, &b, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
-      batch_free(&b);
+      versus_thread_desc(ctx, &dw, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
       cases++;
     }
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
