@@ -199,18 +199,28 @@ typedef struct {
 } GsMatKernels;
 
 /* A stencil as the back ends see it (see include/gpusolve/stencil.h): nterms groups, each the
- * weights w[first[t] .. first[t + 1] - 1] at offsets (ox, oy) applied to x[input[t]]^power[t],
- * zero weights left out, in the order each point sums them (by ox, then oy). rx, ry: the largest
- * offsets in use. The same weights dense, for kernels that index them at compile time:
- * k[t][(ox + R) W + oy + R] (W = 2 R + 1, zero where the list has none), and per term and column
- * ox the range [lo, hi] of oy + R holding them (lo > hi: none). */
+ * weights w[first[t] .. first[t + 1] - 1] at offsets (ox, oy) applied to source input[t] raised
+ * to power[t], zero weights left out, in the order each point sums them (by ox, then oy). Source
+ * s is sum_q scoef[s][q] x[sidx[s][q]]^power over its nsrc[s] >= 1 inputs, summed in that order:
+ * input j itself (coefficient 1) for s = j < inputs, a combination's nonzero coefficients after
+ * them. Terms before npoint are centre-only (their one weight pointw[t], the sum of a
+ * conservative term), summed first; fold: each of them is on an input of the source of term
+ * npoint, at position q of it with power p: foldw[q][p - 1] is its weight, so that a GPU tile adds
+ * them as it stages that source. rx, ry: the largest offsets in use. The same
+ * weights dense, for kernels that index them at compile time: k[t][(ox + R) W + oy + R] (W = 2 R +
+ * 1, zero where the list has none), and per term and column ox the range [lo, hi] of oy + R
+ * holding them (lo > hi: none). */
 #define GS_STENCIL_W (2 * GS_STENCIL_MAX_RADIUS + 1)
 #define GS_STENCIL_MAX_WEIGHTS (GS_STENCIL_MAX_TERMS * GS_STENCIL_W * GS_STENCIL_W)
+#define GS_STENCIL_MAX_SOURCES (GS_STENCIL_MAX_INPUTS + GS_STENCIL_MAX_COMBINATIONS)
 typedef struct {
   GsInt nx, ny, batch;
   int rx, ry;
-  int nterms;
+  int nterms, npoint, fold;
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
+  signed char nsrc[GS_STENCIL_MAX_SOURCES], sidx[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
+  double scoef[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
+  double pointw[GS_STENCIL_MAX_TERMS], foldw[GS_STENCIL_MAX_INPUTS][3];
   /* Conservative terms: y += total x_p^power + sum w (x_{p+k}^power - x_p^power), the centre weight
    * not in the list. */
   signed char conservative[GS_STENCIL_MAX_TERMS];

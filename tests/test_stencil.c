@@ -1,8 +1,9 @@
 /* Periodic 2D stencils with pointwise powers (GsStencil), on the back end argv[1]:
- * - random stencils (1 to 3 inputs, powers 1 to 3, radii 0 to 2, terms repeated so they sum, full
- *   and tensor-product weights) on random grids (odd sizes, tiles cut at the edges, batches)
- *   against a long-double evaluation written here from the terms as given, double and float, with
- *   the error bounded by a few units of rounding times the sum of |weight x input^power|;
+ * - random stencils (1 to 3 inputs, up to two combinations of them, powers 1 to 3, radii 0 to 2,
+ *   centre-only terms, terms repeated so they sum, full and tensor-product weights) on random grids
+ * (odd sizes, tiles cut at the edges, batches) against a long-double evaluation written here from
+ * the terms as given, double and float, with the error bounded by a few units of rounding times the
+ * sum of |weight x input^power|;
  * - on a GPU back end, the same stencils on a CPU context: equal within that bound, the output
  *   poisoned with NaN first (every point written);
  * - properties: the 5-point Laplacian of a Fourier mode is the mode times its symbol, and a
@@ -24,13 +25,16 @@ typedef struct {
   double k[SIDE * SIDE];
 } Term;
 
+#define NSRC (GS_STENCIL_MAX_INPUTS + GS_STENCIL_MAX_COMBINATIONS)
 typedef struct {
   GsInt nx, ny, batch;
-  int inputs, nterms;
+  int inputs, nterms, ncomb;
   Term t[16];
+  /* Combinations: input inputs + c is sum_j coef[c][j] x_j^power. */
+  double coef[GS_STENCIL_MAX_COMBINATIONS][GS_STENCIL_MAX_INPUTS];
   /* Conservative (input, power) pairs and their declared sums (GsStencilSetTermSum). */
-  int cons[GS_STENCIL_MAX_INPUTS][4];
-  double sum[GS_STENCIL_MAX_INPUTS][4];
+  int cons[NSRC][4];
+  double sum[NSRC][4];
 } Spec;
 
 static LD ipow(LD u, int p) {
@@ -41,13 +45,31 @@ static GsInt wrapm(GsInt i, GsInt m) {
   return ((i % m) + m) % m;
 }
 
+/* Input `in` (or a combination) to the power p at flat index i, and the sum of the magnitudes of
+ * its parts into *m. */
+static LD source(const Spec *s, double *const *x, int in, int p, GsInt i, LD *m) {
+  if (in < s->inputs) {
+    const LD u = ipow(x[in][i], p);
+    *m = fabsl(u);
+    return u;
+  }
+  LD u = 0;
+  *m = 0;
+  for (int j = 0; j < s->inputs; j++) {
+    const LD v = (LD)s->coef[in - s->inputs][j] * ipow(x[j][i], p);
+    u += v;
+    *m += fabsl(v);
+  }
+  return u;
+}
+
 /* Reference y and the magnitude bound mag (sum of |w u^p|, conservative pairs: |sum u_p^p| +
- * sum |w| (|u_{p+k}^p| + |u_p^p|)) at every point. Weights of terms with the same (input, power)
- * are merged first (the library sums them, then applies a conservative pair's declared sum in
- * place of its centre weight). */
+ * sum |w| (|u_{p+k}^p| + |u_p^p|); for a combination u, the sum of its parts' magnitudes) at
+ * every point. Weights of terms with the same (input, power) are merged first (the library sums
+ * them, then applies a conservative pair's declared sum in place of its centre weight). */
 static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
   const GsInt nx = s->nx, ny = s->ny;
-  LD k[GS_STENCIL_MAX_INPUTS][4][SIDE * SIDE];
+  LD k[NSRC][4][SIDE * SIDE];
   memset(k, 0, sizeof k);
   for (int t = 0; t < s->nterms; t++)
     for (int q = 0; q < SIDE * SIDE; q++)
@@ -56,22 +78,24 @@ static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
     for (GsInt j = 0; j < ny; j++)
       for (GsInt i = 0; i < nx; i++) {
         LD sum = 0, m = 0;
-        for (int in = 0; in < s->inputs; in++)
+        for (int in = 0; in < s->inputs + s->ncomb; in++)
           for (int p = 1; p <= 3; p++) {
-            const double *xi = x[in] + b * nx * ny;
-            const LD c = ipow(xi[j * nx + i], p);
+            const GsInt o = b * nx * ny;
+            LD mc = 0, mu = 0;
+            const LD c = source(s, x, in, p, o + j * nx + i, &mc);
             const int cons = s->cons[in][p];
             if (cons) {
               sum += (LD)s->sum[in][p] * c;
-              m += fabsl((LD)s->sum[in][p] * c);
+              m += fabsl((LD)s->sum[in][p]) * mc;
             }
             for (int dy = -R; dy <= R; dy++)
               for (int dx = -R; dx <= R; dx++) {
                 const LD w = k[in][p][(dy + R) * SIDE + dx + R];
                 if (w == 0 || (cons && dx == 0 && dy == 0)) continue;
-                const LD u = ipow(xi[wrapm(j + dy, ny) * nx + wrapm(i + dx, nx)], p);
+                const LD u =
+                    source(s, x, in, p, o + wrapm(j + dy, ny) * nx + wrapm(i + dx, nx), &mu);
                 sum += w * (cons ? u - c : u);
-                m += fabsl(w) * (fabsl(u) + (cons ? fabsl(c) : 0));
+                m += fabsl(w) * (mu + (cons ? mc : 0));
               }
           }
         y[b * nx * ny + j * nx + i] = sum;
@@ -83,6 +107,8 @@ static void reference(const Spec *s, double *const *x, LD *y, LD *mag) {
 static int build(GsContext ctx, const Spec *s, GsDataType dt, HsRng *r, GsStencil *st) {
   GsStencilDesc d = {.nx = s->nx, .ny = s->ny, .batch = s->batch, .inputs = s->inputs, .dt = dt};
   if (CHECK_OK(GsStencilCreate(ctx, &d, st))) return 1;
+  for (int c = 0; c < s->ncomb; c++)
+    if (CHECK_OK(GsStencilSetCombination(*st, s->inputs + c, s->coef[c]))) return 1;
   for (int t = 0; t < s->nterms; t++) {
     const Term *tm = &s->t[t];
     /* The radii that hold the term's weights. */
@@ -103,7 +129,7 @@ static int build(GsContext ctx, const Spec *s, GsDataType dt, HsRng *r, GsStenci
       w[q] /= sc;
     if (CHECK_OK(GsStencilAddTerm(*st, tm->input, tm->power, rx, ry, w, sc))) return 1;
   }
-  for (int in = 0; in < s->inputs; in++)
+  for (int in = 0; in < s->inputs + s->ncomb; in++)
     for (int p = 1; p <= 3; p++)
       if (s->cons[in][p] && CHECK_OK(GsStencilSetTermSum(*st, in, p, s->sum[in][p]))) return 1;
   return 0;
@@ -119,11 +145,18 @@ static void random_spec(HsRng *r, Spec *s, int big) {
   s->batch = hs_int(r, 1, 3);
   s->inputs = (int)hs_int(r, 1, 3);
   s->nterms = (int)hs_int(r, 1, 6);
+  /* Half of the stencils combine their inputs, each coefficient 0 one time in four. */
+  s->ncomb = hs_int(r, 0, 1) ? (int)hs_int(r, 1, GS_STENCIL_MAX_COMBINATIONS) : 0;
+  for (int c = 0; c < s->ncomb; c++)
+    for (int j = 0; j < s->inputs; j++)
+      s->coef[c][j] = hs_int(r, 0, 3) ? hs_range(r, -2, 2) : 0.0;
   for (int t = 0; t < s->nterms; t++) {
     Term *tm = &s->t[t];
-    tm->input = (int)hs_int(r, 0, s->inputs - 1);
+    tm->input = (int)hs_int(r, 0, s->inputs + s->ncomb - 1);
     tm->power = (int)hs_int(r, 1, 3);
-    int rx = (int)hs_int(r, 0, R), ry = (int)hs_int(r, 0, R);
+    /* One term in four of the centre weight only. */
+    const int centre = hs_int(r, 0, 3) == 0;
+    int rx = centre ? 0 : (int)hs_int(r, 0, R), ry = centre ? 0 : (int)hs_int(r, 0, R);
     while (2 * rx + 1 > s->nx)
       rx--;
     while (2 * ry + 1 > s->ny)
@@ -182,6 +215,56 @@ static int apply_on(GsContext ctx, const Spec *s, GsDataType dt, double *const *
   return bad;
 }
 
+/* Spec s (type dt) on random inputs against the reference, and against the CPU back end when cpu
+ * is set (ctx a GPU one); label names the case in failures. */
+static void check_spec(GsContext ctx, GsContext cpu, const Spec *sp, GsDataType dt, HsRng *r,
+                       const char *label) {
+  const Spec s = *sp;
+  const GsInt n = s.nx * s.ny * s.batch;
+  double *x[GS_STENCIL_MAX_INPUTS] = {NULL};
+  double *y = malloc((size_t)n * sizeof *y), *yc = malloc((size_t)n * sizeof *yc);
+  LD *ref = malloc((size_t)n * sizeof *ref), *mag = malloc((size_t)n * sizeof *mag);
+  for (int k = 0; k < s.inputs; k++) {
+    x[k] = malloc((size_t)n * sizeof *x[k]);
+    for (GsInt i = 0; i < n; i++)
+      x[k][i] = dt == GS_DOUBLE ? hs_range(r, -1.5, 1.5) : (double)(float)hs_range(r, -1.5, 1.5);
+  }
+  reference(&s, x, ref, mag);
+  HsRng r2 = *r, r3 = *r; /* the same scales on both contexts */
+  const double eps = hs_type_eps(dt);
+  /* Each product rounds once (w rounded to the type, u^p twice) and each sum once: a handful
+   * of units times the sum of magnitudes (in float, the rounded weights dominate). */
+  const double k = 8.0;
+  if (!apply_on(ctx, &s, dt, x, &r2, y)) {
+    double worst = 0;
+    GsInt at = 0;
+    for (GsInt i = 0; i < n; i++) {
+      const double e = (double)(fabsl((LD)y[i] - ref[i]) / ((LD)k * eps * (mag[i] + 1e-300L)));
+      if (!(e <= worst)) worst = e, at = i;
+    }
+    CHECK(worst <= 1,
+          "%s (%s, %lld x %lld x %lld, %d terms, %d combinations): point %lld is %.17g, "
+          "reference %.17Lg (%.2f of the bound)",
+          label, dt == GS_DOUBLE ? "double" : "float", (long long)s.nx, (long long)s.ny,
+          (long long)s.batch, s.nterms, s.ncomb, (long long)at, y[at], ref[at], worst);
+  }
+  if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc)) {
+    double worst = 0;
+    for (GsInt i = 0; i < n; i++) {
+      const double e = fabs(y[i] - yc[i]) / (2 * k * eps * (double)mag[i] + 1e-300);
+      if (!(e <= worst)) worst = e;
+    }
+    CHECK(worst <= 1, "%s: device and CPU differ by %.2f of the bound", label, worst);
+  }
+  *r = r2;
+  for (int q = 0; q < s.inputs; q++)
+    free(x[q]);
+  free(y);
+  free(yc);
+  free(ref);
+  free(mag);
+}
+
 /* Random stencils against the reference, and against the CPU back end when ctx is a GPU one. */
 static void test_random(GsContext ctx, GsContext cpu, uint64_t seed) {
   HsRng r = hs_rng(seed);
@@ -189,49 +272,65 @@ static void test_random(GsContext ctx, GsContext cpu, uint64_t seed) {
     const GsDataType dt = trial % 2 ? GS_FLOAT : GS_DOUBLE;
     Spec s;
     random_spec(&r, &s, trial % 10 == 9);
-    const GsInt n = s.nx * s.ny * s.batch;
-    double *x[GS_STENCIL_MAX_INPUTS] = {NULL};
-    double *y = malloc((size_t)n * sizeof *y), *yc = malloc((size_t)n * sizeof *yc);
-    LD *ref = malloc((size_t)n * sizeof *ref), *mag = malloc((size_t)n * sizeof *mag);
-    for (int k = 0; k < s.inputs; k++) {
-      x[k] = malloc((size_t)n * sizeof *x[k]);
-      for (GsInt i = 0; i < n; i++)
-        x[k][i] =
-            dt == GS_DOUBLE ? hs_range(&r, -1.5, 1.5) : (double)(float)hs_range(&r, -1.5, 1.5);
+    char label[32];
+    snprintf(label, sizeof label, "trial %d", trial);
+    check_spec(ctx, cpu, &s, dt, &r, label);
+  }
+}
+
+/* A multistep right-hand side's shape: weights on the combination 2 x0 - x1 at powers 1 (a 5 x 5
+ * stencil, conservative with sum 0) and 3 (a 5-point cross), centre-only terms on x0 and x1 (which
+ * a GPU tile adds while it stages the combination), on grids cut at the tiles' edges and a 1D
+ * ensemble (ny rows of radius 0 along y); then centre-only terms it cannot add that way (on x2,
+ * outside the combination, and on a combination). */
+static void test_combination(GsContext ctx, GsContext cpu, HsRng *r) {
+  static const GsInt sizes[][2] = {{70, 45}, {32, 32}, {33, 100}, {257, 9}};
+  for (int c = 0; c < 10; c++) {
+    Spec s;
+    memset(&s, 0, sizeof s);
+    const int oned = c >= 8;
+    s.nx = oned ? 129 : sizes[c % 4][0];
+    s.ny = oned ? 77 : sizes[c % 4][1];
+    s.batch = 1 + c % 2;
+    s.inputs = c % 4 == 3 || c == 6 ? 3 : 2;
+    s.ncomb = 1;
+    s.coef[0][0] = 2;
+    s.coef[0][1] = -1;
+    for (int dy = -R; dy <= R; dy++)
+      for (int dx = -R; dx <= R; dx++)
+        if (!oned || dy == 0) s.t[0].k[(dy + R) * SIDE + dx + R] = hs_range(r, -2, 2);
+    s.t[0].input = 2 + (s.inputs == 3);
+    s.t[0].power = 1;
+    s.t[1].input = s.t[0].input;
+    s.t[1].power = 3;
+    const int ring[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    for (int q = 0; q < (oned ? 3 : 5); q++)
+      s.t[1].k[(ring[q][1] + R) * SIDE + ring[q][0] + R] = q ? 1.0 : -4.0;
+    s.cons[s.t[0].input][1] = 1; /* sum 0 */
+    s.cons[s.t[0].input][3] = 1;
+    s.t[2].input = 0;
+    s.t[2].power = 1;
+    s.t[2].k[R * SIDE + R] = -2.0 / 3.0;
+    s.t[3].input = 1;
+    s.t[3].power = c % 2 ? 2 : 1;
+    s.t[3].k[R * SIDE + R] = 2.0 / 3.0;
+    s.nterms = 4;
+    if (c == 6) { /* not foldable: a centre-only term on x2, which the combination leaves out */
+      s.t[4].input = 2;
+      s.t[4].power = 1;
+      s.t[4].k[R * SIDE + R] = 0.5;
+      s.nterms = 5;
     }
-    reference(&s, x, ref, mag);
-    HsRng r2 = r, r3 = r; /* the same scales on both contexts */
-    const double eps = hs_type_eps(dt);
-    /* Each product rounds once (w rounded to the type, u^p twice) and each sum once: a handful
-     * of units times the sum of magnitudes (in float, the rounded weights dominate). */
-    const double k = 8.0;
-    if (!apply_on(ctx, &s, dt, x, &r2, y)) {
-      double worst = 0;
-      GsInt at = 0;
-      for (GsInt i = 0; i < n; i++) {
-        const double e = (double)(fabsl((LD)y[i] - ref[i]) / ((LD)k * eps * (mag[i] + 1e-300L)));
-        if (!(e <= worst)) worst = e, at = i;
-      }
-      CHECK(worst <= 1,
-            "trial %d (%s, %lld x %lld x %lld, %d terms): point %lld is %.17g, "
-            "reference %.17Lg (%.2f of the bound)",
-            trial, dt == GS_DOUBLE ? "double" : "float", (long long)s.nx, (long long)s.ny,
-            (long long)s.batch, s.nterms, (long long)at, y[at], ref[at], worst);
+    if (c == 7) { /* not foldable: a centre-only term on the combination itself */
+      s.t[4].input = s.t[0].input;
+      s.t[4].power = 2;
+      s.t[4].k[R * SIDE + R] = 0.25;
+      s.nterms = 5;
     }
-    if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc)) {
-      double worst = 0;
-      for (GsInt i = 0; i < n; i++) {
-        const double e = fabs(y[i] - yc[i]) / (2 * k * eps * (double)mag[i] + 1e-300);
-        if (!(e <= worst)) worst = e;
-      }
-      CHECK(worst <= 1, "trial %d: device and CPU differ by %.2f of the bound", trial, worst);
-    }
-    for (int q = 0; q < s.inputs; q++)
-      free(x[q]);
-    free(y);
-    free(yc);
-    free(ref);
-    free(mag);
+    if (s.inputs == 3) s.coef[0][2] = c == 6 ? 0.0 : 0.5;
+    char label[40];
+    snprintf(label, sizeof label, "combination case %d", c);
+    check_spec(ctx, cpu, &s, c % 3 == 2 ? GS_FLOAT : GS_DOUBLE, r, label);
   }
 }
 
@@ -360,7 +459,9 @@ static void test_conservative(GsContext ctx) {
   printf("conservative form: total of y %.3Lg, plain %.3Lg (its weights sum to %.3Lg)\n", sc, sp,
          wsum);
   /* Errors: a declaration names a term that fits; the sum must be finite. */
-  CHECK_ERR(GsStencilSetTermSum(cons, 1, 1, 0.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsStencilSetTermSum(cons, 1 + GS_STENCIL_MAX_COMBINATIONS, 1, 0.0),
+            GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsStencilSetTermSum(cons, 1, 1, 0.0), GS_ERR_ARG_INCOMP); /* undefined combination */
   CHECK_ERR(GsStencilSetTermSum(cons, 0, 1, NAN), GS_ERR_NOT_FINITE);
   CHECK_ERR(GsStencilSetTermSum(NULL, 0, 1, 0.0), GS_ERR_ARG_NULL);
 out:
@@ -432,8 +533,20 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "overflows");
   if (CHECK_OK(GsStencilCreate(ctx, &d, &st))) return;
-  CHECK_ERR(GsStencilAddTerm(st, 2, 1, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
-  CHECK_MSG(ctx, "input 2");
+  CHECK_ERR(GsStencilAddTerm(st, 4, 1, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "input 4: the stencil has inputs 0 to 1 and combinations 2 to 3");
+  /* Combinations: defined before use, past the inputs, finite coefficients. */
+  CHECK_ERR(GsStencilAddTerm(st, 2, 1, 1, 1, w, 1.0), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "input 2, a combination that is not defined");
+  const double cf[2] = {2, -1}, cnan[2] = {1, NAN};
+  CHECK_ERR(GsStencilSetCombination(st, 1, cf), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "combinations are inputs 2 to 3");
+  CHECK_ERR(GsStencilSetCombination(st, 4, cf), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsStencilSetCombination(st, 2, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilSetCombination(st, 2, cnan), GS_ERR_NOT_FINITE);
+  CHECK_MSG(ctx, "coefficient 1 is nan");
+  CHECK_ERR(GsStencilSetCombination(NULL, 2, cf), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilAddTerm(st, 2, 1, 1, 1, w, 1.0), GS_ERR_ARG_INCOMP); /* still undefined */
   CHECK_ERR(GsStencilAddTerm(st, 0, 4, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "power 4");
   CHECK_ERR(GsStencilAddTerm(st, 0, 1, 3, 0, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
@@ -492,6 +605,7 @@ int main(int argc, char **argv) {
   if (strcmp(resource, "/cpu") != 0 && !CHECK_OK(GsInit("/cpu", &cpu))) hs_watch(cpu);
   HsRng r = hs_rng(21);
   test_random(ctx, cpu, hs_next(&r));
+  test_combination(ctx, cpu, &r);
   test_properties(ctx);
   test_conservative(ctx);
   test_long_batch(ctx);

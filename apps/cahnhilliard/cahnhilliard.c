@@ -121,7 +121,10 @@ static int factors(GsCahnHilliard h, double scale, const double coef[5], GsVec d
  * the step is in delta form: the right-hand side becomes the above minus (I + Ax)(I + Ay) c*,
  * that is, with M c* gone, - c* - (Ax + Ay) c*; in 1D it is the above less (I + Ax) c*. lin: the
  * states' own terms; lap_scale: the factor of the Laplacian terms (dtD, or 1 when they are scaled
- * per member afterwards, 0 to leave them out); the cross and Ay terms are 2D only. */
+ * per member afterwards, 0 to leave them out); the cross and Ay terms are 2D only. Every term but
+ * the states' own weighs c and cprev as c* does (f* too: its factors are 2/3 of c*'s), so SBDF2
+ * applies them once to the combination 2 c - cprev (input 2, powers 1 and 3), half the work of
+ * applying them to c and to cprev. */
 static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double lap_scale) {
   const GsCahnHilliardDesc *d = &h->d;
   const double dx = d->length / (double)d->n, q = 1 / (dx * dx), S = d->stabilize;
@@ -131,41 +134,45 @@ static int rhs_terms(GsCahnHilliard h, GsStencil st, int first, int lin, double 
   const double m[5] = {a * q * q, -4 * a * q * q - b * q, 6 * a * q * q + 2 * b * q,
                        -4 * a * q * q - b * q, a * q * q};
   const int twod = h->ny > 1, nin = first ? 1 : 2;
-  /* Factors of c and cprev: in the states' terms (summing to 1 exactly), in f*, and in c*. */
+  /* Factors of c and cprev: in the states' terms (summing to 1 exactly) and in c*. */
   const double wl[2] = {first ? 1.0 : 4.0 / 3.0, 1.0 - 4.0 / 3.0};
-  const double wf[2] = {first ? 1.0 : 4.0 / 3.0, -2.0 / 3.0};
   const double wc[2] = {first ? 1.0 : 2.0, -1.0};
   const double ws = first ? 1.0 : 2.0 / 3.0; /* the 2/3 of SBDF2 on the cross term */
-  for (int k = 0; k < nin; k++) {
-    /* The states' own terms, less c* in delta form (the factors stay exact: 0, -2/3, 2/3). */
-    const double wself = wl[k] - (lin ? wc[k] : 0.0);
-    if (lin && wself != 0) GsCall(GsStencilAddTerm(st, k, 1, 0, 0, one, wself));
-    if (lap_scale != 0) {
-      const double l = lap_scale * wf[k];
-      GsCall(GsStencilAddTensorTerm(st, k, 3, 1, d2, 0, NULL, l));
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, -(1 + S) * l));
-      /* per-member delta form: the stabilization's part of - A_e c*, b_e Dxx c* with b_e =
-       * dt D_e times ws S (the D4 part is quad_terms') */
-      if (h->hetero)
-        GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, lap_scale * ws * S * wc[k]));
-      if (twod) {
-        GsCall(GsStencilAddTensorTerm(st, k, 3, 0, one, 1, d2, l));
-        GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 1, d2, -(1 + S) * l));
-      }
-    }
-    if (lin && twod) {
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 1, d2, -2 * h->s * ws * wc[k]));
-      /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -wc[k]));
-    } else if (lin && !h->hetero) { /* 1D: - Ax c* */
-      GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -wc[k]));
-    }
-    /* Conservative form: each term's weights are the states' factor plus differences that sum
-     * to zero, so the mass moves only by rounding that does not build up. */
-    GsCall(GsStencilSetTermSum(st, k, 1, lin ? wself : 0.0));
-    if (lap_scale != 0) GsCall(GsStencilSetTermSum(st, k, 3, 0.0));
+  const int k = first ? 0 : 2;               /* the input of c* (f* = ws times its cubic) */
+  if (!first) GsCall(GsStencilSetCombination(st, 2, wc));
+  /* The states' own terms, less c* in delta form (the factors stay exact: 0, -2/3, 2/3); for
+   * SBDF1 in the same term as the rest, whose weights sum to it. */
+  double self = 0;
+  for (int j = 0; j < nin; j++) {
+    const double wself = wl[j] - (lin ? wc[j] : 0.0);
+    if (!lin || wself == 0) continue;
+    GsCall(GsStencilAddTerm(st, j, 1, 0, 0, one, wself));
+    if (first) self = wself;
   }
+  if (lap_scale != 0) {
+    const double l = lap_scale * ws;
+    GsCall(GsStencilAddTensorTerm(st, k, 3, 1, d2, 0, NULL, l));
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, -(1 + S) * l));
+    /* per-member delta form: the stabilization's part of - A_e c*, b_e Dxx c* with b_e = dt D_e
+     * times ws S (the D4 part is quad_terms') */
+    if (h->hetero) GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 0, NULL, lap_scale * ws * S));
+    if (twod) {
+      GsCall(GsStencilAddTensorTerm(st, k, 3, 0, one, 1, d2, l));
+      GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 1, d2, -(1 + S) * l));
+    }
+  }
+  if (lin && twod) {
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 1, d2, 1, d2, -2 * h->s * ws));
+    /* - (Ax + Ay) c*: weights of order a where M c* had a^2 */
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -1.0));
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 0, one, 2, m, -1.0));
+  } else if (lin && !h->hetero) { /* 1D: - Ax c* */
+    GsCall(GsStencilAddTensorTerm(st, k, 1, 2, m, 0, NULL, -1.0));
+  }
+  /* Conservative form: each term's weights are the states' factor plus differences that sum to
+   * zero, so the mass moves only by rounding that does not build up. */
+  GsCall(GsStencilSetTermSum(st, k, 1, self));
+  if (lap_scale != 0) GsCall(GsStencilSetTermSum(st, k, 3, 0.0));
   return 0;
 }
 
@@ -175,10 +182,10 @@ static int quad_terms(GsCahnHilliard h, GsStencil st, int first) {
   const double dx = h->d.length / (double)h->d.n, q = 1 / (dx * dx);
   const double d4[5] = {q * q, -4 * q * q, 6 * q * q, -4 * q * q, q * q};
   const double wc[2] = {first ? 1.0 : 2.0, -1.0}, ws = first ? 1.0 : 2.0 / 3.0;
-  for (int k = 0; k < (first ? 1 : 2); k++) {
-    GsCall(GsStencilAddTensorTerm(st, k, 1, 2, d4, 0, NULL, -ws * wc[k]));
-    GsCall(GsStencilSetTermSum(st, k, 1, 0.0));
-  }
+  const int k = first ? 0 : 2; /* c*: c, or the combination 2 c - cprev */
+  if (!first) GsCall(GsStencilSetCombination(st, 2, wc));
+  GsCall(GsStencilAddTensorTerm(st, k, 1, 2, d4, 0, NULL, -ws));
+  GsCall(GsStencilSetTermSum(st, k, 1, 0.0));
   return 0;
 }
 

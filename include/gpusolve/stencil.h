@@ -10,10 +10,17 @@
  * of it, as in Cahn-Hilliard: D lap (c^3 - c)) is one call. A 1D problem is a grid with ny = 1
  * (or, for an ensemble of 1D runs, ny = members and terms of radius 0 along y).
  *
- * Arithmetic is in the vectors' type (weights rounded to it). Each point sums its terms by input,
- * then by power, and each term's nonzero weights column by column (dx, then dy, ascending; in
- * conservative form, see GsStencilSetTermSum, the sum times the centre value first and the centre
- * weight left out); the back ends agree up to the rounding of fused multiply-adds. */
+ * Combinations (GsStencilSetCombination): input numbers past the stencil's inputs can stand for a
+ * linear combination of them, x_c^p meaning sum_j a_j x_j^p, so that weights two inputs share up
+ * to a factor are applied once (a multistep scheme's extrapolated state 2 c - cprev and
+ * nonlinearity 2 f(c) - f(cprev)): half the multiply-adds of the same terms added per input.
+ *
+ * Arithmetic is in the vectors' type (weights and coefficients rounded to it). Each point sums
+ * its terms by input (combinations after the inputs), then by power, the terms that reach beyond
+ * the point first and those of the centre weight alone last, and each term's nonzero weights
+ * column by column (dx, then dy, ascending; in conservative form, see GsStencilSetTermSum, the sum
+ * times the centre value first and the centre weight left out); a combination sums its inputs in
+ * order. The back ends agree up to the rounding of fused multiply-adds. */
 #ifndef GPUSOLVE_STENCIL_H
 #define GPUSOLVE_STENCIL_H
 
@@ -28,6 +35,7 @@ typedef struct GsStencil_s *GsStencil;
 #define GS_STENCIL_MAX_RADIUS 2 /* along each axis */
 #define GS_STENCIL_MAX_INPUTS 4
 #define GS_STENCIL_MAX_TERMS 8 /* distinct (input, power) pairs */
+#define GS_STENCIL_MAX_COMBINATIONS 2
 
 typedef struct {
   GsInt nx, ny;  /* points along x (fastest) and y: >= 1 each */
@@ -40,6 +48,13 @@ typedef struct {
 int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
 /* Free the stencil and set *st = NULL; safe on NULL and twice. */
 int GsStencilDestroy(GsStencil *st);
+
+/* Define input number `input` (inputs <= input < inputs + GS_STENCIL_MAX_COMBINATIONS) as the
+ * combination of the stencil's inputs with coefficients coeffs[0 .. inputs - 1]: a term added on
+ * it with power p applies its weights to sum_j coeffs[j] x_j^p (the power of each input, then the
+ * sum), as if it had been added on every x_j scaled by coeffs[j]. Define it before adding terms on
+ * it; defining it again changes what those terms apply to. Coefficients must be finite. */
+int GsStencilSetCombination(GsStencil st, int input, const double *coeffs);
 
 /* Add scale * K applied to x_input^power. K holds (2 ry + 1) rows of (2 rx + 1) weights
  * (row-major): K[(dy + ry) (2 rx + 1) + dx + rx] weighs the point (i + dx, j + dy). The radii are

@@ -17,6 +17,8 @@ struct GsStencil_s {
   double k[GS_STENCIL_MAX_TERMS][SIDE * SIDE]; /* centred weights, [dy + R][dx + R] */
   int has_sum[GS_STENCIL_MAX_TERMS];           /* conservative form with this sum */
   double sum[GS_STENCIL_MAX_TERMS];
+  int combined[GS_STENCIL_MAX_COMBINATIONS]; /* defined (GsStencilSetCombination) */
+  double coef[GS_STENCIL_MAX_COMBINATIONS][GS_STENCIL_MAX_INPUTS];
   GsStencilInfo info; /* packed from the terms when stale */
   int stale;
   GsLogEvent ev_apply;
@@ -68,8 +70,14 @@ int GsStencilDestroy(GsStencil *st) {
 /* Checks shared by both ways of adding a term. */
 static int check_term(GsStencil S, int input, int power, int rx, int ry) {
   GsContext ctx = S->ctx;
-  GsCheck(input >= 0 && input < S->desc.inputs, ctx, GS_ERR_ARG_OUTOFRANGE,
-          "stencil term on input %d: the stencil has inputs 0 to %d", input, S->desc.inputs - 1);
+  const int ni = S->desc.inputs;
+  GsCheck(input >= 0 && input < ni + GS_STENCIL_MAX_COMBINATIONS, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil term on input %d: the stencil has inputs 0 to %d and combinations %d to %d",
+          input, ni - 1, ni, ni + GS_STENCIL_MAX_COMBINATIONS - 1);
+  GsCheck(input < ni || S->combined[input - ni], ctx, GS_ERR_ARG_INCOMP,
+          "stencil term on input %d, a combination that is not defined: call "
+          "GsStencilSetCombination for it first",
+          input);
   GsCheck(power >= 1 && power <= 3, ctx, GS_ERR_ARG_OUTOFRANGE,
           "stencil term with power %d: 1, 2 or 3", power);
   GsCheck(rx >= 0 && rx <= R && ry >= 0 && ry <= R, ctx, GS_ERR_ARG_OUTOFRANGE,
@@ -125,6 +133,24 @@ static int add_weights(GsStencil S, int input, int power, int rx, int ry, Weight
     for (int dx = -rx; dx <= rx; dx++)
       S->k[t][(dy + R) * SIDE + dx + R] += scale * fn(a, b, rx, ry, dx, dy);
   S->stale = 1;
+  return 0;
+}
+
+int GsStencilSetCombination(GsStencil st, int input, const double *coeffs) {
+  GsCheckHandle(NULL, st);
+  const int ni = st->desc.inputs;
+  GsCheck(input >= ni && input < ni + GS_STENCIL_MAX_COMBINATIONS, st->ctx, GS_ERR_ARG_OUTOFRANGE,
+          "stencil combination %d: with %d inputs, combinations are inputs %d to %d", input, ni, ni,
+          ni + GS_STENCIL_MAX_COMBINATIONS - 1);
+  GsCheck(coeffs != NULL, st->ctx, GS_ERR_ARG_NULL, "stencil combination coefficients are NULL");
+  for (int j = 0; j < ni; j++)
+    GsCheck(isfinite(coeffs[j]), st->ctx, GS_ERR_NOT_FINITE,
+            "stencil combination %d: coefficient %d is %g; coefficients must be finite", input, j,
+            coeffs[j]);
+  st->combined[input - ni] = 1;
+  for (int j = 0; j < GS_STENCIL_MAX_INPUTS; j++)
+    st->coef[input - ni][j] = j < ni ? coeffs[j] : 0.0;
+  st->stale = 1;
   return 0;
 }
 
@@ -186,24 +212,47 @@ int GsStencilGetTerm(GsStencil st, int input, int power, int *rx, int *ry, doubl
 /* The back ends' view: nonzero weights term by term, column by column; radii of what is used. */
 static void pack(GsStencil S) {
   GsStencilInfo *si = &S->info;
+  const int ni = S->desc.inputs, nsrc = ni + GS_STENCIL_MAX_COMBINATIONS;
   memset(si, 0, sizeof *si);
   si->nx = S->desc.nx;
   si->ny = S->desc.ny;
   si->batch = S->desc.batch;
-  /* Terms by input, then by power: a GPU tile loads each input once. */
-  int order[GS_STENCIL_MAX_TERMS], no = 0;
-  for (int in = 0; in < S->desc.inputs; in++)
-    for (int p = 1; p <= 3; p++)
-      for (int t = 0; t < S->nterms; t++)
-        if (S->input[t] == in && S->power[t] == p) order[no++] = t;
+  /* Sources: the inputs, then the combinations' nonzero coefficients in input order. */
+  for (int j = 0; j < ni; j++) {
+    si->nsrc[j] = 1;
+    si->sidx[j][0] = (signed char)j;
+    si->scoef[j][0] = 1.0;
+  }
+  for (int c = 0; c < GS_STENCIL_MAX_COMBINATIONS; c++)
+    for (int j = 0; j < ni && S->combined[c]; j++)
+      if (S->coef[c][j] != 0) {
+        const int q = si->nsrc[ni + c]++;
+        si->sidx[ni + c][q] = (signed char)j;
+        si->scoef[ni + c][q] = S->coef[c][j];
+      }
+  /* The centre-only terms, then those that reach beyond the point, each by source, then by power
+   * (a GPU tile stages each source once, and adds the centre-only terms as it stages the first). */
+  int order[GS_STENCIL_MAX_TERMS], pt[GS_STENCIL_MAX_TERMS], no = 0;
+  for (int t = 0; t < S->nterms; t++) {
+    pt[t] = 1;
+    for (int q = 0; q < SIDE * SIDE; q++)
+      if (q != R * SIDE + R && S->k[t][q] != 0) pt[t] = 0;
+  }
+  for (int pass = 1; pass >= 0; pass--)
+    for (int in = 0; in < nsrc; in++)
+      for (int p = 1; p <= 3; p++)
+        for (int t = 0; t < S->nterms; t++)
+          if (S->input[t] == in && S->power[t] == p && pt[t] == pass) order[no++] = t;
   int q = 0;
   for (int o = 0; o < no; o++) {
     const int t = order[o];
     const int nt = si->nterms, cons = S->has_sum[t];
+    if (si->nsrc[S->input[t]] == 0) continue; /* a combination of zero coefficients */
     si->input[nt] = (signed char)S->input[t];
     si->power[nt] = (signed char)S->power[t];
     si->conservative[nt] = (signed char)cons;
     si->total[nt] = cons ? S->sum[t] : 0.0;
+    si->pointw[nt] = cons ? S->sum[t] : S->k[t][R * SIDE + R];
     si->first[nt] = (short)q;
     for (int c = 0; c < SIDE; c++) {
       si->lo[nt][c] = SIDE;
@@ -223,9 +272,26 @@ static void pack(GsStencil S) {
         si->ry = abs(dy) > si->ry ? abs(dy) : si->ry;
       }
     /* A term whose weights cancelled (and that has no nonzero sum) is left out. */
-    if (q > si->first[nt] || (cons && S->sum[t] != 0)) si->nterms++;
+    if (q > si->first[nt] || (cons && S->sum[t] != 0)) {
+      si->nterms++;
+      si->npoint += pt[t];
+    }
   }
   si->first[si->nterms] = (short)q;
+  /* npoint: the centre-only terms kept, all before the others; fold when each is on an input of
+   * the first staged source (then their weights by its inputs' positions and powers). */
+  si->fold = si->npoint < si->nterms;
+  const int fs = si->fold ? si->input[si->npoint] : 0;
+  for (int t = 0; t < si->npoint && si->fold; t++) {
+    int pos = -1;
+    for (int j = 0; j < si->nsrc[fs]; j++)
+      if (si->input[t] < ni && si->sidx[fs][j] == si->input[t]) pos = j;
+    if (pos < 0)
+      si->fold = 0;
+    else
+      si->foldw[pos][si->power[t] - 1] = si->pointw[t];
+  }
+  if (!si->fold) memset(si->foldw, 0, sizeof si->foldw);
   S->stale = 0;
 }
 
@@ -265,7 +331,7 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
   /* Bytes: each distinct input read once, y written; flops: a multiply-add per weight and point,
-   * and the powers. */
+   * the powers and, for a combination of k inputs, its k products and k - 1 sums. */
   int distinct = 0;
   for (int k = 0; k < st->desc.inputs; k++) {
     int seen = 0;
@@ -275,8 +341,9 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
   }
   const GsStencilInfo *si = &st->info;
   double flops = 2.0 * si->first[si->nterms];
-  for (int t = 0; t < si->nterms; t++) /* powers; conservative: a difference per weight */
-    flops += si->power[t] - 1 + (si->conservative[t] ? si->first[t + 1] - si->first[t] + 2 : 0);
+  for (int t = 0; t < si->nterms; t++) /* conservative: a difference per weight */
+    flops += si->nsrc[si->input[t]] * (si->power[t] + 1) - 2 +
+             (si->conservative[t] ? si->first[t + 1] - si->first[t] + 2 : 0);
   const double es = (double)GsDataTypeSize(dt), len = (double)st->len;
   GsCall(GsLogEventEnd(ctx, st->ev_apply, (distinct + 1) * es * len, flops * len));
   return 0;

@@ -9,10 +9,11 @@
 
 #include "cpuimpl.h"
 
-/* Scratch per thread: every term's ring of extended rows, and the row of sums. */
+/* Scratch per thread: every term's ring of extended rows, the row of sums, and one extended row
+ * for the inputs of a combination. */
 static size_t scratch_entries(const GsStencilInfo *si) {
   return (size_t)si->nterms * (size_t)(2 * si->ry + 1) * (size_t)(si->nx + 2 * si->rx) +
-         (size_t)si->nx;
+         (size_t)si->nx + (size_t)(si->nx + 2 * si->rx);
 }
 
 /* i modulo m for i in [-m, 2m) */
@@ -22,7 +23,7 @@ static inline GsInt wrap(GsInt i, GsInt m) {
 
 #define GS_CPU_STENCIL(T)                                                                          \
   /* e[0 .. nx + 2 rx) = row[(i - rx) mod nx]^p */                                                 \
-  static void extend_##T(const T *row, GsInt nx, int rx, int p, T *e) {                            \
+  static void extend1_##T(const T *row, GsInt nx, int rx, int p, T *e) {                           \
     for (int i = 0; i < rx; i++) {                                                                 \
       e[i] = row[nx - rx + i];                                                                     \
       e[nx + rx + i] = row[i];                                                                     \
@@ -43,11 +44,31 @@ static inline GsInt wrap(GsInt i, GsInt m) {
       e[nx + rx + i] = p == 2 ? v * v : v * v * v;                                                 \
     }                                                                                              \
   }                                                                                                \
+  /* The same for source s (an input, or a combination of them summed in order) at row offset      \
+   * off of each input; t: scratch for one extended row. */                                        \
+  static void extend_##T(const GsStencilInfo *si, int s, const T *const *x, GsInt off, int p,      \
+                         T *e, T *t) {                                                             \
+    const GsInt w = si->nx + 2 * si->rx;                                                           \
+    if (si->nsrc[s] == 1 && si->scoef[s][0] == 1) {                                                \
+      extend1_##T(x[si->sidx[s][0]] + off, si->nx, si->rx, p, e);                                  \
+      return;                                                                                      \
+    }                                                                                              \
+    for (int q = 0; q < si->nsrc[s]; q++) {                                                        \
+      const T c = (T)si->scoef[s][q];                                                              \
+      extend1_##T(x[si->sidx[s][q]] + off, si->nx, si->rx, p, t);                                  \
+      if (q == 0)                                                                                  \
+        for (GsInt i = 0; i < w; i++)                                                              \
+          e[i] = c * t[i];                                                                         \
+      else                                                                                         \
+        for (GsInt i = 0; i < w; i++)                                                              \
+          e[i] += c * t[i];                                                                        \
+    }                                                                                              \
+  }                                                                                                \
   static void stencil_rows_##T(const GsStencilInfo *si, const T *const *x, T *y, T *buf, GsInt r0, \
                                GsInt r1) {                                                         \
     const GsInt nx = si->nx, ny = si->ny, wid = nx + 2 * si->rx;                                   \
     const int rx = si->rx, ry = si->ry, h = 2 * ry + 1;                                            \
-    T *acc = buf + (size_t)si->nterms * (size_t)h * (size_t)wid;                                   \
+    T *acc = buf + (size_t)si->nterms * (size_t)h * (size_t)wid, *tmp = acc + nx;                  \
     for (GsInt r = r0; r < r1; r++) {                                                              \
       const GsInt base = (r / ny) * ny * nx, j = r % ny;                                           \
       /* Ring slot of input row j + k - ry is (j + k) mod h; a new grid or the first row fills     \
@@ -56,11 +77,10 @@ static inline GsInt wrap(GsInt i, GsInt m) {
       for (GsInt i = 0; i < nx; i++)                                                               \
         acc[i] = 0;                                                                                \
       for (int t = 0; t < si->nterms; t++) {                                                       \
-        const T *src = x[si->input[t]] + base;                                                     \
         T *ring = buf + (size_t)t * (size_t)h * (size_t)wid;                                       \
         for (int k = fresh ? 0 : h - 1; k < h; k++)                                                \
-          extend_##T(src + wrap(j + k - ry, ny) * nx, nx, rx, si->power[t],                        \
-                     ring + (size_t)((j + k) % h) * (size_t)wid);                                  \
+          extend_##T(si, si->input[t], x, base + wrap(j + k - ry, ny) * nx, si->power[t],          \
+                     ring + (size_t)((j + k) % h) * (size_t)wid, tmp);                             \
         const int cons = si->conservative[t];                                                      \
         const T *ec = ring + (size_t)((j + ry) % h) * (size_t)wid + rx;                            \
         if (cons) { /* total x_p + sum w (x_{p+k} - x_p) */                                        \
