@@ -205,8 +205,8 @@ typedef struct {
  * input j itself (coefficient 1) for s = j < inputs, a combination's nonzero coefficients after
  * them. Terms before npoint are centre-only (their one weight pointw[t], the sum of a
  * conservative term), summed first; fold: each of them is on an input of the source of term
- * npoint, at position q of it with power p: foldw[q][p - 1] is its weight, so that a GPU tile adds
- * them as it stages that source. rx, ry: the largest offsets in use. The same
+ * npoint, with power 1, at position q of that source: foldw[q] is its weight, so that a GPU tile
+ * adds them as it stages that source. rx, ry: the largest offsets in use. The same
  * weights dense, for kernels that index them at compile time: k[t][(ox + R) W + oy + R] (W = 2 R +
  * 1, zero where the list has none), and per term and column ox the range [lo, hi] of oy + R
  * holding them (lo > hi: none). */
@@ -217,10 +217,11 @@ typedef struct {
   GsInt nx, ny, batch;
   int rx, ry;
   int nterms, npoint, fold;
+  int wide; /* 64-bit grid indices in GPU kernels even where a grid's nx ny fits 32 bits */
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
   signed char nsrc[GS_STENCIL_MAX_SOURCES], sidx[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
   double scoef[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
-  double pointw[GS_STENCIL_MAX_TERMS], foldw[GS_STENCIL_MAX_INPUTS][3];
+  double pointw[GS_STENCIL_MAX_TERMS], foldw[GS_STENCIL_MAX_INPUTS];
   /* Conservative terms: y += total x_p^power + sum w (x_{p+k}^power - x_p^power), the centre weight
    * not in the list. */
   signed char conservative[GS_STENCIL_MAX_TERMS];

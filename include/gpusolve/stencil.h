@@ -44,7 +44,9 @@ typedef struct {
   GsDataType dt; /* GS_DOUBLE or GS_FLOAT */
 } GsStencilDesc;
 
-/* Create a stencil with no terms (it computes y = 0 until terms are added). */
+/* Create a stencil with no terms (it computes y = 0 until terms are added). Option
+ * -stencil_wide_index 1: GPU kernels index grids in 64 bits even where a grid's nx ny fits 32
+ * (as they do for larger grids), for testing. */
 int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
 /* Free the stencil and set *st = NULL; safe on NULL and twice. */
 int GsStencilDestroy(GsStencil *st);

@@ -19,6 +19,7 @@ struct GsStencil_s {
   double sum[GS_STENCIL_MAX_TERMS];
   int combined[GS_STENCIL_MAX_COMBINATIONS]; /* defined (GsStencilSetCombination) */
   double coef[GS_STENCIL_MAX_COMBINATIONS][GS_STENCIL_MAX_INPUTS];
+  int wide;           /* -stencil_wide_index: 64-bit grid indices even where 32 bits hold them */
   GsStencilInfo info; /* packed from the terms when stale */
   int stale;
   GsLogEvent ev_apply;
@@ -51,7 +52,8 @@ int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st) {
   S->stale = 1;
   ctx->nobjects++;
   *st = S;
-  const int ierr = GsLogEventRegister(ctx, "StencilApply", &S->ev_apply);
+  int ierr = GsLogEventRegister(ctx, "StencilApply", &S->ev_apply);
+  if (!ierr) ierr = GsOptionsGetBool(ctx, "-stencil_wide_index", &S->wide, NULL);
   if (ierr) {
     GsStencilDestroy(st);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -217,6 +219,7 @@ static void pack(GsStencil S) {
   si->nx = S->desc.nx;
   si->ny = S->desc.ny;
   si->batch = S->desc.batch;
+  si->wide = S->wide;
   /* Sources: the inputs, then the combinations' nonzero coefficients in input order. */
   for (int j = 0; j < ni; j++) {
     si->nsrc[j] = 1;
@@ -278,18 +281,18 @@ static void pack(GsStencil S) {
     }
   }
   si->first[si->nterms] = (short)q;
-  /* npoint: the centre-only terms kept, all before the others; fold when each is on an input of
-   * the first staged source (then their weights by its inputs' positions and powers). */
+  /* npoint: the centre-only terms kept, all before the others; fold when each is of power 1 on an
+   * input of the first staged source (then their weights by its inputs' positions). */
   si->fold = si->npoint < si->nterms;
   const int fs = si->fold ? si->input[si->npoint] : 0;
   for (int t = 0; t < si->npoint && si->fold; t++) {
     int pos = -1;
     for (int j = 0; j < si->nsrc[fs]; j++)
-      if (si->input[t] < ni && si->sidx[fs][j] == si->input[t]) pos = j;
+      if (si->input[t] < ni && si->power[t] == 1 && si->sidx[fs][j] == si->input[t]) pos = j;
     if (pos < 0)
       si->fold = 0;
     else
-      si->foldw[pos][si->power[t] - 1] = si->pointw[t];
+      si->foldw[pos] = si->pointw[t];
   }
   if (!si->fold) memset(si->foldw, 0, sizeof si->foldw);
   S->stale = 0;

@@ -71,14 +71,10 @@ typedef struct {
     const T x_ = ((const T *)a.x[d.sidx[in][j_]])[i];                                              \
     GS_ST_COMBINE(T, j_, 0, (T)d.scoef[in][j_], (T)0, x_, (T)0, pk, u, v)                          \
   }
-/* The centre-only terms on input `pos` of the first staged source, value x, added to a. */
-#define GS_ST_FOLD(T, pos, x, a)                                                                   \
-  {                                                                                                \
-    const T w1_ = (T)d.foldw[pos][0], w2_ = (T)d.foldw[pos][1], w3_ = (T)d.foldw[pos][2];          \
-    if (w1_ != (T)0) (a) += w1_ * (x);                                                             \
-    if (w2_ != (T)0) (a) += w2_ * ((x) * (x));                                                     \
-    if (w3_ != (T)0) (a) += w3_ * ((x) * (x) * (x));                                               \
-  }
+/* The centre-only term on input `pos` of the first staged source (weight w), value x, added to
+ * a. */
+#define GS_ST_FOLD(T, w, x, a)                                                                     \
+  if ((w) != (T)0) (a) += (w) * (x);
 /* Staged row of a thread's q-th row (q < GS_ST_RROWS = GS_ST_RPT + 1): its own GS_ST_RPT rows,
  * then one of the 2 ry halo rows; ok: that row exists and the column too. */
 #define GS_ST_SROW(q)                                                                              \
@@ -90,11 +86,11 @@ typedef struct {
  * s1, c1), all their loads in flight together, into shared memory, where a longer combination's
  * later inputs add to it; fold: the centre-only terms added to the sums of the thread's own rows,
  * from the same values. */
-#define GS_ST_STAGE_ROWS(T, QA, QB, TWO)                                                           \
+#define GS_ST_STAGE_ROWS(T, QA, QB, TWO, PK)                                                       \
   {                                                                                                \
     T r0[(QB) - (QA)], r1[(QB) - (QA)];                                                            \
     _Pragma("unroll") for (int q = (QA); q < (QB); q++) {                                          \
-      GsInt gy = y0 + GS_ST_SROW(q) - ry;                                                          \
+      GsStIdx gy = y0 + GS_ST_SROW(q) - ry;                                                        \
       gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                             \
       const int ok = GS_ST_SOK(q);                                                                 \
       r0[q - (QA)] = ok ? s0[gy * nx + x0 + lx] : (T)0;                                            \
@@ -105,32 +101,46 @@ typedef struct {
         const int r = GS_ST_SROW(q);                                                               \
         T *pu = &s_in[r + GS_ST_R - ry][lx + GS_ST_R];                                             \
         T *pv = &s_pw[r + GS_ST_R - ry][lx + GS_ST_R];                                             \
-        T u = j0 ? *pu : (T)0, v = j0 && pk ? *pv : (T)0;                                          \
-        GS_ST_COMBINE(T, j0, (TWO), c0, c1, r0[q - (QA)], r1[q - (QA)], pk, u, v)                  \
+        T u = j0 ? *pu : (T)0, v = j0 && (PK) ? *pv : (T)0;                                        \
+        GS_ST_COMBINE(T, j0, (TWO), c0, c1, r0[q - (QA)], r1[q - (QA)], (PK), u, v)                \
         *pu = u;                                                                                   \
-        if (pk) *pv = v;                                                                           \
-        if (q < GS_ST_RPT && fold) {                                                               \
-          GS_ST_FOLD(T, j0, r0[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                              \
-          if (TWO) GS_ST_FOLD(T, j0 + 1, r1[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                 \
+        if (PK) *pv = v;                                                                           \
+        if (q < GS_ST_RPT) {                                                                       \
+          GS_ST_FOLD(T, f0, r0[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                              \
+          if (TWO) GS_ST_FOLD(T, f1, r1[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                     \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
   }
-#define GS_DEFINE_STENCIL(T)                                                                       \
+/* A source's staging with its power PK (0: none, 2 or 3): two inputs half the rows at a time
+ * (registers), one all at once. (Compiled apart for each PK, the three copies spilled 756 bytes
+ * in double where one spills 56.) */
+#define GS_ST_STAGE_PK(T, PK)                                                                      \
+  if (two) {                                                                                       \
+    GS_ST_STAGE_ROWS(T, 0, (GS_ST_RROWS + 1) / 2, 1, PK)                                           \
+    GS_ST_STAGE_ROWS(T, (GS_ST_RROWS + 1) / 2, GS_ST_RROWS, 1, PK)                                 \
+  } else {                                                                                         \
+    GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, 0, PK)                                                     \
+  }
+/* The kernel for values of type T with grid indices of type I (int where a grid's nx ny fits:
+ * 64-bit index arithmetic costs a GPU two to three instructions for one). */
+#define GS_DEFINE_STENCIL(T, I, SUF)                                                               \
   static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, GS_ST_MIN_BLOCKS)                   \
-      gs_stencil_##T(const __grid_constant__ GsStencilInfo d,                                      \
-                     const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {                   \
+      gs_stencil_##T##SUF(const __grid_constant__ GsStencilInfo d,                                 \
+                          const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {              \
+    typedef I GsStIdx;                                                                             \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
-    const GsInt nx = d.nx, ny = d.ny;                                                              \
+    const GsStIdx nx = (GsStIdx)d.nx, ny = (GsStIdx)d.ny;                                          \
     const int rx = d.rx, ry = d.ry, lx = threadIdx.x, row0 = threadIdx.y * GS_ST_RPT;              \
     const int tid = threadIdx.y * GS_ST_TX + lx;                                                   \
-    const GsInt x0 = (GsInt)blockIdx.x * GS_ST_TX;                                                 \
+    const GsStIdx x0 = (GsStIdx)blockIdx.x * GS_ST_TX;                                             \
     /* Columns and rows of the tile that exist (the last tiles may be cut). */                     \
     const int cw = (int)(nx - x0 < GS_ST_TX ? nx - x0 : GS_ST_TX);                                 \
     for (GsInt b = blockIdx.z; b < d.batch; b += gridDim.z)                                        \
       for (GsInt ty = blockIdx.y; ty < tiles_y; ty += gridDim.y) {                                 \
-        const GsInt y0 = ty * GS_ST_TY, base = b * nx * ny;                                        \
+        const GsStIdx y0 = (GsStIdx)(ty * GS_ST_TY);                                               \
+        const GsInt base = b * d.nx * d.ny;                                                        \
         const int ch = (int)(ny - y0 < GS_ST_TY ? ny - y0 : GS_ST_TY);                             \
         const int hw = cw + 2 * rx, hh = ch + 2 * ry; /* staged cells */                           \
         T acc[GS_ST_RPT];                                                                          \
@@ -168,17 +178,15 @@ typedef struct {
               const T *s0 = (const T *)a.x[d.sidx[in][j0]] + base;                                 \
               const T *s1 = (const T *)a.x[d.sidx[in][two ? j0 + 1 : j0]] + base;                  \
               const T c0 = (T)d.scoef[in][j0], c1 = two ? (T)d.scoef[in][j0 + 1] : (T)0;           \
-              if (two) { /* half the rows at a time: registers */                                  \
-                GS_ST_STAGE_ROWS(T, 0, (GS_ST_RROWS + 1) / 2, 1)                                   \
-                GS_ST_STAGE_ROWS(T, (GS_ST_RROWS + 1) / 2, GS_ST_RROWS, 1)                         \
-              } else {                                                                             \
-                GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, 0)                                             \
-              }                                                                                    \
+              /* the centre-only terms' weights on the two inputs, when they go with them */       \
+              const T f0 = fold ? (T)d.foldw[j0] : (T)0;                                           \
+              const T f1 = fold && two ? (T)d.foldw[j0 + 1] : (T)0;                                \
+              GS_ST_STAGE_PK(T, pk)                                                                \
             }                                                                                      \
             for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                         \
               const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                         \
               const int q = c < rx ? c : cw + c; /* staged column, 0 .. hw - 1 */                  \
-              GsInt gy = y0 + r - ry, gx = x0 + q - rx;                                            \
+              GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                          \
               gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
               gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                     \
               T u = 0, v = 0;                                                                      \
@@ -202,7 +210,7 @@ typedef struct {
                     const T u = s_in[sr][sq];                                                      \
                     s_pw[sr][sq] = p == 2 ? u * u : u * u * u;                                     \
                   } else { /* a combination of powers: from the inputs again */                    \
-                    GsInt gy = y0 + r - ry, gx = x0 + q - rx;                                      \
+                    GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                    \
                     gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                               \
                     gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                               \
                     T u = 0, v = 0;                                                                \
@@ -254,8 +262,10 @@ typedef struct {
         __syncthreads(); /* the staged tile is free for the next one */                            \
       }                                                                                            \
   }
-GS_DEFINE_STENCIL(double)
-GS_DEFINE_STENCIL(float)
+GS_DEFINE_STENCIL(double, int, )
+GS_DEFINE_STENCIL(float, int, )
+GS_DEFINE_STENCIL(double, GsInt, _l)
+GS_DEFINE_STENCIL(float, GsInt, _l)
 
 static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
                               const void *const *x, void *y) {
@@ -273,10 +283,16 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const dim3 grid((unsigned)tiles_x, (unsigned)(tiles_y < 65535 ? tiles_y : 65535),
                   (unsigned)(si->batch < 65535 ? si->batch : 65535));
   const dim3 block(GS_ST_TX, GS_ST_NY);
-  if (dt == GS_DOUBLE)
+  /* 32-bit indices where a grid's fit (-stencil_wide_index 1 tests the others on small grids) */
+  const int narrow = si->nx * si->ny <= (GsInt)INT_MAX && !si->wide;
+  if (dt == GS_DOUBLE && narrow)
     gs_stencil_double<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
-  else
+  else if (dt == GS_DOUBLE)
+    gs_stencil_double_l<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+  else if (narrow)
     gs_stencil_float<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+  else
+    gs_stencil_float_l<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
   GsCheckLaunchCuda(ctx, "gs_stencil");
   return 0;
 }
