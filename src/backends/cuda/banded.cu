@@ -1057,6 +1057,16 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER, SPDK, V)                                          \
   GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, GS_SCAN_THREADS,                            \
                          GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK), 0)
+/* y -= W z on the rows of this thread's chunk that W reaches (W's rows in c1, c2). */
+#define GS_SCAN_W_APPLY(T, L, Z0, Z1)                                                              \
+  {                                                                                                \
+    const T z0_ = (Z0), z1_ = (Z1);                                                                \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) {                                              \
+      const int i = r0 + j;                                                                        \
+      if (i < m && (i < phi || i >= plo))                                                          \
+        ft[j] = ft[j] - c1[j] * z0_ - (h > 1 ? c2[j] * z1_ : (T)0);                                \
+    }                                                                                              \
+  }
 #define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB, PART)                         \
   static __global__ void __launch_bounds__(NT, MB) gs_banded_scan_k_##S##BANDS##L##PER##V(         \
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
@@ -1065,6 +1075,11 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     __shared__ T smap[NT][6]; /* a chunk's map, then the state entering it */                      \
     /* periodic: a system's y ends, then z (16-row chunks: over 256 rows, so ns <= NT / 16) */     \
     __shared__ T syz[PER ? ((L) == 16 ? (NT) / 16 : (NT)) : 1][6];                                 \
+    /* periodic, 16-row chunks: each system's corner data, read into shared memory while the       \
+     * forward sweep runs, so that the tail's thread (and the rows W reaches) find it on chip      \
+     * instead of waiting for global memory between the tail's two barriers */                     \
+    enum { SCOR = PER && (L) == 16 };                                                              \
+    __shared__ T scor[SCOR ? (NT) / 16 : 1][GS_BANDED_CORNER_LEN(BANDS)];                          \
     const T *F[GS_BANDED_MAX_FAC];                                                                 \
     _Pragma("unroll") for (int q = 0; q < GS_BANDED_MAX_FAC; q++) F[q] = (const T *)Fp.p[q];       \
     const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
@@ -1083,6 +1098,13 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     int fst = 0;                                                                                   \
     T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
     const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
+    /* SCOR: thread t < ns CORNER_LEN copies entry t % len of system t / len's corner data */      \
+    enum { CLEN = GS_BANDED_CORNER_LEN(BANDS) };                                                   \
+    const int cq = t / CLEN, cr = t % CLEN;                                                        \
+    const GsInt cs_ = (blockIdx.x % groups) * ns + cq;                                             \
+    const int cget = SCOR && cq < ns && cs_ < vb;                                                  \
+    const T cval =                                                                                 \
+        cget ? C[(a.shared ? 0 : (PART ? cs_ % a.batch : cs_)) * a.corner_len + cr] : (T)0;        \
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len + pr0 * rs;                                                            \
@@ -1120,6 +1142,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
       }                                                                                            \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
     }                                                                                              \
+    if (cget) scor[SCOR ? cq : 0][cr] = cval;                                                      \
     __syncthreads();                                                                               \
     GS_SCAN_CHAIN(S, L, 0) /* the states entering the chunks */                                    \
     __syncthreads();                                                                               \
@@ -1151,23 +1174,45 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
        * that they arrive while the tail is solved (into c1, c2: the sweeps are done with them);   \
        * after them in the LDL^T-only kernels, which spill more registers the other way. H200,     \
        * deferred checks: periodic penta 4096 x 1024 127.4 / 128.0 -> 122.7 / 123.6 us, 1024 x     \
-       * 1024 40.0 / 38.7 -> 38.0 / 37.9, tri unchanged. */                                        \
+       * 1024 40.0 / 38.7 -> 38.0 / 37.9, tri unchanged. With 16-row chunks W's extents and the    \
+       * tail's corner data come from shared memory (staged during the forward sweep), and the     \
+       * tail needs one barrier instead of two (below): 1024 x 1024 38.2 / 38.6 -> 37.9 / 37.1,    \
+       * 4096 x 1024 124.6 / 124.8 -> 113.8 / 114.0, tri 1024 x 1024 22.7 / 22.6 -> 20.0 / 20.5.   \
+       */                                                                                          \
       GsInt phi = 0, plo = m;                                                                      \
-      if (on) gs_banded_w_rows_##S(&sh, Cm, &phi, &plo);                                           \
+      const T *Cd = SCOR ? scor[SCOR ? sl : 0] : Cm; /* the corner data, on chip where staged */   \
+      if (on) gs_banded_w_rows_##S(&sh, Cd, &phi, &plo);                                           \
       const int wch = on && (r0 < phi || r0 + L > plo);                                            \
       GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) != 1)                                                     \
+      /* f's last h values, for the threads that solve the tail (but in LDL^T-only kernels) */     \
+      if ((SPDK) != 1 && on && k == 0) {                                                           \
+        syz[sl][4] = z[0];                                                                         \
+        syz[sl][5] = z[1];                                                                         \
+      }                                                                                            \
       if (on) GS_PER_ENDS(L, syz[sl], ft)                                                          \
       __syncthreads();                                                                             \
-      GS_PER_TAIL(T, S, Cm, syz[sl], fst, syz[sl] + 4, 1)                                          \
-      __syncthreads();                                                                             \
-      GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) == 1)                                                     \
-      if (wch) {                                                                                   \
-        const T z0 = syz[sl][4], z1 = syz[sl][5];                                                  \
-        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
-          const int i = r0 + j;                                                                    \
-          if (i < m && (i < phi || i >= plo))                                                      \
-            ft[j] = ft[j] - c1[j] * z0 - (h > 1 ? c2[j] * z1 : (T)0);                              \
+      if ((SPDK) == 1) {                                                                           \
+        /* One thread solves the tail, the others wait (solving it in each thread that needs it    \
+         * spilled 420 bytes in the double kernel and was slower: 27.4 -> 29.2 us at 1024^2). */   \
+        GS_PER_TAIL(T, S, Cd, syz[sl], fst, syz[sl] + 4, 1)                                        \
+        __syncthreads();                                                                           \
+        GS_SCAN_W_LOAD(T, L, BANDS, 1)                                                             \
+        if (wch) GS_SCAN_W_APPLY(T, L, syz[sl][4], syz[sl][5])                                     \
+      }                                                                                            \
+      /* Otherwise each thread that needs the last h unknowns (the system's first, which stores    \
+       * them, and those W reaches) solves for them itself, a few dozen operations on shared       \
+       * memory, instead of waiting at a second barrier for one thread to solve them. */           \
+      if ((SPDK) != 1 && on && (wch || k == 0)) {                                                  \
+        T zz[2] = {syz[sl][4], syz[sl][5]};                                                        \
+        gs_banded_tail_##S(&sh, Cd, syz[sl], zz);                                                  \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
+          if (fst) zz[r] = (T)NAN;                                                                 \
+          if (k == 0) {                                                                            \
+            x[rb + (GsInt)(m + r) * rs] = zz[r];                                                   \
+            chk += zz[r] * (T)0;                                                                   \
+          }                                                                                        \
         }                                                                                          \
+        if (wch) GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                \
       }                                                                                            \
     }                                                                                              \
     if (on) {                                                                                      \
