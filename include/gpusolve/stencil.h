@@ -16,11 +16,11 @@
  * nonlinearity 2 f(c) - f(cprev)): half the multiply-adds of the same terms added per input.
  *
  * Arithmetic is in the vectors' type (weights and coefficients rounded to it). Each point sums
- * its terms by input (combinations after the inputs), then by power, the terms that reach beyond
- * the point first and those of the centre weight alone last, and each term's nonzero weights
- * column by column (dx, then dy, ascending; in conservative form, see GsStencilSetTermSum, the sum
- * times the centre value first and the centre weight left out); a combination sums its inputs in
- * order. The back ends agree up to the rounding of fused multiply-adds. */
+ * the terms of the centre weight alone first, then those that reach beyond the point, each group
+ * by input (combinations after the inputs), then by power, and each term's nonzero weights column
+ * by column (dx, then dy, ascending; in conservative form, see GsStencilSetTermSum, the sum times
+ * the centre value first and the centre weight left out); a combination sums its inputs in order.
+ * The back ends agree up to the rounding of fused multiply-adds. */
 #ifndef GPUSOLVE_STENCIL_H
 #define GPUSOLVE_STENCIL_H
 

@@ -71,8 +71,7 @@ typedef struct {
     const T x_ = ((const T *)a.x[d.sidx[in][j_]])[i];                                              \
     GS_ST_COMBINE(T, j_, 0, (T)d.scoef[in][j_], (T)0, x_, (T)0, pk, u, v)                          \
   }
-/* The centre-only term on input `pos` of the first staged source (weight w), value x, added to
- * a. */
+/* A centre-only term of weight w (0: none) on the input of value x, added to a. */
 #define GS_ST_FOLD(T, w, x, a)                                                                     \
   if ((w) != (T)0) (a) += (w) * (x);
 /* Staged row of a thread's q-th row (q < GS_ST_RROWS = GS_ST_RPT + 1): its own GS_ST_RPT rows,
