@@ -1,9 +1,11 @@
 /* Periodic 2D stencils with pointwise powers (GsStencil), on the back end argv[1]:
  * - random stencils (1 to 3 inputs, up to two combinations of them, powers 1 to 3, radii 0 to 2,
- *   centre-only terms, terms repeated so they sum, full and tensor-product weights) on random grids
- * (odd sizes, tiles cut at the edges, batches) against a long-double evaluation written here from
- * the terms as given, double and float, with the error bounded by a few units of rounding times the
- * sum of |weight x input^power|;
+ *   centre-only terms, terms repeated so they sum, full and tensor-product weights) on random
+ *   grids (odd sizes, tiles cut at the edges, batches) against a long-double evaluation written
+ *   here from the terms as given, double and float, with the error bounded by a few units of
+ *   rounding times the sum of |weight x input^power|;
+ * - a multistep right-hand side's shape (terms on 2 x0 - x1, centre terms on x0 and x1), the
+ *   centre terms folded into the staging on a GPU or read apart where they cannot be;
  * - on a GPU back end, the same stencils on a CPU context: equal within that bound, the output
  *   poisoned with NaN first (every point written);
  * - properties: the 5-point Laplacian of a Fourier mode is the mode times its symbol, and a
