@@ -250,9 +250,10 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
       algo = GS_BANDED_ALGORITHM_SCAN;
     else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
-      /* Batches of their own matrices past 2048 rows: partitions of up to 512 rows (tri) or at
-       * most 512 (penta), whose partial solves the GPU runs as chunked scans (part_scan in the
-       * CUDA back end). H200, deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8
+      /* Batches of their own matrices past 2048 rows: tri in ceil(m / 512) partitions, penta in
+       * at least that many (more where the usual count is larger), so that no partition exceeds
+       * 512 rows and the GPU runs every partial solve as a chunked scan (part_scan in the CUDA
+       * back end). H200, deferred checks (us): tri 1024 x 4096, 16 partitions 94.7, 8: 85.8
        * (one thread per partition, 16: 121.1); 1024 x 65536, 128: 1015, 256: 1208 (one thread a
        * partition, 16: 1165, 64: 1055); with the warp's reduced solve (b770ad3) 1024 x 65536,
        * 128: 799, 256: 791, and 1024 x 4096, 8: 78; penta 1024 x 65536, 16: 1446, 128: 1391;

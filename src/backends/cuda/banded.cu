@@ -618,17 +618,21 @@ GS_CUDA_PART_TABLES(float, fw)
     if (i_ < h) (e)[i_] = (v)[j_];                                                                 \
     if (i_ >= m - h && i_ < m) (e)[h + (i_ - (m - h))] = (v)[j_];                                  \
   }
-/* Then, after a barrier, the system's first thread: its last h unknowns z from those values e and
- * the corner data C (NaN where FST, a failed factorisation), stored into x and into zd (2 entries,
- * for y -= W z), their finiteness added to chk. */
+/* A periodic system's last h unknowns zv (f's last h values on entry) from those values e and the
+ * corner data C, NaN where FST (a failed factorisation); stored into x where STORE, their
+ * finiteness added to chk where CHK. */
+#define GS_PER_TAIL_SOLVE(T, S, C, e, zv, FST, STORE, CHK)                                         \
+  gs_banded_tail_##S(&sh, C, e, zv);                                                               \
+  _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                       \
+    if (FST) (zv)[r] = (T)NAN;                                                                     \
+    if (STORE) x[rb + (GsInt)(m + r) * rs] = (zv)[r];                                              \
+    if (CHK) chk += (zv)[r] * (T)0;                                                                \
+  }
+/* Then, after a barrier, the system's first thread: its last h unknowns z, stored into x (where
+ * STORE) and into zd (2 entries, for y -= W z). */
 #define GS_PER_TAIL(T, S, C, e, FST, zd, STORE)                                                    \
   if (on && k == 0) {                                                                              \
-    gs_banded_tail_##S(&sh, C, e, z);                                                              \
-    _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                     \
-      if (FST) z[r] = (T)NAN;                                                                      \
-      if (STORE) x[rb + (GsInt)(m + r) * rs] = z[r];                                               \
-      chk += z[r] * (T)0;                                                                          \
-    }                                                                                              \
+    GS_PER_TAIL_SOLVE(T, S, C, e, z, FST, STORE, 1)                                                \
     (zd)[0] = z[0];                                                                                \
     (zd)[1] = h > 1 ? z[1] : (T)0;                                                                 \
   }
@@ -1204,14 +1208,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
        * memory, instead of waiting at a second barrier for one thread to solve them. */           \
       if ((SPDK) != 1 && on && (wch || k == 0)) {                                                  \
         T zz[2] = {syz[sl][4], syz[sl][5]};                                                        \
-        gs_banded_tail_##S(&sh, Cd, syz[sl], zz);                                                  \
-        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
-          if (fst) zz[r] = (T)NAN;                                                                 \
-          if (k == 0) {                                                                            \
-            x[rb + (GsInt)(m + r) * rs] = zz[r];                                                   \
-            chk += zz[r] * (T)0;                                                                   \
-          }                                                                                        \
-        }                                                                                          \
+        GS_PER_TAIL_SOLVE(T, S, Cd, syz[sl], zz, fst, k == 0, k == 0)                              \
         if (wch) GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                \
       }                                                                                            \
     }                                                                                              \

@@ -82,10 +82,10 @@ typedef struct {
                            : ch + (int)threadIdx.y)
 #define GS_ST_SOK(q) (lx < cw && ((q) < GS_ST_RPT ? row0 + (q) < ch : (int)threadIdx.y < 2 * ry))
 /* Staging rows q in [QA, QB) of the tile's own columns from one input (s0, c0) or two (TWO: and
- * s1, c1), all their loads in flight together, into shared memory, where a longer combination's
- * later inputs add to it; fold: the centre-only terms added to the sums of the thread's own rows,
- * from the same values. */
-#define GS_ST_STAGE_ROWS(T, QA, QB, TWO, PK)                                                       \
+ * s1, c1), all their loads in flight together, into shared memory with their power pk (0: none),
+ * where a longer combination's later inputs add to it; the centre-only terms (weights f0, f1)
+ * added to the sums of the thread's own rows, from the same values. */
+#define GS_ST_STAGE_ROWS(T, QA, QB, TWO)                                                           \
   {                                                                                                \
     T r0[(QB) - (QA)], r1[(QB) - (QA)];                                                            \
     _Pragma("unroll") for (int q = (QA); q < (QB); q++) {                                          \
@@ -100,10 +100,10 @@ typedef struct {
         const int r = GS_ST_SROW(q);                                                               \
         T *pu = &s_in[r + GS_ST_R - ry][lx + GS_ST_R];                                             \
         T *pv = &s_pw[r + GS_ST_R - ry][lx + GS_ST_R];                                             \
-        T u = j0 ? *pu : (T)0, v = j0 && (PK) ? *pv : (T)0;                                        \
-        GS_ST_COMBINE(T, j0, (TWO), c0, c1, r0[q - (QA)], r1[q - (QA)], (PK), u, v)                \
+        T u = j0 ? *pu : (T)0, v = j0 && pk ? *pv : (T)0;                                          \
+        GS_ST_COMBINE(T, j0, (TWO), c0, c1, r0[q - (QA)], r1[q - (QA)], pk, u, v)                  \
         *pu = u;                                                                                   \
-        if (PK) *pv = v;                                                                           \
+        if (pk) *pv = v;                                                                           \
         if (q < GS_ST_RPT) {                                                                       \
           GS_ST_FOLD(T, f0, r0[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                              \
           if (TWO) GS_ST_FOLD(T, f1, r1[q - (QA)], acc[q < GS_ST_RPT ? q : 0])                     \
@@ -111,15 +111,15 @@ typedef struct {
       }                                                                                            \
     }                                                                                              \
   }
-/* A source's staging with its power PK (0: none, 2 or 3): two inputs half the rows at a time
- * (registers), one all at once. (Compiled apart for each PK, the three copies spilled 756 bytes
- * in double where one spills 56.) */
-#define GS_ST_STAGE_PK(T, PK)                                                                      \
+/* A source's own columns staged: two inputs half the rows at a time (registers), one all at
+ * once. The power stays a run-time value: staging compiled apart for each power spilled 756
+ * bytes in double where one copy spills 56. */
+#define GS_ST_STAGE_OWN(T)                                                                         \
   if (two) {                                                                                       \
-    GS_ST_STAGE_ROWS(T, 0, (GS_ST_RROWS + 1) / 2, 1, PK)                                           \
-    GS_ST_STAGE_ROWS(T, (GS_ST_RROWS + 1) / 2, GS_ST_RROWS, 1, PK)                                 \
+    GS_ST_STAGE_ROWS(T, 0, (GS_ST_RROWS + 1) / 2, 1)                                               \
+    GS_ST_STAGE_ROWS(T, (GS_ST_RROWS + 1) / 2, GS_ST_RROWS, 1)                                     \
   } else {                                                                                         \
-    GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, 0, PK)                                                     \
+    GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, 0)                                                         \
   }
 /* The kernel for values of type T with grid indices of type I (int where a grid's nx ny fits:
  * 64-bit index arithmetic costs a GPU two to three instructions for one). */
@@ -180,7 +180,7 @@ typedef struct {
               /* the centre-only terms' weights on the two inputs, when they go with them */       \
               const T f0 = fold ? (T)d.foldw[j0] : (T)0;                                           \
               const T f1 = fold && two ? (T)d.foldw[j0 + 1] : (T)0;                                \
-              GS_ST_STAGE_PK(T, pk)                                                                \
+              GS_ST_STAGE_OWN(T)                                                                   \
             }                                                                                      \
             for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                         \
               const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                         \
