@@ -96,6 +96,15 @@ typedef struct {
                       const void *x, void *z, double alpha, const GsDevScalars *ds);
 } GsVecKernels;
 
+/* -banded_staged: whether the CUDA back end may run a THREAD solve (interleaved, one LU matrix
+ * per system, not periodic) through shared memory, its g kept in L2 (banded.cu): off; auto where
+ * the forward results in flight fit in L2; on wherever the layout allows (tests). */
+typedef enum {
+  GS_BANDED_STAGED_OFF = 0,
+  GS_BANDED_STAGED_AUTO = 1,
+  GS_BANDED_STAGED_ON = 2
+} GsBandedStaged;
+
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
 typedef struct {
   int bands, h, periodic, shared, spd;
@@ -111,6 +120,7 @@ typedef struct {
   int scan_layout;    /* GPU SCAN with a matrix per system: factors in the scan's own layout
                        * (gs_scan_layout_len), rearranged by the back end's Factor */
   int scan_threads;   /* GPU SCAN: threads a block */
+  int staged;         /* GsBandedStaged: -banded_staged, how the GPU runs THREAD's solves */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */

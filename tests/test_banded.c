@@ -1592,6 +1592,14 @@ done:
 }
 
 /* Solve one batch with algorithm `algo` (nrhs blocks); the solution into x (host, rl * nrhs). */
+/* The diagonals, f, x and the object of one solve_with / staged_run, destroyed. */
+static void release_solve(GsVec *Dv, GsVec *F, GsVec *X, GsBanded *A) {
+  destroy_vecs(5, Dv);
+  GsVecDestroy(F);
+  GsVecDestroy(X);
+  CHECK_OK(GsBandedDestroy(A));
+}
+
 static int solve_with(GsContext ctx, const Batch *b, GsBandedAlgorithm algo, GsInt nrhs,
                       const double *f, double *x) {
   GsBanded A = NULL;
@@ -1613,10 +1621,7 @@ static int solve_with(GsContext ctx, const Batch *b, GsBandedAlgorithm algo, GsI
   CHECK_OK(get_vec(X, b->d.dt, b->rl * nrhs, x));
   bad = 0;
 done:
-  destroy_vecs(5, Dv);
-  GsVecDestroy(&F);
-  GsVecDestroy(&X);
-  CHECK_OK(GsBandedDestroy(&A));
+  release_solve(Dv, &F, &X, &A);
   return bad;
 }
 
@@ -1657,6 +1662,121 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
   fill_matrix(&b, kind, r);
   versus_thread(ctx, &b, kind, algo, r);
   batch_free(&b);
+}
+
+/* One staged_case run: solve batch b (one thread per system, -banded_staged mode) with nrhs
+ * blocks f, in place or not; x, the call's error code and the per-system statuses back. */
+static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrhs, int inplace,
+                      const double *f, double *x, int *code, int *st) {
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
+  int bad = 1;
+  const GsInt len = b->rl * nrhs;
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", mode));
+  if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
+      CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD)))
+    goto done;
+  for (int k = 0; k < b->d.bands; k++)
+    if (!(Dv[k] = new_vec(ctx, b->d.dt, b->dl, b->D[k]))) goto done;
+  if (!(X = new_vec(ctx, b->d.dt, len, inplace ? f : NULL))) goto done;
+  if (!inplace && !(F = new_vec(ctx, b->d.dt, len, f))) goto done;
+  if (!inplace) CHECK_OK(GsVecSet(X, NAN));
+  const int fc = GsBandedFactor(A, Dv);
+  *code = GsBandedSolve(A, inplace ? X : F, X);
+  if (!fc && *code == GS_ERR_ZERO_PIVOT) *code = -1; /* a zero pivot the factorisation missed */
+  CHECK_OK(get_vec(X, b->d.dt, len, x));
+  CHECK_OK(GsBandedGetSystemStatus(A, st));
+  bad = 0;
+done:
+  release_solve(Dv, &F, &X, &A);
+  return bad;
+}
+
+/* -banded_staged on (GPU: one thread per system, the rows coming through shared memory by TMA
+ * tiles of 32 rows x 32 systems, g kept in L2) against off (the plain kernel): the same bits and
+ * statuses, and the residuals. Shapes: a batch not a multiple of 32 (the last warp part empty),
+ * rows not a multiple of the 32-row chunks, a single short chunk, exact chunks, two blocks of
+ * right-hand sides, in place; with bad systems (bad != 0): a zero pivot in the last system (past
+ * the last full warp) and a NaN in another's right-hand side, reported with their indices while
+ * the others are solved. On the CPU the option changes nothing. */
+static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, GsInt nrhs,
+                        int inplace, int bad, HsRng *r) {
+  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  Batch b;
+  batch_init(&b, &d);
+  fill_matrix(&b, KIND_DD, r);
+  char what[256];
+  describe(&b, KIND_DD, inplace ? "staged, in place" : "staged", what, sizeof what);
+  const GsInt len = b.rl * nrhs, snan = batch / 3;
+  if (bad) zero_row(&b, batch - 1, n / 2);
+  double *f = make_rhs(&b, nrhs, 0.0, r);
+  if (bad) f[(nrhs - 1) * b.rl + ridx(&b, snan, n - 1)] = NAN;
+  double *x0 = hs_malloc((size_t)len * sizeof *x0), *x1 = hs_malloc((size_t)len * sizeof *x1);
+  int *st0 = hs_malloc((size_t)batch * sizeof *st0), *st1 = hs_malloc((size_t)batch * sizeof *st1);
+  int c0 = 0, c1 = 0;
+  if (!staged_run(ctx, &b, "off", nrhs, inplace, f, x0, &c0, st0) &&
+      !staged_run(ctx, &b, "on", nrhs, inplace, f, x1, &c1, st1)) {
+    GsInt diff = 0, first = -1;
+    for (GsInt k = 0; k < len; k++)
+      if (!same(x0[k], x1[k])) {
+        if (first < 0) first = k;
+        diff++;
+      }
+    CHECK(diff == 0, "%s: %lld entries differ from the plain kernel's; first [%lld]: %.17g, %.17g",
+          what, (long long)diff, (long long)first, first >= 0 ? x1[first] : 0.0,
+          first >= 0 ? x0[first] : 0.0);
+    CHECK(c0 == c1, "%s: error %d, the plain kernel's %d", what, c1, c0);
+    GsInt sdiff = 0;
+    for (GsInt s = 0; s < batch; s++)
+      sdiff += st0[s] != st1[s];
+    CHECK(sdiff == 0, "%s: %lld statuses differ from the plain kernel's", what, (long long)sdiff);
+    char *skip = hs_malloc((size_t)batch);
+    memset(skip, 0, (size_t)batch);
+    if (bad) {
+      /* The call's error is that of the first bad system: the NaN, before the zero pivot. */
+      CHECK(c1 == GS_ERR_NOT_FINITE, "%s: error %d, expected a non-finite value", what, c1);
+      CHECK(st1[batch - 1] == GS_BANDED_ZERO_PIVOT && st1[snan] == GS_BANDED_NOT_FINITE,
+            "%s: statuses of systems %lld and %lld: %d and %d", what, (long long)(batch - 1),
+            (long long)snan, st1[batch - 1], st1[snan]);
+      check_nan_system(&b, what, x1, batch - 1, nrhs);
+      skip[batch - 1] = skip[snan] = 1;
+    } else {
+      CHECK(c1 == 0, "%s: error %d", what, c1);
+    }
+    check_solution(&b, what, f, x1, nrhs, skip, NULL);
+    free(skip);
+  }
+  free(f);
+  free(x0);
+  free(x1);
+  free(st0);
+  free(st1);
+  batch_free(&b);
+}
+
+static void test_staged(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_staged", prev, sizeof prev, NULL));
+  for (int dtk = 0; dtk < 2; dtk++) {
+    const GsDataType dt = dtk ? GS_FLOAT : GS_DOUBLE;
+    /* Batches a multiple of 4 (the TMA's 16-byte rows in float), most not of 32. */
+    for (int bands = 3; bands <= 5; bands += 2) {
+      staged_case(ctx, bands, dt, 1000, 260, 1, 0, 0, r);
+      staged_case(ctx, bands, dt, 64, 4100, 2, 0, 1, r);
+      staged_case(ctx, bands, dt, 37, 96, 2, 1, 0, r);
+      staged_case(ctx, bands, dt, bands, 64, 1, 0, 0, r);
+      staged_case(ctx, bands, dt, 300, 1028, 1, 1, 1, r);
+    }
+  }
+  /* Where it does not apply (an odd batch: rows not 16-byte aligned), the plain kernel runs. */
+  staged_case(ctx, 5, GS_DOUBLE, 100, 33, 1, 0, 1, r);
+  /* An unknown value is a named error of GsBandedCreate. */
+  GsBandedDesc d = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  GsBanded A = NULL;
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", "sometimes"));
+  CHECK_ERR(GsBandedCreate(ctx, &d, &A), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-banded_staged");
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", prev));
 }
 
 /* The chunked scan against one thread per system: what it refuses (more than 4096 rows in the
@@ -2197,6 +2317,7 @@ int main(int argc, char **argv) {
   test_partitions(ctx, &r);
   test_algorithms(ctx, &r);
   test_deferred(ctx, &r);
+  test_staged(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

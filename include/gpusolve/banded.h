@@ -110,7 +110,15 @@ typedef enum {
  * periodic systems included, so a shared periodic matrix of more than 4096 rows is partitioned),
  * else THREAD; on the CPU, THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED.
  * Also the option -banded_algorithm auto|thread|spike|tile|scan, which, applying to every batch of
- * a context, falls back to auto where the batch does not allow it. */
+ * a context, falls back to auto where the batch does not allow it.
+ * On a GPU with tensor memory accelerators (compute capability 9.0 or newer), THREAD solves of
+ * interleaved batches with an LU matrix per system, not periodic, whose arrays and rows are 16-byte
+ * aligned (an even batch in double, a multiple of 4 in float), run staged: one thread per system
+ * still, its rows brought through shared memory 32 rows x 32 systems at a time, with as few
+ * systems in flight as keep their forward results in L2 (the same bits as unstaged). The option
+ * -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp per SM of
+ * such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB), on wherever
+ * the layout allows, off never. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);

@@ -92,6 +92,10 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   GsInt parts = 0;
   int ierr = GsOptionsGetEnum(ctx, "-banded_algorithm", algos, &algo, &algo_set);
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_check", checks, &check, NULL);
+  static const char *const stageds[] = {"off", "auto", "on", NULL};
+  int staged = GS_BANDED_STAGED_AUTO;
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_staged", stageds, &staged, NULL);
+  bi->staged = staged;
   B->check = (GsBandedCheck)check;
   if (!ierr) ierr = GsMemAlloc(ctx, 2 * sizeof(unsigned long long), &bi->summary);
   if (!ierr) ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);

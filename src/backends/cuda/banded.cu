@@ -225,6 +225,226 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
 GS_CUDA_BANDED_ALL(double, d)
 GS_CUDA_BANDED_ALL(float, f)
 
+/* Staged one-thread-per-system solves (THREAD, interleaved, a matrix per system, LU, not periodic;
+ * the CUDA back end's choice where it applies, -banded_staged). One thread per system still, but
+ * the sweeps' inputs come through shared memory: a warp's 32 systems at a time, the rows of a
+ * chunk of GS_STG_ROWS rows loaded as one 2D tile per array by the tensor memory accelerator
+ * (TMA), GS_STG_STAGES chunks in flight, so that one warp per SM keeps enough bytes moving. With
+ * one or two warps per SM, the forward result g of the systems in flight (32 x n values a warp)
+ * fits in L2 with room to spare, and the back substitution reads it from there: DRAM moves the
+ * floor's 7 (penta) or 5 (tri) values per unknown instead of 9 or 7 (g written and read back).
+ * Streams are loaded and stored with an evict-first L2 policy, g stored evict-last. Same
+ * arithmetic as gs_banded_lu_solve and gs_banded_back, so the same bits as the plain kernel. */
+#define GS_STG_ROWS 32
+#define GS_STG_STAGES 3
+#define GS_STG_MAPS 7 /* f, x, then the factor arrays F[0..4] */
+
+typedef struct {
+  CUtensorMap m[GS_STG_MAPS];
+} GsStgMaps;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GS_STG_SM90 1
+static __device__ __forceinline__ unsigned gs_smem_addr(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+static __device__ __forceinline__ unsigned long long gs_policy_first(void) {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+static __device__ __forceinline__ unsigned long long gs_policy_last(void) {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+static __device__ __forceinline__ void gs_stg_store_d(double *p, double v, unsigned long long pol) {
+  asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(p), "d"(v), "l"(pol));
+}
+static __device__ __forceinline__ void gs_stg_store_f(float *p, float v, unsigned long long pol) {
+  asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" ::"l"(p), "f"(v), "l"(pol));
+}
+static __device__ __forceinline__ void gs_mbar_init(unsigned long long *b) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(gs_smem_addr(b)) : "memory");
+}
+static __device__ __forceinline__ void gs_mbar_expect(unsigned long long *b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gs_smem_addr(b)),
+               "r"(bytes)
+               : "memory");
+}
+static __device__ __forceinline__ void gs_mbar_wait(unsigned long long *b, unsigned parity) {
+  asm volatile("{\n .reg .pred p;\n GS_MBAR_WAIT:\n"
+               " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+               " @!p bra GS_MBAR_WAIT;\n}" ::"r"(gs_smem_addr(b)),
+               "r"(parity)
+               : "memory");
+}
+/* Tile of rows [row, row + GS_STG_ROWS) x systems [col, col + 32) of map m into dst. */
+static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap *m, int col,
+                                                   int row, unsigned long long *b,
+                                                   unsigned long long pol) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(gs_smem_addr(dst)),
+               "l"((unsigned long long)m), "r"(col), "r"(row), "r"(gs_smem_addr(b)), "l"(pol)
+               : "memory");
+}
+#endif
+
+#if defined(GS_STG_SM90)
+#define GS_IF_STG_SM90(...) __VA_ARGS__
+#else
+#define GS_IF_STG_SM90(...)
+#endif
+/* Inside the staged kernel: chunks 0 .. D-2 of a sweep issued ahead; then chunk c (sequence
+ * number kk) of the forward sweep (f, F[0], F[1], penta F[2]) or of the back substitution (g in x,
+ * F[2] or F[3], penta F[4]), by lane 0. */
+#define GS_STG_ISSUE_PROLOGUE(ISSUE)                                                               \
+  for (int c_ = 0; c_ < D - 1; c_++)                                                               \
+  ISSUE(c_, k + c_)
+#define GS_STG_FWD_ISSUE(c, kk)                                                                    \
+  if (lane == 0 && (c) < nc) {                                                                     \
+    gs_stg_t *dst_ = sm + (size_t)((kk) % D) * NF * R * 32;                                        \
+    unsigned long long *b_ = &bar[(kk) % D];                                                       \
+    const int row_ = (c)*R;                                                                        \
+    gs_mbar_expect(b_, (unsigned)(NF * R * 32 * sizeof(gs_stg_t)));                                \
+    gs_tma_tile(dst_, &M.m[0], (int)s0, (int)(rowb + row_), b_, pf);                               \
+    for (int a_ = 1; a_ < NF; a_++)                                                                \
+      gs_tma_tile(dst_ + a_ * R * 32, &M.m[1 + a_], (int)s0, row_, b_, pf);                        \
+  }
+#define GS_STG_BACK_ISSUE(c, kk)                                                                   \
+  if (lane == 0 && (c) < nc) {                                                                     \
+    gs_stg_t *dst_ = sm + (size_t)((kk) % D) * NF * R * 32;                                        \
+    unsigned long long *b_ = &bar[(kk) % D];                                                       \
+    const int row_ = (int)n - ((c) + 1) * R;                                                       \
+    gs_mbar_expect(b_, (unsigned)(NB * R * 32 * sizeof(gs_stg_t)));                                \
+    gs_tma_tile(dst_, &M.m[1], (int)s0, (int)(rowb + row_), b_, pf);                               \
+    for (int a_ = 1; a_ < NB; a_++)                                                                \
+      gs_tma_tile(dst_ + a_ * R * 32, &M.m[NB == 3 ? 4 + a_ : 3 + a_], (int)s0, row_, b_, pf);     \
+  }
+
+/* Kernel for T, BANDS; one warp a block, groups of 32 systems of one right-hand-side block taken in
+ * turn (q: group; blk = q / groups, systems s0 + lane). Shared memory: GS_STG_STAGES stages of
+ * nf arrays x GS_STG_ROWS rows x 32 values; chunk k of the call's sequence (forward and back
+ * chunks of every group, in order) goes to stage k % GS_STG_STAGES, whose barrier completes its
+ * phase (k / GS_STG_STAGES) & 1 when the chunk has landed. Lane 0 issues the copies; the
+ * __syncwarp before each issue orders the stage's earlier reads before its refill. */
+#define GS_CUDA_BANDED_STAGED(T, S, BANDS)                                                         \
+  static __global__ void __launch_bounds__(32) gs_banded_staged_k_##S##BANDS(                      \
+      const __grid_constant__ GsStgMaps M, GsInt batch, GsInt n, GsInt nrhs, const int *fstatus,   \
+      T *x, int *status, GsBandedDevSummary *sum) {                                                \
+    GS_IF_STG_SM90(                                                                                \
+        enum {R = GS_STG_ROWS, D = GS_STG_STAGES, NF = BANDS == 5 ? 4 : 3,                         \
+              NB = BANDS == 5 ? 3 : 2};                                                            \
+        extern __shared__ __align__(128) unsigned char gs_stg_raw[];                               \
+        typedef T gs_stg_t; /* for the issue macros */                                             \
+        T *sm = (T *)gs_stg_raw; __shared__ unsigned long long bar[D];                             \
+        const int lane = (int)threadIdx.x;                                                         \
+        if (lane == 0) for (int d = 0; d < D; d++) gs_mbar_init(&bar[d]);                          \
+        asm volatile("fence.mbarrier_init.release.cluster;" ::                                     \
+                         : "memory");                                                              \
+        __syncwarp(); const unsigned long long pf = gs_policy_first(), pl = gs_policy_last();      \
+        const GsInt groups = (batch + 31) / 32;                                                    \
+        const int nc = (int)((n + R - 1) / R), nfull = (int)(n / R);                               \
+        unsigned k = 0; /* chunks consumed */                                                      \
+        for (GsInt q = blockIdx.x; q < groups * nrhs; q += gridDim.x) {                            \
+          const GsInt blk = q / groups, s0 = (q % groups) * 32, s = s0 + lane;                     \
+          const GsInt rowb = blk * n; /* the block's first row in f and x */                       \
+          const int ok = s < batch;                                                                \
+          const int st = ok ? fstatus[s] : 0;                                                      \
+          /* Forward: f, F[0], F[1] (, F[2]) by chunks of rows from the top. */                    \
+          GS_STG_ISSUE_PROLOGUE(GS_STG_FWD_ISSUE);                                                 \
+          T p2 = 0, p1 = 0;                                                                        \
+          T *xr = x + (rowb * batch + s);                                                          \
+          for (int c = 0; c < nc; c++, k++) {                                                      \
+            __syncwarp();                                                                          \
+            GS_STG_FWD_ISSUE(c + D - 1, k + D - 1);                                                \
+            gs_mbar_wait(&bar[k % D], (k / D) & 1);                                                \
+            const T *b = sm + (size_t)(k % D) * NF * R * 32 + lane;                                \
+            T v0[R], v1[R], v2[R], v3[R], g[R];                                                    \
+            _Pragma("unroll") for (int u = 0; u < R; u++) {                                        \
+              v0[u] = b[u * 32];                                                                   \
+              v1[u] = b[(R + u) * 32];                                                             \
+              v2[u] = b[(2 * R + u) * 32];                                                         \
+              v3[u] = BANDS == 5 ? b[(3 * R + u) * 32] : (T)0;                                     \
+            }                                                                                      \
+            _Pragma("unroll") for (int u = 0; u < R; u++) {                                        \
+              if (BANDS == 5) {                                                                    \
+                g[u] = (v0[u] - v1[u] * p2 - v2[u] * p1) * v3[u];                                  \
+                p2 = p1;                                                                           \
+              } else {                                                                             \
+                g[u] = (v0[u] - v1[u] * p1) * v2[u];                                               \
+              }                                                                                    \
+              p1 = g[u];                                                                           \
+            }                                                                                      \
+            if (c < nfull) {                                                                       \
+              if (ok) _Pragma("unroll") for (int u = 0; u < R; u++) {                              \
+                  gs_stg_store_##S(xr, g[u], pl);                                                  \
+                  xr += batch;                                                                     \
+                }                                                                                  \
+            } else {                                                                               \
+              _Pragma("unroll") for (int u = 0; u < R; u++) {                                      \
+                if (ok && c * R + u < n) gs_stg_store_##S(xr, g[u], pl);                           \
+                xr += batch;                                                                       \
+              }                                                                                    \
+            }                                                                                      \
+          }                                                                                        \
+          /* g, stored by every lane, is read next by the TMA (the async proxy). */                \
+          asm volatile("fence.proxy.async.global;" ::: "memory");                                  \
+          __syncwarp();                                                                            \
+          /* Back substitution: g (in x), gamma (, delta) by chunks of rows from the bottom. */    \
+          GS_STG_ISSUE_PROLOGUE(GS_STG_BACK_ISSUE);                                                \
+          T x1 = 0, x2 = 0;                                                                        \
+          int finite = 1;                                                                          \
+          xr = x + ((rowb + n - 1) * batch + s);                                                   \
+          for (int c = 0; c < nc; c++, k++) {                                                      \
+            __syncwarp();                                                                          \
+            GS_STG_BACK_ISSUE(c + D - 1, k + D - 1);                                               \
+            gs_mbar_wait(&bar[k % D], (k / D) & 1);                                                \
+            const T *b = sm + (size_t)(k % D) * NF * R * 32 + lane;                                \
+            const int r0 = (int)n - (c + 1) * R;                                                   \
+            T vg[R], vc[R], vd[R], xv[R];                                                          \
+            _Pragma("unroll") for (int u = 0; u < R; u++) {                                        \
+              vg[u] = b[u * 32];                                                                   \
+              vc[u] = b[(R + u) * 32];                                                             \
+              vd[u] = BANDS == 5 ? b[(2 * R + u) * 32] : (T)0;                                     \
+            }                                                                                      \
+            _Pragma("unroll") for (int u = R - 1; u >= 0; u--) {                                   \
+              xv[u] = BANDS == 5 ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;           \
+              x2 = x1;                                                                             \
+              x1 = xv[u];                                                                          \
+            }                                                                                      \
+            if (c < nfull) {                                                                       \
+              if (ok) _Pragma("unroll") for (int u = R - 1; u >= 0; u--) {                         \
+                  gs_stg_store_##S(xr, xv[u], pf);                                                 \
+                  finite &= isfinite((double)xv[u]) ? 1 : 0;                                       \
+                  xr -= batch;                                                                     \
+                }                                                                                  \
+            } else {                                                                               \
+              _Pragma("unroll") for (int u = R - 1; u >= 0; u--) {                                 \
+                if (ok && r0 + u >= 0) {                                                           \
+                  gs_stg_store_##S(xr, xv[u], pf);                                                 \
+                  finite &= isfinite((double)xv[u]) ? 1 : 0;                                       \
+                }                                                                                  \
+                xr -= batch;                                                                       \
+              }                                                                                    \
+            }                                                                                      \
+          }                                                                                        \
+          if (ok && st) { /* its matrix could not be factored: NaN, as the plain kernel */         \
+            for (GsInt i = 0; i < n; i++)                                                          \
+              x[(rowb + i) * batch + s] = (T)NAN;                                                  \
+            gs_mark(status, s, st, sum);                                                           \
+          } else if (ok && !finite) {                                                              \
+            gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                         \
+          }                                                                                        \
+          __syncwarp();                                                                            \
+        })                                                                                         \
+  }
+
+GS_CUDA_BANDED_STAGED(double, d, 3)
+GS_CUDA_BANDED_STAGED(double, d, 5)
+GS_CUDA_BANDED_STAGED(float, f, 3)
+GS_CUDA_BANDED_STAGED(float, f, 5)
+
 /* Partitioned (SPIKE) kernels. Threads of one partition index are consecutive systems, so the
  * interleaved layout stays coalesced: thread t = j * count + s. Periodic batches partition the
  * leading block E and fold the corner into the reduced solve and the correction (banded_algo.h). */
@@ -1514,6 +1734,109 @@ static int part_scan(const GsBandedInfo *bi) {
   return !bi->shared && rows <= 32 * 16 && (bi->bands == 3 || rows > 256);
 }
 
+/* Staged solves (GS_CUDA_BANDED_STAGED): the driver's tensor map encoder, looked up at init. */
+typedef CUresult (*GsTmaEncode)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* Warps per SM of a staged solve: as many (at most 2, for shared memory) as keep the forward
+ * results of the systems in flight (32 x n values a warp) within 60 % of L2. 0: not even one. */
+static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
+  const double es = bi->dt == GS_DOUBLE ? 8.0 : 4.0;
+  const double wave = 32.0 * (double)bi->n * es * (double)cc->sm_count;
+  const int w = (int)(0.6 * (double)cc->l2_bytes / wave);
+  return w > 2 ? 2 : w;
+}
+
+/* Whether this solve runs staged: -banded_staged auto (the default) where the g of one warp per
+ * SM fits in L2, on where it applies at all; the layout, matrices and alignment the TMA needs
+ * (16-byte aligned arrays and rows). */
+static int staged_fits(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
+                       const void *const *F, const void *f, const void *x) {
+  const size_t es = bi->dt == GS_DOUBLE ? 8 : 4;
+  if (bi->staged == GS_BANDED_STAGED_OFF || bi->algo != GS_BANDED_ALGORITHM_THREAD ||
+      !bi->interleaved || bi->shared || bi->periodic || bi->spd || cc->cc_major < 9)
+    return 0;
+  if (((size_t)bi->batch * es) % 16 || bi->batch > INT32_MAX - 32 ||
+      bi->n * nrhs > INT32_MAX - 2 * GS_STG_ROWS)
+    return 0;
+  if ((uintptr_t)f % 16 || (uintptr_t)x % 16) return 0;
+  for (int k = 0; k < bi->nfac; k++)
+    if ((uintptr_t)F[k] % 16) return 0;
+  if (bi->staged == GS_BANDED_STAGED_AUTO && staged_warps(cc, bi) < 1) return 0;
+  return cc->tma_encode != NULL;
+}
+
+/* Map of a cols x rows row-major array of 4- or 8-byte values at p, tiles of 32 x GS_STG_ROWS,
+ * from the context's cache or encoded into it; 0 where the driver refuses it. */
+static int staged_map(GsCudaContext *cc, CUtensorMap *m, const void *p, GsInt cols, GsInt rows,
+                      int dbl) {
+  const int es = dbl ? 8 : 4;
+  for (int i = 0; i < cc->tma_used; i++)
+    if (cc->tma[i].ptr == p && cc->tma[i].cols == cols && cc->tma[i].rows == rows &&
+        cc->tma[i].es == es) {
+      *m = cc->tma[i].map;
+      return 1;
+    }
+  const cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+  const cuuint64_t stride[1] = {(cuuint64_t)cols * (cuuint64_t)es};
+  const cuuint32_t box[2] = {32, GS_STG_ROWS}, estr[2] = {1, 1};
+  if (((GsTmaEncode)cc->tma_encode)(
+          m, dbl ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)p,
+          dim, stride, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+          dbl ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return 0;
+  const int i = cc->tma_next;
+  cc->tma[i].ptr = p;
+  cc->tma[i].cols = cols;
+  cc->tma[i].rows = rows;
+  cc->tma[i].es = es;
+  cc->tma[i].map = *m;
+  cc->tma_next = (i + 1) % GS_CUDA_TMA_CACHE;
+  if (cc->tma_used < GS_CUDA_TMA_CACHE) cc->tma_used++;
+  return 1;
+}
+
+/* Launch a staged solve; 0 (nothing launched) where a map cannot be made. */
+static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
+                         const void *const *F, const int *fstatus, const void *f, void *x,
+                         int *status, GsBandedDevSummary *dsum, int *launched) {
+  const int dbl = bi->dt == GS_DOUBLE, b5 = bi->bands == 5;
+  GsStgMaps M;
+  memset(&M, 0, sizeof M);
+  int ok = staged_map(cc, &M.m[0], f, bi->batch, bi->n * nrhs, dbl) &&
+           staged_map(cc, &M.m[1], x, bi->batch, bi->n * nrhs, dbl);
+  for (int k = 0; ok && k < bi->nfac; k++)
+    ok = staged_map(cc, &M.m[2 + k], F[k], bi->batch, bi->n, dbl);
+  *launched = 0;
+  if (!ok) return 0;
+  int w = staged_warps(cc, bi);
+  if (w < 1) w = 1;
+  const GsInt groups = (bi->batch + 31) / 32 * nrhs;
+  const GsInt most = (GsInt)cc->sm_count * w;
+  const unsigned int nb = (unsigned int)(groups < most ? groups : most);
+  const size_t smem = (size_t)GS_STG_STAGES * (b5 ? 4 : 3) * GS_STG_ROWS * 32 * (dbl ? 8 : 4);
+  const void *kern =
+      dbl ? (b5 ? (const void *)gs_banded_staged_k_d5 : (const void *)gs_banded_staged_k_d3)
+          : (b5 ? (const void *)gs_banded_staged_k_f5 : (const void *)gs_banded_staged_k_f3);
+  if (!cc->staged_attr[!dbl][b5]) {
+    GsCallCuda(ctx,
+               cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    cc->staged_attr[!dbl][b5] = 1;
+  }
+  if (dbl)
+    (b5 ? gs_banded_staged_k_d5 : gs_banded_staged_k_d3)<<<nb, 32, smem, cc->stream>>>(
+        M, bi->batch, bi->n, nrhs, fstatus, (double *)x, status, dsum);
+  else
+    (b5 ? gs_banded_staged_k_f5 : gs_banded_staged_k_f3)<<<nb, 32, smem, cc->stream>>>(
+        M, bi->batch, bi->n, nrhs, fstatus, (float *)x, status, dsum);
+  GsCheckLaunchCuda(ctx, "gs_banded_staged_k");
+  *launched = 1;
+  return 0;
+}
+
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
@@ -1646,6 +1969,14 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     }
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
+  }
+  if (staged_fits(cc, bi, nrhs, F, f, x)) {
+    int launched = 0;
+    GsCall(staged_launch(ctx, cc, bi, nrhs, F, fstatus, f, x, status, dsum, &launched));
+    if (launched) {
+      GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+      return 0;
+    }
   }
   const unsigned int nb = blocks_for(bi->batch * nrhs);
   const int b5 = bi->bands == 5, per = bi->periodic;

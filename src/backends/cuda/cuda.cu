@@ -58,6 +58,23 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   GsCallCuda(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   cc->l2_bytes = (size_t)l2;
   cc->launch_blocks = cc->sm_count * GS_CUDA_BLOCKS_PER_SM;
+  /* The driver's tensor map encoder for the staged banded solves; none (NULL) is no error. */
+  {
+    void *p = NULL;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                           cudaEnableDefault, &q);
+#else
+    const cudaError_t e =
+        cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      p = NULL;
+    }
+    cc->tma_encode = p;
+  }
   GsCheck(cc->launch_blocks > 0, ctx, GS_ERR_CUDA, "CUDA device %d reports %d multiprocessors", dev,
           cc->sm_count);
 

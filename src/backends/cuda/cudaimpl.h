@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <cublas_v2.h>
+#include <cuda.h> /* CUtensorMap (types only: the driver's functions are looked up at run time) */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -25,6 +26,9 @@
 #define GS_CUDA_BLOCKS_PER_SM 4
 /* Most values one reduction kernel produces (an mdot group). */
 #define GS_CUDA_MAX_NV 8
+
+/* Tensor maps a context keeps (staged banded solves: 7 arrays a batch, two batches). */
+#define GS_CUDA_TMA_CACHE 16
 
 /* Per-context state, kept in ctx->bdata. */
 typedef struct {
@@ -54,6 +58,19 @@ typedef struct {
   int scan_carveout[2][2][2][2][2];
   /* The same for the scans of a partitioned solve's partial solves ([float][pentadiagonal]). */
   int part_scan_carveout[2][2];
+  /* Staged banded solves ([float][pentadiagonal]): whether the kernel's shared-memory limit has
+   * been raised; and the tensor maps of the last GS_CUDA_TMA_CACHE arrays they viewed (an array is
+   * known by its address, shape and value size, which is all its map holds), so that a repeated
+   * solve encodes none. */
+  int staged_attr[2][2];
+  void *tma_encode; /* the driver's cuTensorMapEncodeTiled (NULL: none; set at init) */
+  struct {
+    const void *ptr;
+    long long cols, rows;
+    int es;
+    CUtensorMap map;
+  } tma[GS_CUDA_TMA_CACHE];
+  int tma_next, tma_used;
 } GsCudaContext;
 
 /* ---- Error handling -------------------------------------------------------------------------- */
