@@ -304,7 +304,7 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
       ctx, c, c->mode == GS_BENCH_BANDED_FACTOR_SOLVE ? "banded_factor_solve" : "banded_solve",
       "gpusolve", repeats, &r));
   record_rate(&r, floor_bytes, med, mn, copy);
-  /* Which algorithm ran (thread, spike with P partitions, tile). */
+  /* Which algorithm ran (thread, spike with P partitions, tile, scan; thread staged or not). */
   int parts = 1;
   GsBandedAlgorithm algo = GS_BANDED_ALGORITHM_AUTO;
   GsCall(GsBandedGetPartitions(b->A, &parts));
@@ -317,6 +317,10 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
   snprintf(r.config + used, sizeof r.config - used, " algo=%s", GsBandedAlgorithmName(algo));
   used = strlen(r.config);
   if (parts > 1) snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
+  int staged = 0; /* of the last timed call: a solve through shared memory (GsBandedGetStaged) */
+  GsCall(GsBandedGetStaged(b->A, &staged));
+  used = strlen(r.config);
+  if (staged) snprintf(r.config + used, sizeof r.config - used, " staged");
   GsBandedCheck check = GS_BANDED_CHECK_EACH;
   GsCall(GsBandedGetCheck(b->A, &check));
   used = strlen(r.config);

@@ -128,10 +128,12 @@ typedef struct {
   GsDataType dt;
 } GsBandedInfo;
 
-/* Outcome of a batched factor or solve: how many systems are bad, the first one and its code. */
+/* Outcome of a batched factor or solve: how many systems are bad, the first one and its code;
+ * staged: the solve ran staged (CUDA back end, -banded_staged; the front end clears it). */
 typedef struct {
   GsInt nbad, first;
   int code;
+  int staged;
 } GsBandedSummary;
 
 /* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);

@@ -1667,7 +1667,7 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode) with nrhs
  * blocks f, in place or not; x, the call's error code and the per-system statuses back. */
 static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrhs, int inplace,
-                      const double *f, double *x, int *code, int *st) {
+                      const double *f, double *x, int *fcode, int *code, int *st, int *staged) {
   GsBanded A = NULL;
   GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
   int bad = 1;
@@ -1681,9 +1681,12 @@ static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrh
   if (!(X = new_vec(ctx, b->d.dt, len, inplace ? f : NULL))) goto done;
   if (!inplace && !(F = new_vec(ctx, b->d.dt, len, f))) goto done;
   if (!inplace) CHECK_OK(GsVecSet(X, NAN));
-  const int fc = GsBandedFactor(A, Dv);
+  *fcode = GsBandedFactor(A, Dv);
+  CHECK_OK(GsBandedGetStaged(A, staged));
+  CHECK(*staged == 0, "GsBandedGetStaged after GsBandedFactor: %d", *staged);
   *code = GsBandedSolve(A, inplace ? X : F, X);
-  if (!fc && *code == GS_ERR_ZERO_PIVOT) *code = -1; /* a zero pivot the factorisation missed */
+  CHECK_OK(GsBandedGetStaged(A, staged));
+  CHECK_ERR(GsBandedGetStaged(A, NULL), GS_ERR_ARG_NULL);
   CHECK_OK(get_vec(X, b->d.dt, len, x));
   CHECK_OK(GsBandedGetSystemStatus(A, st));
   bad = 0;
@@ -1713,9 +1716,20 @@ static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt 
   if (bad) f[(nrhs - 1) * b.rl + ridx(&b, snan, n - 1)] = NAN;
   double *x0 = hs_malloc((size_t)len * sizeof *x0), *x1 = hs_malloc((size_t)len * sizeof *x1);
   int *st0 = hs_malloc((size_t)batch * sizeof *st0), *st1 = hs_malloc((size_t)batch * sizeof *st1);
-  int c0 = 0, c1 = 0;
-  if (!staged_run(ctx, &b, "off", nrhs, inplace, f, x0, &c0, st0) &&
-      !staged_run(ctx, &b, "on", nrhs, inplace, f, x1, &c1, st1)) {
+  int fc0 = 0, fc1 = 0, c0 = 0, c1 = 0, sg0 = -1, sg1 = -1;
+  /* Staged where the back end can (a GPU of compute capability 9.0 or newer) and the rows are
+   * 16-byte aligned. */
+  GsDeviceInfo dev;
+  memset(&dev, 0, sizeof dev);
+  CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+  const int can = dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
+  if (!staged_run(ctx, &b, "off", nrhs, inplace, f, x0, &fc0, &c0, st0, &sg0) &&
+      !staged_run(ctx, &b, "on", nrhs, inplace, f, x1, &fc1, &c1, st1, &sg1)) {
+    CHECK(sg0 == 0 && sg1 == can, "%s: staged %d with off, %d with on; expected 0 and %d", what,
+          sg0, sg1, can);
+    CHECK(fc0 == fc1 && fc1 == (bad ? GS_ERR_ZERO_PIVOT : 0),
+          "%s: Factor returned %d (plain: %d), expected %d", what, fc1, fc0,
+          bad ? GS_ERR_ZERO_PIVOT : 0);
     GsInt diff = 0, first = -1;
     for (GsInt k = 0; k < len; k++)
       if (!same(x0[k], x1[k])) {

@@ -122,6 +122,8 @@ typedef enum {
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
+/* 1 when the object's last call was a solve that ran staged (above), else 0 (always on the CPU). */
+int GsBandedGetStaged(GsBanded A, int *staged);
 /* "auto", "thread", "spike", "tile", "scan"; "unknown" otherwise. */
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);
 

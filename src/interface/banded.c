@@ -335,6 +335,13 @@ int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo) {
   return 0;
 }
 
+int GsBandedGetStaged(GsBanded A, int *staged) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, staged);
+  *staged = A->last.staged;
+  return 0;
+}
+
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo) {
   switch (algo) {
   case GS_BANDED_ALGORITHM_AUTO:
@@ -451,6 +458,7 @@ static int report(GsBanded A, const char *what) {
 
 /* Before a call: whether it keeps the statuses of earlier ones (deferred checks). */
 static void begin_call(GsBanded A) {
+  A->last.staged = 0;
   A->info.deferred = A->check == GS_BANDED_CHECK_DEFERRED;
   A->info.accumulate = A->info.deferred && A->pending;
 }

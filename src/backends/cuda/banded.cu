@@ -430,8 +430,7 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
             }                                                                                      \
           }                                                                                        \
           if (ok && st) { /* its matrix could not be factored: NaN, as the plain kernel */         \
-            for (GsInt i = 0; i < n; i++)                                                          \
-              x[(rowb + i) * batch + s] = (T)NAN;                                                  \
+            gs_banded_poison_##S(n, x, rowb *batch + s, batch);                                    \
             gs_mark(status, s, st, sum);                                                           \
           } else if (ok && !finite) {                                                              \
             gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                         \
@@ -1743,8 +1742,7 @@ typedef CUresult (*GsTmaEncode)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, 
 /* Warps per SM of a staged solve: as many (at most 2, for shared memory) as keep the forward
  * results of the systems in flight (32 x n values a warp) within 60 % of L2. 0: not even one. */
 static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
-  const double es = bi->dt == GS_DOUBLE ? 8.0 : 4.0;
-  const double wave = 32.0 * (double)bi->n * es * (double)cc->sm_count;
+  const double wave = 32.0 * (double)bi->n * (double)GsDataTypeSize(bi->dt) * (double)cc->sm_count;
   const int w = (int)(0.6 * (double)cc->l2_bytes / wave);
   return w > 2 ? 2 : w;
 }
@@ -1754,7 +1752,7 @@ static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
  * (16-byte aligned arrays and rows). */
 static int staged_fits(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
                        const void *const *F, const void *f, const void *x) {
-  const size_t es = bi->dt == GS_DOUBLE ? 8 : 4;
+  const size_t es = GsDataTypeSize(bi->dt);
   if (bi->staged == GS_BANDED_STAGED_OFF || bi->algo != GS_BANDED_ALGORITHM_THREAD ||
       !bi->interleaved || bi->shared || bi->periodic || bi->spd || cc->cc_major < 9)
     return 0;
@@ -1817,7 +1815,8 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
   const GsInt groups = (bi->batch + 31) / 32 * nrhs;
   const GsInt most = (GsInt)cc->sm_count * w;
   const unsigned int nb = (unsigned int)(groups < most ? groups : most);
-  const size_t smem = (size_t)GS_STG_STAGES * (b5 ? 4 : 3) * GS_STG_ROWS * 32 * (dbl ? 8 : 4);
+  const size_t smem =
+      (size_t)GS_STG_STAGES * (b5 ? 4 : 3) * GS_STG_ROWS * 32 * GsDataTypeSize(bi->dt);
   const void *kern =
       dbl ? (b5 ? (const void *)gs_banded_staged_k_d5 : (const void *)gs_banded_staged_k_d3)
           : (b5 ? (const void *)gs_banded_staged_k_f5 : (const void *)gs_banded_staged_k_f3);
@@ -1975,6 +1974,7 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     GsCall(staged_launch(ctx, cc, bi, nrhs, F, fstatus, f, x, status, dsum, &launched));
     if (launched) {
       GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+      sum->staged = 1;
       return 0;
     }
   }
