@@ -760,9 +760,14 @@ GS_CUDA_PART_TABLES(float, fw)
  * a warp reads at once fall in different banks (read through L1, those loads were the
  * bottleneck), then loops over groups of systems. The scans run with one warp lane per chunk:
  * segments of pp lanes, one system each, Kogge-Stone with shuffles. Floor: 16 bytes per unknown
- * in double. The kernel is bound by instructions and latency more than by memory (Nsight Compute
- * at 65536 x 1024: one block per SM issuing ~100 instructions per unknown), so the indexing is
- * kept 32-bit, full chunks skip the row guards and finiteness is one multiply-add per value. */
+ * in double. The kernel is bound by latency more than by memory: Nsight Compute at 65536 x 1024
+ * (wide blocks, before the scans' matrices were kept, GS_TILE_SCAN_MATS) saw 1.74 warp
+ * instructions per unknown, issue slots 28 % busy, 13 cycles between a warp's instructions
+ * (fixed-latency waits 22 %, the store queue full 20 %, shared-memory and shuffle results 15 %,
+ * the loads of f 13 % of the stall samples), DRAM 42 % busy: the block's 16 warps go through the
+ * same phases between the same barriers, so little of one phase's latency hides behind another.
+ * Hence the indexing is kept 32-bit, full chunks skip the row guards and finiteness is one
+ * multiply-add per value. */
 /* A thread's chunk of L rows at p, L a multiple of 16 / sizeof(T): in a contiguous layout (rs 1)
  * the rows are adjacent, and element loads would bring each 32-byte sector in once per element
  * it holds (4 doubles, 8 floats), from L2 once the block's chunks outgrow L1; 16-byte loads and
@@ -813,6 +818,61 @@ GS_CUDA_PART_TABLES(float, fw)
     _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;           \
   }
 
+/* The scans of a tiled solve over a system's P chunks (one warp lane each, segments of pp lanes)
+ * compose affine maps (M_k, b_k): M_k from the shared matrix alone, b_k the chunk's own values.
+ * At Kogge-Stone step i (offset o = 2^i) lane kk takes b <- W_i b' + b, where b' comes from lane
+ * kk - o (kk + o backward) and W_i is the product of the M over the lane's window so far, the
+ * same for every system. So W_i are computed once per block: one warp per direction runs the
+ * matrix half of the scan (the same products as a full scan would) and keeps W_i in sw
+ * ([step][entry][lane], zero where the lane takes nothing at that step); each group's scan then
+ * shuffles and combines only b. On the H200 the full scan (six values shuffled a step, through
+ * up/down branches) was a quarter of the tiled kernel's instructions and stall samples. */
+#define GS_TILE_SCAN_MATS(T, S, L, backward, W)                                                    \
+  {                                                                                                \
+    T M[4] = {1, 0, 0, 1};                                                                         \
+    if (kk < P) gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                            \
+    for (int i_ = 0, o_ = 1; o_ < pp; i_++, o_ <<= 1) {                                            \
+      const int take = (backward) ? kk + o_ < P : kk >= o_;                                        \
+      const int src = ((backward) ? kk + o_ : kk - o_) & (pp - 1);                                 \
+      T Mp[4];                                                                                     \
+      _Pragma("unroll") for (int q = 0; q < 4; q++) {                                              \
+        Mp[q] = __shfl_sync(0xffffffffu, M[q], src, pp);                                           \
+        (W)[i_][q][lane] = take ? M[q] : (T)0;                                                     \
+      }                                                                                            \
+      if (take) {                                                                                  \
+        const T m0 = M[0] * Mp[0] + M[1] * Mp[2], m1 = M[0] * Mp[1] + M[1] * Mp[3];                \
+        const T m2 = M[2] * Mp[0] + M[3] * Mp[2], m3 = M[2] * Mp[1] + M[3] * Mp[3];                \
+        M[0] = m0;                                                                                 \
+        M[1] = m1;                                                                                 \
+        M[2] = m2;                                                                                 \
+        M[3] = m3;                                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+/* b (this lane's carry pair) <- the scan's result, with W from GS_TILE_SCAN_MATS. */
+#define GS_TILE_SCAN_CARRIES(T, W, backward, kk, pp, P, b)                                         \
+  for (int i_ = 0, o_ = 1; o_ < (pp); i_++, o_ <<= 1) {                                            \
+    const int src = ((backward) ? (kk) + o_ : (kk)-o_) & ((pp)-1);                                 \
+    const T p0 = __shfl_sync(0xffffffffu, (b)[0], src, (pp));                                      \
+    const T p1 = __shfl_sync(0xffffffffu, (b)[1], src, (pp));                                      \
+    if ((backward) ? (kk) + o_ < (P) : (kk) >= o_) {                                               \
+      const T b0 = (W)[i_][0][lane] * p0 + (W)[i_][1][lane] * p1 + (b)[0];                         \
+      const T b1 = (W)[i_][2][lane] * p0 + (W)[i_][3][lane] * p1 + (b)[1];                         \
+      (b)[0] = b0;                                                                                 \
+      (b)[1] = b1;                                                                                 \
+    }                                                                                              \
+  }
+/* The whole scan, matrices and carries, where the matrices have no room in shared memory. */
+#define GS_TILE_SCAN_FULL(T, S, backward, kk, pp, P, M, b)                                         \
+  for (int o_ = 1; o_ < (pp); o_ <<= 1) {                                                          \
+    const int src = ((backward) ? (kk) + o_ : (kk)-o_) & ((pp)-1);                                 \
+    T Mp[4], bp[2];                                                                                \
+    _Pragma("unroll") for (int q = 0; q < 4; q++) Mp[q] =                                          \
+        __shfl_sync(0xffffffffu, (M)[q], src, (pp));                                               \
+    _Pragma("unroll") for (int q = 0; q < 2; q++) bp[q] =                                          \
+        __shfl_sync(0xffffffffu, (b)[q], src, (pp));                                               \
+    if ((backward) ? (kk) + o_ < (P) : (kk) >= o_) gs_tile_compose_##S(M, b, Mp, bp);              \
+  }
 /* A tiled solve whose shared matrix could not be factored: every solution is NaN, every system
  * marked with the factorisation's status. */
 #define GS_TILE_FAILED_FACTOR(S)                                                                   \
@@ -923,13 +983,17 @@ GS_CUDA_PART_TABLES(float, fw)
 #define GS_TILE_WIDE_THREADS 512
 #define GS_TILE_WIDE_MIN_BATCH 16384
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
+#define GS_TILE_SCANW (2 * 5 * 4 * 32)   /* values of the scans' matrices, after the table */
 /* Dynamic shared memory of a tiled solve: the padded table. */
-static size_t gs_tile_smem(int L, int P, size_t es) {
-  return (size_t)GS_BANDED_TILE_NSWEEP * (size_t)P * (size_t)(L + 1) * es;
+static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
+  return ((size_t)GS_BANDED_TILE_NSWEEP * (size_t)P * (size_t)(L + 1) +
+          (scanw ? GS_TILE_SCANW : 0)) *
+         es;
 }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), )
-#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V)                                         \
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1)
+/* SW: the scans' matrices in shared memory (GS_TILE_SCAN_MATS), after the table. */
+#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW)                                     \
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
       GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
@@ -957,6 +1021,14 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
     if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
     __syncthreads();                                                                               \
     const int lane = t % 32, kk = lane % pp, ss = (t / 32) * (32 / pp) + lane / pp;                \
+    /* The scans' matrices depend on the matrix only: where the launch gave them room, warp 0      \
+     * (forward) and 1 (backward) run them once (GS_TILE_SCAN_MATS), so that each group's scans    \
+     * move and combine carries only. */                                                           \
+    T(*sw)[5][4][32] = (T(*)[5][4][32])(tab + NW * P * (L + 1));                                   \
+    if (SW) {                                                                                      \
+      if (t < 64) GS_TILE_SCAN_MATS(T, S, L, t / 32, sw[t / 32])                                   \
+      __syncthreads();                                                                             \
+    }                                                                                              \
     for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
       const GsInt g0 = grp % groups, blk = grp / groups, s = g0 * ns + sl;                         \
       const int on = s < a.batch && k < P;                                                         \
@@ -970,22 +1042,18 @@ static size_t gs_tile_smem(int L, int P, size_t es) {
       }                                                                                            \
       __syncthreads();                                                                             \
       for (int backward = 0; backward < 2; backward++) {                                           \
-        T M[4] = {1, 0, 0, 1}, b[2] = {0, 0};                                                      \
+        T b[2] = {0, 0};                                                                           \
         const int live = kk < P && g0 * ns + ss < a.batch;                                         \
         if (live) {                                                                                \
-          gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                                  \
           b[0] = cl[kk * ns + ss][0];                                                              \
           b[1] = cl[kk * ns + ss][1];                                                              \
         }                                                                                          \
-        for (int off = 1; off < pp; off <<= 1) {                                                   \
-          T Mp[4], bp[2];                                                                          \
-          _Pragma("unroll") for (int q = 0; q < 4; q++) Mp[q] =                                    \
-              backward ? __shfl_down_sync(0xffffffffu, M[q], off, pp)                              \
-                       : __shfl_up_sync(0xffffffffu, M[q], off, pp);                               \
-          _Pragma("unroll") for (int q = 0; q < 2; q++) bp[q] =                                    \
-              backward ? __shfl_down_sync(0xffffffffu, b[q], off, pp)                              \
-                       : __shfl_up_sync(0xffffffffu, b[q], off, pp);                               \
-          if (backward ? kk + off < P : kk >= off) gs_tile_compose_##S(M, b, Mp, bp);              \
+        if (SW) {                                                                                  \
+          GS_TILE_SCAN_CARRIES(T, sw[backward], backward, kk, pp, P, b)                            \
+        } else {                                                                                   \
+          T M[4] = {1, 0, 0, 1};                                                                   \
+          if (live) gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                        \
+          GS_TILE_SCAN_FULL(T, S, backward, kk, pp, P, M, b)                                       \
         }                                                                                          \
         if (live) {                                                                                \
           const int to = backward ? kk - 1 : kk + 1, edge = backward ? P - 1 : 0;                  \
@@ -1083,16 +1151,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
           b[0] = cl[kk * ns + ss][0];                                                              \
           b[1] = cl[kk * ns + ss][1];                                                              \
         }                                                                                          \
-        for (int off = 1; off < 32; off <<= 1) {                                                   \
-          T Mp[4], bp[2];                                                                          \
-          _Pragma("unroll") for (int q = 0; q < 4; q++) Mp[q] =                                    \
-              backward ? __shfl_down_sync(0xffffffffu, M[q], off)                                  \
-                       : __shfl_up_sync(0xffffffffu, M[q], off);                                   \
-          _Pragma("unroll") for (int q = 0; q < 2; q++) bp[q] =                                    \
-              backward ? __shfl_down_sync(0xffffffffu, b[q], off)                                  \
-                       : __shfl_up_sync(0xffffffffu, b[q], off);                                   \
-          if (backward ? lane + off < 32 : lane >= off) gs_tile_compose_##S(M, b, Mp, bp);         \
-        }                                                                                          \
+        GS_TILE_SCAN_FULL(T, S, backward, lane, 32, 32, M, b)                                      \
         if (lane == (backward ? 0 : 31)) {                                                         \
           _Pragma("unroll") for (int q = 0; q < 4; q++) wt[w][q] = M[q];                           \
           wt[w][4] = b[0];                                                                         \
@@ -1160,8 +1219,10 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w)                                  \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w)                                  \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
   typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
                               int *, GsBandedDevSummary *);                                        \
   /* [log2(L / 8)][periodic] */                                                                    \
@@ -1172,6 +1233,8 @@ static size_t gs_tilel_smem(int P, size_t es) {
   /* [periodic]: 32-row chunks in wide blocks */                                                   \
   static const GsTileK_##S gs_tile_kw_##S[2] = {gs_banded_tile_k_##S##320w,                        \
                                                 gs_banded_tile_k_##S##321w};                       \
+  static const GsTileK_##S gs_tile_kc_##S[2] = {gs_banded_tile_k_##S##320c,                        \
+                                                gs_banded_tile_k_##S##321c};                       \
   GS_CUDA_BANDED_TILEL(T, S, 0)                                                                    \
   GS_CUDA_BANDED_TILEL(T, S, 1)                                                                    \
   static const GsTileK_##S gs_tilel_k_##S[2] = {gs_banded_tilel_k_##S##0,                          \
@@ -1850,16 +1913,31 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
     const int lng = bi->tile_p > 32, per = bi->periodic;
     const int wide = !lng && bi->tile_l == 32 && bi->interleaved &&
                      bi->batch >= GS_TILE_WIDE_MIN_BATCH; /* see GS_TILE_WIDE_THREADS */
-    const int li = wide ? 4 : lng ? 3 : bi->tile_l == 8 ? 0 : bi->tile_l == 16 ? 1 : 2;
+    /* The scans' matrices go into shared memory (GS_TILE_SCAN_MATS) except for contiguous
+     * 32-row chunks: two blocks a SM hold ~150 KB of tables there, and 20 KB more would take the
+     * L1 that serves each thread's 16-byte loads the second half of their 32-byte sectors. */
+    const int noscanw = !lng && !wide && bi->tile_l == 32 && !bi->interleaved;
+    const int li = noscanw            ? 5
+                   : wide             ? 4
+                   : lng              ? 3
+                   : bi->tile_l == 8  ? 0
+                   : bi->tile_l == 16 ? 1
+                                      : 2;
     const int threads = lng ? GS_TILEL_THREADS : wide ? GS_TILE_WIDE_THREADS : GS_TILE_THREADS;
     const GsInt ns = threads / gs_tile_pow2(bi->tile_p);
     const GsInt work_items = (bi->batch + ns - 1) / ns * nrhs;
     const size_t es = GsDataTypeSize(bi->dt);
     const size_t smem =
-        lng ? gs_tilel_smem(bi->tile_p, es) : gs_tile_smem(bi->tile_l, bi->tile_p, es);
+        lng ? gs_tilel_smem(bi->tile_p, es) : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw);
     const int d = bi->dt != GS_DOUBLE;
-    GsTileK_d kd = lng ? gs_tilel_k_d[per] : wide ? gs_tile_kw_d[per] : gs_tile_k_d[li][per];
-    GsTileK_f kf = lng ? gs_tilel_k_f[per] : wide ? gs_tile_kw_f[per] : gs_tile_k_f[li][per];
+    GsTileK_d kd = lng       ? gs_tilel_k_d[per]
+                   : wide    ? gs_tile_kw_d[per]
+                   : noscanw ? gs_tile_kc_d[per]
+                             : gs_tile_k_d[li][per];
+    GsTileK_f kf = lng       ? gs_tilel_k_f[per]
+                   : wide    ? gs_tile_kw_f[per]
+                   : noscanw ? gs_tile_kc_f[per]
+                             : gs_tile_k_f[li][per];
     const void *kern = d ? (const void *)kf : (const void *)kd;
     if (cc->tile_smem[d][li][per] != smem) { /* first solve of this kernel and size */
       int per_sm = 1;

@@ -49,8 +49,8 @@ typedef struct {
    * kernel, 4: the wide one][periodic]), the dynamic shared memory it was last allowed and the
    * blocks per SM that fit with it, so that a solve sets the attribute and asks the occupancy only
    * when the size changes. */
-  size_t tile_smem[2][5][2];
-  int tile_per_sm[2][5][2];
+  size_t tile_smem[2][6][2];
+  int tile_per_sm[2][6][2];
   /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only or
    * 512-thread kernel]):
    * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
