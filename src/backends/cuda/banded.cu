@@ -917,8 +917,10 @@ GS_CUDA_PART_TABLES(float, fw)
   }
 /* The end of a tiled solve's group, shared by the short and long kernels: for a periodic system
  * the last h unknowns from the block's end values and y -= W z on the chunks W reaches, then the
- * store of the chunk, the check for values that are not finite, and the block's barrier. */
-#define GS_TILE_FINISH(T, S, L, PER)                                                               \
+ * store of the chunk and the check for values that are not finite. BAR: a barrier after them,
+ * where the end values (yc, zt) share memory with the carries that the next group writes first;
+ * elsewhere every shared value a group reads was read before its last barrier. */
+#define GS_TILE_FINISH(T, S, L, PER, BAR)                                                          \
   T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
     if (on) GS_PER_ENDS(L, yc[sl], v)                                                              \
@@ -950,7 +952,7 @@ GS_CUDA_PART_TABLES(float, fw)
     }                                                                                              \
     if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
   }                                                                                                \
-  __syncthreads(); /* the next group reuses the carry buffers */
+  if (BAR) __syncthreads(); /* the next group reuses the carry buffers */
 /* The table gtab (np rows an array) into shared memory (tab, NW columns a row, chunk k's rows from
  * k * (L + 1)): for each row i of the np, its NCOL columns, column c_ from table array SRC (an
  * expression in c_), all loads of a row in flight together. Indexing by row keeps divisions out (L
@@ -997,14 +999,17 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
       GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
-    /* cl: carries out of each chunk; ci: carries into each chunk (scanned); after the scans the   \
-     * periodic step reuses the space for y's end rows (yc) and the last h unknowns (zt). */       \
+    /* cl: carries out of each chunk; ci: carries into each chunk (scanned); then the periodic     \
+     * step's y end rows (yc) and last h unknowns (zt), after them or (short systems) in place. */ \
     __shared__ T buf[6 * NTT];                                                                     \
     T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * NTT);                                 \
     GsBandedShape sh = a.sh;                                                                       \
     sh.periodic = PER;                                                                             \
     const int P = a.tile_p, pp = gs_tile_pow2(P), ns = NTT / pp, h = sh.h;                         \
-    T(*yc)[4] = (T(*)[4])buf, (*zt)[2] = (T(*)[2])(buf + 4 * ns);                                  \
+    /* The end values past the carries where they fit (all but 1- or 2-chunk systems), so that     \
+     * the next group need not wait for this one's last readers of them (GS_TILE_FINISH). */       \
+    const int yoff = 6 * ns <= 2 * NTT ? 4 * NTT : 0;                                              \
+    T(*yc)[4] = (T(*)[4])(buf + yoff), (*zt)[2] = (T(*)[2])(buf + yoff + 4 * ns);                  \
     const int np = P * L, m = (int)sh.m;                                                           \
     const int t = threadIdx.x, sl = t % ns, k = t / ns;                                            \
     const int r0 = k * L, q0 = k * (L + 1); /* chunk start: rows, table */                         \
@@ -1074,7 +1079,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER)                                                                 \
+      GS_TILE_FINISH(T, S, L, PER, PER && !yoff)                                                   \
     }                                                                                              \
   }
 
@@ -1208,7 +1213,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER)                                                                 \
+      GS_TILE_FINISH(T, S, L, PER, 0)                                                              \
     }                                                                                              \
   }
 
