@@ -1240,7 +1240,7 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
              "solves_ms=%.4f",
              twod ? "2D" : "1D ensemble", r.dtype, (long long)d.n, (long long)d.ny,
              (long long)d.ensemble, d.dt, 1e9 * per / points, st_ms, sv_ms);
-    r.n = (long long)points;
+    r.n = twod ? (long long)points : (long long)d.n; /* a record's unknowns are n x batch */
     r.batch = (long long)d.ensemble;
     r.repeats = (int)steps;
     r.bytes = perpoint * points;
