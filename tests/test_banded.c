@@ -1978,16 +1978,18 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
         versus_thread_desc(ctx, &dc, kind, GS_BANDED_ALGORITHM_TILE, r);
         cases++;
       }
-  /* Large interleaved batches (the GPU's blocks of 16 systems), periodic with n = 1024: the chunk
-   * that holds the tail's rows, with two blocks of right-hand sides. On the GPU only: the CPU
-   * back end has no such kernel, and these take it a while. */
+  /* Large interleaved batches (the GPU's blocks of 16 systems, whose scans keep their matrices in
+   * shared memory), n = 1024: not periodic, and periodic with the chunk that holds the tail's
+   * rows, with two blocks of right-hand sides. On the GPU only: the CPU back end has no such
+   * kernel, and these take it a while. */
   GsDeviceInfo dinfo;
   if (!CHECK_OK(GsGetDeviceInfo(ctx, &dinfo)) && dinfo.device_id >= 0)
-    for (int bands = 3; bands <= 5; bands += 2) {
-      GsBandedDesc dw = {bands, 1024, 16384, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
-      versus_thread_desc(ctx, &dw, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
-      cases++;
-    }
+    for (int bands = 3; bands <= 5; bands += 2)
+      for (int per = 0; per < 2; per++) {
+        GsBandedDesc dw = {bands, 1024, 16384, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};
+        versus_thread_desc(ctx, &dw, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
+        cases++;
+      }
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
   test_scan(ctx, r);
 }

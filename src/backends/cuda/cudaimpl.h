@@ -46,9 +46,9 @@ typedef struct {
   double *results_host;
   int result_cap; /* entries in results and results_host */
   /* Tiled banded solves: for each kernel ([double/float][chunk length 8/16/32, 3: the long
-   * kernel, 4: the wide one][periodic]), the dynamic shared memory it was last allowed and the
-   * blocks per SM that fit with it, so that a solve sets the attribute and asks the occupancy only
-   * when the size changes. */
+   * kernel, 4: the wide one, 5: contiguous 32-row chunks without the scans' matrices][periodic]),
+   * the dynamic shared memory it was last allowed and the blocks per SM that fit with it, so that
+   * a solve sets the attribute and asks the occupancy only when the size changes. */
   size_t tile_smem[2][6][2];
   int tile_per_sm[2][6][2];
   /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only or
