@@ -1324,17 +1324,25 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     M[2] = e[first * as + rs];                                                                     \
     M[3] = e[(first + 1) * as + rs];                                                               \
   }                                                                                                \
-  /* (M, b) <- (M, b) after (Mp, bp): the composition of an earlier map with this one. */          \
-  GS_BANDED_FN void gs_tile_compose_##S(T *M, T *b, const T *Mp, const T *bp) {                    \
+  /* The two halves of a composition: b <- M bp + b (the carries), M <- M Mp (the matrices). */    \
+  GS_BANDED_FN void gs_tile_apply_##S(const T *M, T *b, const T *bp) {                             \
+    const T b0 = M[0] * bp[0] + M[1] * bp[1] + b[0], b1 = M[2] * bp[0] + M[3] * bp[1] + b[1];      \
+    b[0] = b0;                                                                                     \
+    b[1] = b1;                                                                                     \
+  }                                                                                                \
+  GS_BANDED_FN void gs_tile_mmul_##S(T *M, const T *Mp) {                                          \
     const T m0 = M[0] * Mp[0] + M[1] * Mp[2], m1 = M[0] * Mp[1] + M[1] * Mp[3];                    \
     const T m2 = M[2] * Mp[0] + M[3] * Mp[2], m3 = M[2] * Mp[1] + M[3] * Mp[3];                    \
-    const T b0 = M[0] * bp[0] + M[1] * bp[1] + b[0], b1 = M[2] * bp[0] + M[3] * bp[1] + b[1];      \
     M[0] = m0;                                                                                     \
     M[1] = m1;                                                                                     \
     M[2] = m2;                                                                                     \
     M[3] = m3;                                                                                     \
-    b[0] = b0;                                                                                     \
-    b[1] = b1;                                                                                     \
+  }                                                                                                \
+  /* (M, b) <- (M, b) after (Mp, bp): the composition of an earlier map with this one. */          \
+  GS_BANDED_FN void gs_tile_compose_##S(T *M, T *b, const T *Mp, const T *bp) {                    \
+    const T Mo[4] = {M[0], M[1], M[2], M[3]};                                                      \
+    gs_tile_mmul_##S(M, Mp);                                                                       \
+    gs_tile_apply_##S(Mo, b, bp);                                                                  \
   }
 
 /* ---- Chunked solves with each system's own LU (SCAN) -----------------------------------------

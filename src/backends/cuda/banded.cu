@@ -839,27 +839,19 @@ GS_CUDA_PART_TABLES(float, fw)
         Mp[q] = __shfl_sync(0xffffffffu, M[q], src, pp);                                           \
         (W)[i_][q][lane] = take ? M[q] : (T)0;                                                     \
       }                                                                                            \
-      if (take) {                                                                                  \
-        const T m0 = M[0] * Mp[0] + M[1] * Mp[2], m1 = M[0] * Mp[1] + M[1] * Mp[3];                \
-        const T m2 = M[2] * Mp[0] + M[3] * Mp[2], m3 = M[2] * Mp[1] + M[3] * Mp[3];                \
-        M[0] = m0;                                                                                 \
-        M[1] = m1;                                                                                 \
-        M[2] = m2;                                                                                 \
-        M[3] = m3;                                                                                 \
-      }                                                                                            \
+      if (take) gs_tile_mmul_##S(M, Mp);                                                           \
     }                                                                                              \
   }
 /* b (this lane's carry pair) <- the scan's result, with W from GS_TILE_SCAN_MATS. */
-#define GS_TILE_SCAN_CARRIES(T, W, backward, kk, pp, P, b)                                         \
+#define GS_TILE_SCAN_CARRIES(T, S, W, backward, kk, pp, P, b)                                      \
   for (int i_ = 0, o_ = 1; o_ < (pp); i_++, o_ <<= 1) {                                            \
     const int src = ((backward) ? (kk) + o_ : (kk)-o_) & ((pp)-1);                                 \
     const T p0 = __shfl_sync(0xffffffffu, (b)[0], src, (pp));                                      \
     const T p1 = __shfl_sync(0xffffffffu, (b)[1], src, (pp));                                      \
     if ((backward) ? (kk) + o_ < (P) : (kk) >= o_) {                                               \
-      const T b0 = (W)[i_][0][lane] * p0 + (W)[i_][1][lane] * p1 + (b)[0];                         \
-      const T b1 = (W)[i_][2][lane] * p0 + (W)[i_][3][lane] * p1 + (b)[1];                         \
-      (b)[0] = b0;                                                                                 \
-      (b)[1] = b1;                                                                                 \
+      const T Wl_[4] = {(W)[i_][0][lane], (W)[i_][1][lane], (W)[i_][2][lane], (W)[i_][3][lane]};   \
+      const T bp_[2] = {p0, p1};                                                                   \
+      gs_tile_apply_##S(Wl_, b, bp_);                                                              \
     }                                                                                              \
   }
 /* The whole scan, matrices and carries, where the matrices have no room in shared memory. */
@@ -1054,7 +1046,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
           b[1] = cl[kk * ns + ss][1];                                                              \
         }                                                                                          \
         if (SW) {                                                                                  \
-          GS_TILE_SCAN_CARRIES(T, sw[backward], backward, kk, pp, P, b)                            \
+          GS_TILE_SCAN_CARRIES(T, S, sw[backward], backward, kk, pp, P, b)                         \
         } else {                                                                                   \
           T M[4] = {1, 0, 0, 1};                                                                   \
           if (live) gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                        \
