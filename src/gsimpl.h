@@ -159,6 +159,10 @@ typedef struct {
   /* Wait for queued calls and deliver the summary of status[] (deferred mode). */
   int (*status_read)(GsContext ctx, const GsBandedInfo *bi, const int *status,
                      GsBandedSummary *sum);
+  /* *staged: whether a THREAD solve of this batch would run staged (-banded_staged), given
+   * vectors and factors aligned as the library allocates them; for the automatic choice of
+   * algorithm. */
+  int (*staged_auto)(GsContext ctx, const GsBandedInfo *bi, int *staged);
 } GsBandedKernels;
 
 /* A sparse matrix as the back ends see it, in the form of its SpMV kernel (arrays in the memory

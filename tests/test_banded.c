@@ -1924,6 +1924,42 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           (long long)dv.batch, parts);
     CHECK_OK(GsBandedDestroy(&A));
   }
+  /* On an sm_90 GPU, pentadiagonal LU batches of 4096 systems or more of 513 to 1024 rows run one
+   * thread per system, staged, where the scan would otherwise take them (staged_beats_scan); not
+   * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows. (GPU only: the
+   * batches are large, and the CPU's choice is one thread per system anyway.) */
+  GsDeviceInfo ginfo;
+  if (!CHECK_OK(GsGetDeviceInfo(ctx, &ginfo)) && ginfo.device_id >= 0)
+    for (int v = 0; v < 7; v++) {
+      GsBandedDesc dv = {v == 4 ? 3 : 5,
+                         v == 5   ? 512
+                         : v == 1 ? 600
+                                  : 1024 + 2 * (v == 2),
+                         v == 1   ? 16384
+                         : v == 6 ? 4096
+                                  : 8192,
+                         v == 6 ? GS_FLOAT : GS_DOUBLE,
+                         GS_BANDED_INTERLEAVED,
+                         0,
+                         0,
+                         v == 2,
+                         v == 3};
+      CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", v == 0 ? "off" : "auto"));
+      if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
+      GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_SCAN;
+      if (v != 0 && dv.bands == 5 && !dv.periodic && !dv.spd && dv.n > 512 &&
+          ginfo.compute_major >= 9)
+        expect = GS_BANDED_ALGORITHM_THREAD;
+      CHECK_OK(GsBandedGetAlgorithm(A, &got));
+      CHECK(got == expect,
+            "automatic choice for %lld systems of %lld rows (bands %d, periodic %d, spd %d, %s, "
+            "-banded_staged %s): %s (expect %s)",
+            (long long)dv.batch, (long long)dv.n, dv.bands, dv.periodic, dv.spd,
+            dv.dt == GS_FLOAT ? "float" : "double", v == 0 ? "off" : "auto",
+            GsBandedAlgorithmName(got), GsBandedAlgorithmName(expect));
+      CHECK_OK(GsBandedDestroy(&A));
+    }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", "auto"));
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));
   /* Tile: at most 4096 rows in the banded block; periodic systems have h more. */
   for (int per = 0; per < 2; per++) {

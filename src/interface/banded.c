@@ -220,6 +220,27 @@ static int scan_auto(const GsBandedInfo *bi) {
   return bi->batch <= most / bi->m;
 }
 
+/* *yes: whether a batch the scan would take runs faster as staged one-thread solves (the CUDA
+ * back end's -banded_staged, where the forward results in flight fit in L2): pentadiagonal LU
+ * batches of 4096 systems or more (about a warp per SM) of 513 to 1024 rows. H200, each call
+ * checked, two rounds, scan against staged THREAD (us): double n = 520, 4096 systems 70.1 / 70.1
+ * against 54.8 / 54.7, 16384: 186.8 / 185.6 against 160.3 / 159.9; n = 768, 4096: 86.6 / 89.8
+ * against 69.2 / 75.0, 16384: 268.0 / 272.1 against 235.1 / 233.4; n = 1024, 4096: 105.3 / 103.7
+ * against 89.1 / 86.7, 8192: 182.1 / 180.9 against 158.1 / 164.0, 16384: 341.5 / 345.4 against
+ * 301.4 / 308.0; float n = 1024, 16384: 217.3 / 222.5 against 156.6 / 158.0; refactor each call
+ * (THREAD's fused sweep against the scan's factor and solve) n = 1024, 8192: 1023 / 1044 against
+ * 514 / 522. At 512 rows (the scan's chunks number 32) the two are level: 16384 x 512 141.9
+ * against 144.7. Tri batches stay with the scan (16384 x 1024: 203.5 against 219.8). */
+static int staged_beats_scan(GsBanded A, int *yes) {
+  const GsBandedInfo *bi = &A->info;
+  *yes = 0;
+  if (bi->bands != 5 || bi->shared || bi->periodic || bi->spd || !bi->interleaved || bi->m <= 512 ||
+      bi->m > 1024 || bi->batch < 4096 || !A->ctx->ops->banded.staged_auto)
+    return 0;
+  GsCall(A->ctx->ops->banded.staged_auto(A->ctx, bi, yes));
+  return 0;
+}
+
 /* Set the algorithm (parts: SPIKE's partition count, 0 for automatic) and size the factors. */
 static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   GsContext ctx = A->ctx;
@@ -250,9 +271,11 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
      * 1024: scan 36 / SPIKE 127 / one thread 263 us, tri 20 / 67 / 178 us, before ca3f60a) and,
      * since its factors have their own layout (ca3f60a), for large ones up to a number of unknowns
      * (scan_auto, with the figures). */
-    else if (gpu && scan_auto(bi))
-      algo = GS_BANDED_ALGORITHM_SCAN;
-    else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
+    else if (gpu && scan_auto(bi)) {
+      int staged = 0;
+      GsCall(staged_beats_scan(A, &staged));
+      algo = staged ? GS_BANDED_ALGORITHM_THREAD : GS_BANDED_ALGORITHM_SCAN;
+    } else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
       /* Batches of their own matrices past 2048 rows: tri in ceil(m / 512) partitions, penta in
        * at least that many (more where the usual count is larger), so that no partition exceeds

@@ -1807,23 +1807,35 @@ static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
   return w > 2 ? 2 : w;
 }
 
-/* Whether this solve runs staged: -banded_staged auto (the default) where the g of one warp per
- * SM fits in L2, on where it applies at all; the layout, matrices and alignment the TMA needs
- * (16-byte aligned arrays and rows). */
-static int staged_fits(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
-                       const void *const *F, const void *f, const void *x) {
+/* Whether a THREAD solve of this batch runs staged, its arrays aligned: -banded_staged auto (the
+ * default) where the g of one warp per SM fits in L2, on where it applies at all; the layout,
+ * matrices and row alignment the TMA needs. */
+static int staged_shape(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs) {
   const size_t es = GsDataTypeSize(bi->dt);
-  if (bi->staged == GS_BANDED_STAGED_OFF || bi->algo != GS_BANDED_ALGORITHM_THREAD ||
-      !bi->interleaved || bi->shared || bi->periodic || bi->spd || cc->cc_major < 9)
+  if (bi->staged == GS_BANDED_STAGED_OFF || !bi->interleaved || bi->shared || bi->periodic ||
+      bi->spd || cc->cc_major < 9)
     return 0;
   if (((size_t)bi->batch * es) % 16 || bi->batch > INT32_MAX - 32 ||
       bi->n * nrhs > INT32_MAX - 2 * GS_STG_ROWS)
     return 0;
+  if (bi->staged == GS_BANDED_STAGED_AUTO && staged_warps(cc, bi) < 1) return 0;
+  return cc->tma_encode != NULL;
+}
+/* Whether this solve runs staged: a THREAD batch of staged_shape whose arrays are 16-byte
+ * aligned. */
+static int staged_fits(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
+                       const void *const *F, const void *f, const void *x) {
+  if (bi->algo != GS_BANDED_ALGORITHM_THREAD || !staged_shape(cc, bi, nrhs)) return 0;
   if ((uintptr_t)f % 16 || (uintptr_t)x % 16) return 0;
   for (int k = 0; k < bi->nfac; k++)
     if ((uintptr_t)F[k] % 16) return 0;
-  if (bi->staged == GS_BANDED_STAGED_AUTO && staged_warps(cc, bi) < 1) return 0;
-  return cc->tma_encode != NULL;
+  return 1;
+}
+static int k_staged_auto(GsContext ctx, const GsBandedInfo *bi, int *staged) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCudaBegin(ctx, &cc));
+  *staged = staged_shape(cc, bi, 1);
+  return 0;
 }
 
 /* Map of a cols x rows row-major array of 4- or 8-byte values at p, tiles of 32 x GS_STG_ROWS,
@@ -2121,4 +2133,5 @@ extern "C" void GsCudaFillBandedKernels(GsBandedKernels *k) {
   k->factor = k_factor;
   k->solve = k_solve;
   k->mult = k_mult;
+  k->staged_auto = k_staged_auto;
 }
