@@ -309,7 +309,8 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
   GsBandedAlgorithm algo = GS_BANDED_ALGORITHM_AUTO;
   GsCall(GsBandedGetPartitions(b->A, &parts));
   GsCall(GsBandedGetAlgorithm(b->A, &algo));
-  if (fused) { /* a refactor-each-call of a large batch takes the fused sweep whatever the choice */
+  if (fused) { /* a refactor-each-call takes the fused sweep where the automatic choice is the scan
+                */
     algo = GS_BANDED_ALGORITHM_THREAD;
     parts = 1;
   }

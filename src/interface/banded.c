@@ -654,14 +654,19 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
 }
 
 /* Whether a refactor-each-call takes the fused sweep (one thread per system, nothing stored):
- * for that algorithm, and where the automatic choice took the scan for a large batch (16384
- * systems or more), which Factor would rearrange and the scan solve, where the fused sweep reads
- * each diagonal once (H200, tri 65536 x 1024: fused 1.19 ms, the scan's solve alone 0.83). */
+ * for that algorithm, and wherever the automatic choice took the scan, whose Factor is a sweep
+ * of one thread per system too (storing all five factor arrays, then rearranging them) before
+ * the scan's solve. H200, double, each call checked, two rounds, the scan's factor and solve
+ * against the fused sweep (us): penta 1024 x 1024 462.8 / 469.2 against 419.4 / 414.0, 4096 x
+ * 1024 738.3 / 752.2 against 464.6 / 471.7, 8192 x 1024 1023 / 1044 against 514 / 522, 16384 x
+ * 256 503.1 / 513.7 against 161.5 / 161.5; tri 16384 x 1024 1222.1 / 1214.4 against 478.8 /
+ * 476.6 (before, only batches of 16384 or more took it: tri 65536 x 1024 fused 1.19 ms, the
+ * scan's solve alone 0.83). */
 static int fused_factor_solve(const GsBanded A) {
   const GsBandedInfo *bi = &A->info;
   return A->ctx->ops->banded.factor_solve && !bi->periodic && !bi->shared && !bi->spd &&
          (bi->algo == GS_BANDED_ALGORITHM_THREAD ||
-          (A->auto_algo && bi->algo == GS_BANDED_ALGORITHM_SCAN && bi->batch >= 16384));
+          (A->auto_algo && bi->algo == GS_BANDED_ALGORITHM_SCAN));
 }
 
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x) {
