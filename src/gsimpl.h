@@ -96,9 +96,9 @@ typedef struct {
                       const void *x, void *z, double alpha, const GsDevScalars *ds);
 } GsVecKernels;
 
-/* -banded_staged: whether the CUDA back end may run a THREAD solve (interleaved, one LU matrix
- * per system, not periodic) through shared memory, its g kept in L2 (banded.cu): off; auto where
- * the forward results in flight fit in L2; on wherever the layout allows (tests). */
+/* -banded_staged: whether the CUDA back end may run a THREAD solve (interleaved, one LU or LDL^T
+ * matrix per system, not periodic) through shared memory, its g kept in L2 (banded.cu): off; auto
+ * where the forward results in flight fit in L2; on wherever the layout allows (tests). */
 typedef enum {
   GS_BANDED_STAGED_OFF = 0,
   GS_BANDED_STAGED_AUTO = 1,

@@ -1713,13 +1713,14 @@ done:
  * the last full warp) and a NaN in another's right-hand side, reported with their indices while
  * the others are solved. On the CPU the option changes nothing. */
 static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, GsInt nrhs,
-                        int inplace, int bad, HsRng *r) {
-  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+                        int inplace, int bad, int spd, HsRng *r) {
+  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, spd};
   Batch b;
   batch_init(&b, &d);
-  fill_matrix(&b, KIND_DD, r);
+  const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
+  fill_matrix(&b, kind, r);
   char what[256];
-  describe(&b, KIND_DD, inplace ? "staged, in place" : "staged", what, sizeof what);
+  describe(&b, kind, inplace ? "staged, in place" : "staged", what, sizeof what);
   const GsInt len = b.rl * nrhs, snan = batch / 3;
   if (bad) zero_row(&b, batch - 1, n / 2);
   double *f = make_rhs(&b, nrhs, 0.0, r);
@@ -1784,16 +1785,19 @@ static void test_staged(GsContext ctx, HsRng *r) {
   for (int dtk = 0; dtk < 2; dtk++) {
     const GsDataType dt = dtk ? GS_FLOAT : GS_DOUBLE;
     /* Batches a multiple of 4 (the TMA's 16-byte rows in float), most not of 32. */
-    for (int bands = 3; bands <= 5; bands += 2) {
-      staged_case(ctx, bands, dt, 1000, 260, 1, 0, 0, r);
-      staged_case(ctx, bands, dt, 64, 4100, 2, 0, 1, r);
-      staged_case(ctx, bands, dt, 37, 96, 2, 1, 0, r);
-      staged_case(ctx, bands, dt, bands, 64, 1, 0, 0, r);
-      staged_case(ctx, bands, dt, 300, 1028, 1, 1, 1, r);
-    }
+    /* LU and LDL^T (SPD matrices). */
+    for (int bands = 3; bands <= 5; bands += 2)
+      for (int spd = 0; spd < 2; spd++) {
+        staged_case(ctx, bands, dt, 1000, 260, 1, 0, 0, spd, r);
+        staged_case(ctx, bands, dt, 64, 4100, 2, 0, 1, spd, r);
+        staged_case(ctx, bands, dt, 37, 96, 2, 1, 0, spd, r);
+        staged_case(ctx, bands, dt, bands, 64, 1, 0, 0, spd, r);
+        staged_case(ctx, bands, dt, 300, 1028, 1, 1, 1, spd, r);
+      }
   }
   /* Where it does not apply (an odd batch: rows not 16-byte aligned), the plain kernel runs. */
-  staged_case(ctx, 5, GS_DOUBLE, 100, 33, 1, 0, 1, r);
+  staged_case(ctx, 5, GS_DOUBLE, 100, 33, 1, 0, 1, 0, r);
+  staged_case(ctx, 3, GS_DOUBLE, 100, 33, 1, 0, 1, 1, r);
   /* An unknown value is a named error of GsBandedCreate. */
   GsBandedDesc d = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
   GsBanded A = NULL;

@@ -225,16 +225,18 @@ static __device__ __forceinline__ void gs_stage_setup(const GsBandedKArgs *a, Gs
 GS_CUDA_BANDED_ALL(double, d)
 GS_CUDA_BANDED_ALL(float, f)
 
-/* Staged one-thread-per-system solves (THREAD, interleaved, a matrix per system, LU, not periodic;
- * the CUDA back end's choice where it applies, -banded_staged). One thread per system still, but
- * the sweeps' inputs come through shared memory: a warp's 32 systems at a time, the rows of a
- * chunk of GS_STG_ROWS rows loaded as one 2D tile per array by the tensor memory accelerator
+/* Staged one-thread-per-system solves (THREAD, interleaved, a matrix per system, LU or LDL^T, not
+ * periodic; the CUDA back end's choice where it applies, -banded_staged). One thread per system
+ * still, but the sweeps' inputs come through shared memory: a warp's 32 systems at a time, the rows
+ * of a chunk of GS_STG_ROWS rows loaded as one 2D tile per array by the tensor memory accelerator
  * (TMA), GS_STG_STAGES chunks in flight, so that one warp per SM keeps enough bytes moving. With
  * one or two warps per SM, the forward result g of the systems in flight (32 x n values a warp)
  * fits in L2 with room to spare, and the back substitution reads it from there: DRAM moves the
  * floor's 7 (penta) or 5 (tri) values per unknown instead of 9 or 7 (g written and read back).
  * Streams are loaded and stored with an evict-first L2 policy, g stored evict-last. Same
- * arithmetic as gs_banded_lu_solve and gs_banded_back, so the same bits as the plain kernel. */
+ * arithmetic as gs_banded_lu_solve and gs_banded_back (LDL^T: gs_banded_ldl_solve, y = D^-1 z
+ * stored as g, the multipliers of the rows below carried in registers), so the same bits as the
+ * plain kernel. */
 #define GS_STG_ROWS 32
 #define GS_STG_STAGES 3
 #define GS_STG_MAPS 7 /* f, x, then the factor arrays F[0..4] */
@@ -297,7 +299,7 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
 #endif
 /* Inside the staged kernel: chunks 0 .. D-2 of a sweep issued ahead; then chunk c (sequence
  * number kk) of the forward sweep (f, F[0], F[1], penta F[2]) or of the back substitution (g in x,
- * F[2] or F[3], penta F[4]), by lane 0. */
+ * then from map BM + 1: LU F[2] or F[3], penta F[4]; LDL^T F[0], penta F[1]), by lane 0. */
 #define GS_STG_ISSUE_PROLOGUE(ISSUE)                                                               \
   for (int c_ = 0; c_ < D - 1; c_++)                                                               \
   ISSUE(c_, k + c_)
@@ -319,7 +321,7 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
     gs_mbar_expect(b_, (unsigned)(NB * R * 32 * sizeof(gs_stg_t)));                                \
     gs_tma_tile(dst_, &M.m[1], (int)s0, (int)(rowb + row_), b_, pf);                               \
     for (int a_ = 1; a_ < NB; a_++)                                                                \
-      gs_tma_tile(dst_ + a_ * R * 32, &M.m[NB == 3 ? 4 + a_ : 3 + a_], (int)s0, row_, b_, pf);     \
+      gs_tma_tile(dst_ + a_ * R * 32, &M.m[BM + a_], (int)s0, row_, b_, pf);                       \
   }
 
 /* Kernel for T, BANDS; one warp a block, groups of 32 systems of one right-hand-side block taken in
@@ -328,13 +330,16 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
  * chunks of every group, in order) goes to stage k % GS_STG_STAGES, whose barrier completes its
  * phase (k / GS_STG_STAGES) & 1 when the chunk has landed. Lane 0 issues the copies; the
  * __syncwarp before each issue orders the stage's earlier reads before its refill. */
-#define GS_CUDA_BANDED_STAGED(T, S, BANDS)                                                         \
-  static __global__ void __launch_bounds__(32) gs_banded_staged_k_##S##BANDS(                      \
+#define GS_CUDA_BANDED_STAGED(T, S, BANDS, SPD)                                                    \
+  static __global__ void __launch_bounds__(32) gs_banded_staged_k_##S##BANDS##SPD(                 \
       const __grid_constant__ GsStgMaps M, GsInt batch, GsInt n, GsInt nrhs, const int *fstatus,   \
       T *x, int *status, GsBandedDevSummary *sum) {                                                \
     GS_IF_STG_SM90(                                                                                \
         enum {R = GS_STG_ROWS, D = GS_STG_STAGES, NF = BANDS == 5 ? 4 : 3,                         \
-              NB = BANDS == 5 ? 3 : 2};                                                            \
+              NB = BANDS == 5 ? 3 : 2,                                                             \
+              BM = SPD          ? 1                                                                \
+                   : BANDS == 5 ? 4                                                                \
+                                : 3};                                                              \
         extern __shared__ __align__(128) unsigned char gs_stg_raw[];                               \
         typedef T gs_stg_t; /* for the issue macros */                                             \
         T *sm = (T *)gs_stg_raw; __shared__ unsigned long long bar[D];                             \
@@ -368,13 +373,20 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
               v3[u] = BANDS == 5 ? b[(3 * R + u) * 32] : (T)0;                                     \
             }                                                                                      \
             _Pragma("unroll") for (int u = 0; u < R; u++) {                                        \
-              if (BANDS == 5) {                                                                    \
-                g[u] = (v0[u] - v1[u] * p2 - v2[u] * p1) * v3[u];                                  \
+              if (SPD) { /* z = f - l1 z1 - l2 z2 carried, y = z / d stored */                     \
+                const T z_ = BANDS == 5 ? v0[u] - v2[u] * p1 - v1[u] * p2 : v0[u] - v1[u] * p1;    \
+                g[u] = z_ * (BANDS == 5 ? v3[u] : v2[u]);                                          \
                 p2 = p1;                                                                           \
+                p1 = z_;                                                                           \
               } else {                                                                             \
-                g[u] = (v0[u] - v1[u] * p1) * v2[u];                                               \
+                if (BANDS == 5) {                                                                  \
+                  g[u] = (v0[u] - v1[u] * p2 - v2[u] * p1) * v3[u];                                \
+                  p2 = p1;                                                                         \
+                } else {                                                                           \
+                  g[u] = (v0[u] - v1[u] * p1) * v2[u];                                             \
+                }                                                                                  \
+                p1 = g[u];                                                                         \
               }                                                                                    \
-              p1 = g[u];                                                                           \
             }                                                                                      \
             if (c < nfull) {                                                                       \
               if (ok) _Pragma("unroll") for (int u = 0; u < R; u++) {                              \
@@ -394,6 +406,7 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
           /* Back substitution: g (in x), gamma (, delta) by chunks of rows from the bottom. */    \
           GS_STG_ISSUE_PROLOGUE(GS_STG_BACK_ISSUE);                                                \
           T x1 = 0, x2 = 0;                                                                        \
+          T l1n = 0, l2n1 = 0, l2n2 = 0; /* LDL^T: l1_{i+1}, l2_{i+1}, l2_{i+2} */                 \
           int finite = 1;                                                                          \
           xr = x + ((rowb + n - 1) * batch + s);                                                   \
           for (int c = 0; c < nc; c++, k++) {                                                      \
@@ -409,7 +422,19 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
               vd[u] = BANDS == 5 ? b[(2 * R + u) * 32] : (T)0;                                     \
             }                                                                                      \
             _Pragma("unroll") for (int u = R - 1; u >= 0; u--) {                                   \
-              xv[u] = BANDS == 5 ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;           \
+              if (SPD) {                                                                           \
+                if (BANDS == 5) {                                                                  \
+                  xv[u] = vg[u] - l1n * x1 - l2n2 * x2;                                            \
+                  l2n2 = l2n1;                                                                     \
+                  l2n1 = vc[u];                                                                    \
+                  l1n = vd[u];                                                                     \
+                } else {                                                                           \
+                  xv[u] = vg[u] - l1n * x1;                                                        \
+                  l1n = vc[u];                                                                     \
+                }                                                                                  \
+              } else {                                                                             \
+                xv[u] = BANDS == 5 ? vg[u] - vc[u] * x1 - vd[u] * x2 : vg[u] - vc[u] * x1;         \
+              }                                                                                    \
               x2 = x1;                                                                             \
               x1 = xv[u];                                                                          \
             }                                                                                      \
@@ -439,10 +464,23 @@ static __device__ __forceinline__ void gs_tma_tile(void *dst, const CUtensorMap 
         })                                                                                         \
   }
 
-GS_CUDA_BANDED_STAGED(double, d, 3)
-GS_CUDA_BANDED_STAGED(double, d, 5)
-GS_CUDA_BANDED_STAGED(float, f, 3)
-GS_CUDA_BANDED_STAGED(float, f, 5)
+GS_CUDA_BANDED_STAGED(double, d, 3, 0)
+GS_CUDA_BANDED_STAGED(double, d, 5, 0)
+GS_CUDA_BANDED_STAGED(float, f, 3, 0)
+GS_CUDA_BANDED_STAGED(float, f, 5, 0)
+GS_CUDA_BANDED_STAGED(double, d, 3, 1)
+GS_CUDA_BANDED_STAGED(double, d, 5, 1)
+GS_CUDA_BANDED_STAGED(float, f, 3, 1)
+GS_CUDA_BANDED_STAGED(float, f, 5, 1)
+typedef void (*GsStgK_d)(const GsStgMaps, GsInt, GsInt, GsInt, const int *, double *, int *,
+                         GsBandedDevSummary *);
+typedef void (*GsStgK_f)(const GsStgMaps, GsInt, GsInt, GsInt, const int *, float *, int *,
+                         GsBandedDevSummary *);
+/* [pentadiagonal][LDL^T] */
+static const GsStgK_d gs_stg_k_d[2][2] = {{gs_banded_staged_k_d30, gs_banded_staged_k_d31},
+                                          {gs_banded_staged_k_d50, gs_banded_staged_k_d51}};
+static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_staged_k_f31},
+                                          {gs_banded_staged_k_f50, gs_banded_staged_k_f51}};
 
 /* Partitioned (SPIKE) kernels. Threads of one partition index are consecutive systems, so the
  * interleaved layout stays coalesced: thread t = j * count + s. Periodic batches partition the
@@ -1813,7 +1851,7 @@ static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
 static int staged_shape(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs) {
   const size_t es = GsDataTypeSize(bi->dt);
   if (bi->staged == GS_BANDED_STAGED_OFF || !bi->interleaved || bi->shared || bi->periodic ||
-      bi->spd || cc->cc_major < 9)
+      cc->cc_major < 9)
     return 0;
   if (((size_t)bi->batch * es) % 16 || bi->batch > INT32_MAX - 32 ||
       bi->n * nrhs > INT32_MAX - 2 * GS_STG_ROWS)
@@ -1889,20 +1927,19 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
   const unsigned int nb = (unsigned int)(groups < most ? groups : most);
   const size_t smem =
       (size_t)GS_STG_STAGES * (b5 ? 4 : 3) * GS_STG_ROWS * 32 * GsDataTypeSize(bi->dt);
-  const void *kern =
-      dbl ? (b5 ? (const void *)gs_banded_staged_k_d5 : (const void *)gs_banded_staged_k_d3)
-          : (b5 ? (const void *)gs_banded_staged_k_f5 : (const void *)gs_banded_staged_k_f3);
-  if (!cc->staged_attr[!dbl][b5]) {
+  const int spd = bi->spd != 0;
+  const GsStgK_d kd = gs_stg_k_d[b5][spd];
+  const GsStgK_f kf = gs_stg_k_f[b5][spd];
+  const void *kern = dbl ? (const void *)kd : (const void *)kf;
+  if (!cc->staged_attr[!dbl][b5][spd]) {
     GsCallCuda(ctx,
                cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    cc->staged_attr[!dbl][b5] = 1;
+    cc->staged_attr[!dbl][b5][spd] = 1;
   }
   if (dbl)
-    (b5 ? gs_banded_staged_k_d5 : gs_banded_staged_k_d3)<<<nb, 32, smem, cc->stream>>>(
-        M, bi->batch, bi->n, nrhs, fstatus, (double *)x, status, dsum);
+    kd<<<nb, 32, smem, cc->stream>>>(M, bi->batch, bi->n, nrhs, fstatus, (double *)x, status, dsum);
   else
-    (b5 ? gs_banded_staged_k_f5 : gs_banded_staged_k_f3)<<<nb, 32, smem, cc->stream>>>(
-        M, bi->batch, bi->n, nrhs, fstatus, (float *)x, status, dsum);
+    kf<<<nb, 32, smem, cc->stream>>>(M, bi->batch, bi->n, nrhs, fstatus, (float *)x, status, dsum);
   GsCheckLaunchCuda(ctx, "gs_banded_staged_k");
   *launched = 1;
   return 0;

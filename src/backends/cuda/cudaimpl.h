@@ -58,11 +58,11 @@ typedef struct {
   int scan_carveout[2][2][2][2][2];
   /* The same for the scans of a partitioned solve's partial solves ([float][pentadiagonal]). */
   int part_scan_carveout[2][2];
-  /* Staged banded solves ([float][pentadiagonal]): whether the kernel's shared-memory limit has
-   * been raised; and the tensor maps of the last GS_CUDA_TMA_CACHE arrays they viewed (an array is
-   * known by its address, shape and value size, which is all its map holds), so that a repeated
+  /* Staged banded solves ([float][pentadiagonal][LDL^T]): whether the kernel's shared-memory limit
+   * has been raised; and the tensor maps of the last GS_CUDA_TMA_CACHE arrays they viewed (an array
+   * is known by its address, shape and value size, which is all its map holds), so that a repeated
    * solve encodes none. */
-  int staged_attr[2][2];
+  int staged_attr[2][2][2];
   void *tma_encode; /* the driver's cuTensorMapEncodeTiled (NULL: none; set at init) */
   struct {
     const void *ptr;
