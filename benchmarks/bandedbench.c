@@ -309,8 +309,7 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
   GsBandedAlgorithm algo = GS_BANDED_ALGORITHM_AUTO;
   GsCall(GsBandedGetPartitions(b->A, &parts));
   GsCall(GsBandedGetAlgorithm(b->A, &algo));
-  if (fused) { /* a refactor-each-call takes the fused sweep where the automatic choice is the scan
-                */
+  if (fused) { /* a refactor-each-call ran the fused sweep (thread, or scan chosen automatically) */
     algo = GS_BANDED_ALGORITHM_THREAD;
     parts = 1;
   }

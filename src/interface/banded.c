@@ -227,10 +227,11 @@ static int scan_auto(const GsBandedInfo *bi) {
  * against 54.8 / 54.7, 16384: 186.8 / 185.6 against 160.3 / 159.9; n = 768, 4096: 86.6 / 89.8
  * against 69.2 / 75.0, 16384: 268.0 / 272.1 against 235.1 / 233.4; n = 1024, 4096: 105.3 / 103.7
  * against 89.1 / 86.7, 8192: 182.1 / 180.9 against 158.1 / 164.0, 16384: 341.5 / 345.4 against
- * 301.4 / 308.0; float n = 1024, 16384: 217.3 / 222.5 against 156.6 / 158.0; refactor each call
- * (THREAD's fused sweep against the scan's factor and solve) n = 1024, 8192: 1023 / 1044 against
- * 514 / 522. At 512 rows (the scan's chunks number 32) the two are level: 16384 x 512 141.9
- * against 144.7. Tri batches stay with the scan (16384 x 1024: 203.5 against 219.8). */
+ * 301.4 / 308.0; float n = 1024, 16384: 217.3 / 222.5 against 156.6 / 158.0. At 512 rows (the
+ * scan's chunks number 32) the two are level: 16384 x 512 141.9 against 144.7. Tri batches stay
+ * with the scan (16384 x 1024: 203.5 against 219.8), and so do LDL^T ones (staged since 7dad27b:
+ * 4096 x 1024 91.1 / 91.0 against 82.7 / 85.2, but 16384 x 1024 276.6 / 277.9 against 297.6 /
+ * 301.7). */
 static int staged_beats_scan(GsBanded A, int *yes) {
   const GsBandedInfo *bi = &A->info;
   *yes = 0;

@@ -232,7 +232,8 @@ GS_CUDA_BANDED_ALL(float, f)
  * (TMA), GS_STG_STAGES chunks in flight, so that one warp per SM keeps enough bytes moving. With
  * one or two warps per SM, the forward result g of the systems in flight (32 x n values a warp)
  * fits in L2 with room to spare, and the back substitution reads it from there: DRAM moves the
- * floor's 7 (penta) or 5 (tri) values per unknown instead of 9 or 7 (g written and read back).
+ * floor's 7 (penta) or 5 (tri) values per unknown instead of 9 or 7 (g written and read back;
+ * LDL^T 5 or 4 instead of 7 or 6).
  * Streams are loaded and stored with an evict-first L2 policy, g stored evict-last. Same
  * arithmetic as gs_banded_lu_solve and gs_banded_back (LDL^T: gs_banded_ldl_solve, y = D^-1 z
  * stored as g, the multipliers of the rows below carried in registers), so the same bits as the
