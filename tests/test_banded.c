@@ -1403,8 +1403,19 @@ static void test_fused_state(GsContext ctx, HsRng *r) {
     }
     /* Chosen automatically (on a GPU: the scan, for 9 systems), a refactor-each-call still takes
      * the fused sweep; the scan set explicitly factors and solves. */
+    GsDeviceInfo dev;
+    memset(&dev, 0, sizeof dev);
+    dev.device_id = -1;
+    CHECK_OK(GsGetDeviceInfo(ctx, &dev));
     for (int v = 0; v < 2; v++) {
       CHECK_OK(GsBandedSetAlgorithm(A, v ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_AUTO));
+      GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+      CHECK_OK(GsBandedGetAlgorithm(A, &got));
+      const GsBandedAlgorithm expect =
+          v || dev.device_id >= 0 ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD;
+      CHECK(got == expect, "%s FactorSolve case %d: algorithm %s, expected %s",
+            periodic ? "periodic" : "non-periodic", v, GsBandedAlgorithmName(got),
+            GsBandedAlgorithmName(expect));
       event_info(ctx, "BandedFactorSolve", &c0, &bytes, &flops);
       CHECK_OK(GsBandedFactorSolve(A, Dv, F, X));
       event_info(ctx, "BandedFactorSolve", &c1, &bytes, &flops);
@@ -1601,7 +1612,6 @@ done:
   batch_free(&b);
 }
 
-/* Solve one batch with algorithm `algo` (nrhs blocks); the solution into x (host, rl * nrhs). */
 /* The diagonals, f, x and the object of one solve_with / staged_run, destroyed. */
 static void release_solve(GsVec *Dv, GsVec *F, GsVec *X, GsBanded *A) {
   destroy_vecs(5, Dv);
@@ -1609,6 +1619,8 @@ static void release_solve(GsVec *Dv, GsVec *F, GsVec *X, GsBanded *A) {
   GsVecDestroy(X);
   CHECK_OK(GsBandedDestroy(A));
 }
+
+/* Solve one batch with algorithm `algo` (nrhs blocks); the solution into x (host, rl * nrhs). */
 
 static int solve_with(GsContext ctx, const Batch *b, GsBandedAlgorithm algo, GsInt nrhs,
                       const double *f, double *x) {
@@ -1784,8 +1796,8 @@ static void test_staged(GsContext ctx, HsRng *r) {
   CHECK_OK(GsOptionsGetString(ctx, "-banded_staged", prev, sizeof prev, NULL));
   for (int dtk = 0; dtk < 2; dtk++) {
     const GsDataType dt = dtk ? GS_FLOAT : GS_DOUBLE;
-    /* Batches a multiple of 4 (the TMA's 16-byte rows in float), most not of 32. */
-    /* LU and LDL^T (SPD matrices). */
+    /* Batches a multiple of 4 (the TMA's 16-byte rows in float), most not of 32; LU and LDL^T
+     * (SPD matrices). */
     for (int bands = 3; bands <= 5; bands += 2)
       for (int spd = 0; spd < 2; spd++) {
         staged_case(ctx, bands, dt, 1000, 260, 1, 0, 0, spd, r);
@@ -1942,8 +1954,13 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
    * thread per system, staged, where the scan would otherwise take them (staged_beats_scan); not
    * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows. (GPU only: the
    * batches are large, and the CPU's choice is one thread per system anyway.) */
-  GsDeviceInfo ginfo;
-  if (!CHECK_OK(GsGetDeviceInfo(ctx, &ginfo)) && ginfo.device_id >= 0)
+  GsDeviceInfo dinfo;
+  memset(&dinfo, 0, sizeof dinfo);
+  dinfo.device_id = -1;
+  CHECK_OK(GsGetDeviceInfo(ctx, &dinfo));
+  char prev_staged[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_staged", prev_staged, sizeof prev_staged, NULL));
+  if (dinfo.device_id >= 0)
     for (int v = 0; v < 7; v++) {
       GsBandedDesc dv = {v == 4 ? 3 : 5,
                          v == 5   ? 512
@@ -1962,7 +1979,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
       if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
       GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_SCAN;
       if (v != 0 && dv.bands == 5 && !dv.periodic && !dv.spd && dv.n > 512 &&
-          ginfo.compute_major >= 9)
+          dinfo.compute_major >= 9)
         expect = GS_BANDED_ALGORITHM_THREAD;
       CHECK_OK(GsBandedGetAlgorithm(A, &got));
       CHECK(got == expect,
@@ -1973,7 +1990,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
             GsBandedAlgorithmName(got), GsBandedAlgorithmName(expect));
       CHECK_OK(GsBandedDestroy(&A));
     }
-  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", "auto"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", prev_staged));
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_algorithm", prev));
   /* Tile: at most 4096 rows in the banded block; periodic systems have h more. */
   for (int per = 0; per < 2; per++) {
@@ -2032,8 +2049,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
    * shared memory), n = 1024: not periodic, and periodic with the chunk that holds the tail's
    * rows, with two blocks of right-hand sides. On the GPU only: the CPU back end has no such
    * kernel, and these take it a while. */
-  GsDeviceInfo dinfo;
-  if (!CHECK_OK(GsGetDeviceInfo(ctx, &dinfo)) && dinfo.device_id >= 0)
+  if (dinfo.device_id >= 0)
     for (int bands = 3; bands <= 5; bands += 2)
       for (int per = 0; per < 2; per++) {
         GsBandedDesc dw = {bands, 1024, 16384, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, per, 0};

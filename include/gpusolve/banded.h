@@ -77,10 +77,11 @@ int GsBandedSolve(GsBanded A, GsVec f, GsVec x);
  * between the systems) is GS_ERR_UNSUPPORTED. */
 int GsBandedSolveAXPBYPCZ(GsBanded A, GsVec f, double alpha, double beta, double gamma, GsVec x,
                           GsVec y, GsVec z);
-/* Factor and solve in one call (refactor-each-call mode). For per-system, non-periodic matrices
- * and one block of right-hand sides this is one fused sweep that keeps only what its own back
- * substitution needs, so a later GsBandedSolve needs a GsBandedFactor first
- * (GS_ERR_WRONG_STATE otherwise); in the other cases the factors are kept as by Factor. */
+/* Factor and solve in one call (refactor-each-call mode). For per-system, non-periodic LU matrices
+ * and one block of right-hand sides, with THREAD or an automatic choice of SCAN, this is one fused
+ * sweep of one thread per system that keeps only what its own back substitution needs, so a later
+ * GsBandedSolve needs a GsBandedFactor first (GS_ERR_WRONG_STATE otherwise); in the other cases
+ * the factors are kept as by Factor. */
 int GsBandedFactorSolve(GsBanded A, const GsVec diag[], GsVec f, GsVec x);
 /* y = A x for the matrices given by diag, every block (x and y distinct). */
 int GsBandedMult(GsBanded A, const GsVec diag[], GsVec x, GsVec y);
@@ -105,20 +106,22 @@ typedef enum {
 /* Choose the algorithm; drops any factors (Factor again). AUTO picks, on a GPU, TILE for a shared
  * matrix that allows it (unless the batch has 16384 systems or more of at most 384 rows: then one
  * thread per system is faster), else SCAN for a batch below 16384 systems, of at least 32 rows and
- * either at most 1024 rows or at most 2^20 unknowns, else SPIKE when the batch is too small to fill
- * the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or 128 (penta) rows or more;
- * periodic systems included, so a shared periodic matrix of more than 4096 rows is partitioned),
- * else THREAD; on the CPU, THREAD. An algorithm that cannot serve the batch is GS_ERR_UNSUPPORTED.
- * Also the option -banded_algorithm auto|thread|spike|tile|scan, which, applying to every batch of
- * a context, falls back to auto where the batch does not allow it.
+ * either at most 1024 rows or at most 2^20 unknowns (but THREAD for pentadiagonal LU batches of
+ * 4096 systems or more of 513 to 1024 rows that would run staged, below), else SPIKE when the
+ * batch is too small to fill the GPU (below 16384 systems, at least 4 partitions of 64 (tri) or
+ * 128 (penta) rows or more; periodic systems included, so a shared periodic matrix of more than
+ * 4096 rows is partitioned), else THREAD; on the CPU, THREAD. An algorithm that cannot serve the
+ * batch is GS_ERR_UNSUPPORTED. Also the option -banded_algorithm auto|thread|spike|tile|scan,
+ * which, applying to every batch of a context, falls back to auto where the batch does not allow
+ * it.
  * On a GPU with tensor memory accelerators (compute capability 9.0 or newer), THREAD solves of
- * interleaved batches with an LU matrix per system, not periodic, whose arrays and rows are 16-byte
- * aligned (an even batch in double, a multiple of 4 in float), run staged: one thread per system
- * still, its rows brought through shared memory 32 rows x 32 systems at a time, with as few
- * systems in flight as keep their forward results in L2 (the same bits as unstaged). The option
- * -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp per SM of
- * such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB), on wherever
- * the layout allows, off never. */
+ * interleaved batches with an LU or LDL^T matrix per system, not periodic, whose arrays and rows
+ * are 16-byte aligned (an even batch in double, a multiple of 4 in float), run staged: one thread
+ * per system still, its rows brought through shared memory 32 rows x 32 systems at a time, with
+ * as few systems in flight as keep their forward results in L2 (the same bits as unstaged). The
+ * option -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp
+ * per SM of such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB),
+ * on wherever the layout allows, off never. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);

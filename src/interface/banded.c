@@ -235,8 +235,9 @@ static int scan_auto(const GsBandedInfo *bi) {
 static int staged_beats_scan(GsBanded A, int *yes) {
   const GsBandedInfo *bi = &A->info;
   *yes = 0;
-  if (bi->bands != 5 || bi->shared || bi->periodic || bi->spd || !bi->interleaved || bi->m <= 512 ||
-      bi->m > 1024 || bi->batch < 4096 || !A->ctx->ops->banded.staged_auto)
+  /* The rule's own bounds; the layout and kind of matrix staging needs, the back end checks. */
+  if (bi->bands != 5 || bi->spd || bi->m <= 512 || bi->m > 1024 || bi->batch < 4096 ||
+      !A->ctx->ops->banded.staged_auto)
     return 0;
   GsCall(A->ctx->ops->banded.staged_auto(A->ctx, bi, yes));
   return 0;
