@@ -317,6 +317,10 @@ static int bench_case(GsContext ctx, Bench *b, int repeats, GsBenchReport *rep, 
   snprintf(r.config + used, sizeof r.config - used, " algo=%s", GsBandedAlgorithmName(algo));
   used = strlen(r.config);
   if (parts > 1) snprintf(r.config + used, sizeof r.config - used, " parts=%d", parts);
+  int passes = 0;
+  GsCall(GsBandedGetTilePasses(b->A, &passes));
+  used = strlen(r.config);
+  if (passes == 2) snprintf(r.config + used, sizeof r.config - used, " passes=2");
   int staged = 0; /* of the last timed call: a solve through shared memory (GsBandedGetStaged) */
   GsCall(GsBandedGetStaged(b->A, &staged));
   used = strlen(r.config);

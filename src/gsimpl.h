@@ -105,6 +105,14 @@ typedef enum {
   GS_BANDED_STAGED_ON = 2
 } GsBandedStaged;
 
+/* -banded_tile_passes: how a GPU runs a TILE solve of more than 32 chunks (banded_algo.h): auto
+ * (the default), in one pass on chip (one block holds a system), or in two passes over f. */
+typedef enum {
+  GS_BANDED_TILE_PASSES_AUTO = 0,
+  GS_BANDED_TILE_PASSES_ONE = 1,
+  GS_BANDED_TILE_PASSES_TWO = 2
+} GsBandedTilePasses;
+
 /* A batch of banded systems as the back ends see it (see include/gpusolve/banded.h). */
 typedef struct {
   int bands, h, periodic, shared, spd;
@@ -120,6 +128,9 @@ typedef struct {
   int scan_layout;    /* GPU SCAN with a matrix per system: factors in the scan's own layout
                        * (gs_scan_layout_len), rearranged by the back end's Factor */
   int scan_threads;   /* GPU SCAN: threads a block */
+  int tile_passes;    /* GsBandedTilePasses: -banded_tile_passes */
+  int tile_split;     /* GPU TILE in two passes (banded_algo.h, GS_TILE2_L); the work after the
+                       * table holds its maps and scratch (gs_tile2_work_len) */
   int staged;         /* GsBandedStaged: -banded_staged, how the GPU runs THREAD's solves */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
@@ -139,10 +150,11 @@ typedef struct {
 /* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);
  * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
  * system; work: scratch for partitioned batches (factor: nmat * parts ints; solve: batch * parts *
- * 2h values), or the TILE table (GS_BANDED_TILE_NTAB arrays of tile_p * tile_l rows) that factor
- * fills and solve reads. All in the back end's memory; the summary is delivered to the host,
- * except in deferred mode (bi->deferred), where status_read delivers it later. With
- * bi->accumulate, a call keeps the statuses of earlier calls (a system keeps its first failure). */
+ * 2h values), or the TILE table (GS_BANDED_TILE_NTAB arrays of tile_p * tile_l rows; with
+ * tile_split the maps and the solve's scratch after it) that factor fills and solve reads. All in
+ * the back end's memory; the summary is delivered to the host, except in deferred mode
+ * (bi->deferred), where status_read delivers it later. With bi->accumulate, a call keeps the
+ * statuses of earlier calls (a system keeps its first failure). */
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                 void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);

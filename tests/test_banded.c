@@ -1998,10 +1998,22 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
     if (!CHECK_OK(GsBandedCreate(ctx, &ds, &A))) {
       GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
       CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_TILE));
+      /* 128 chunks: two passes on a GPU unless -banded_tile_passes one; one on the CPU. */
+      char opt[16] = "auto";
+      CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_passes", opt, sizeof opt, NULL));
+      int passes = -1;
+      CHECK_OK(GsBandedGetTilePasses(A, &passes));
+      const int want2 = dinfo.device_id >= 0 && strcmp(opt, "one") != 0;
+      CHECK(passes == (want2 ? 2 : 1), "tile passes at %lld rows (-banded_tile_passes %s): %d",
+            (long long)ds.n, opt, passes);
+      CHECK_ERR(GsBandedGetTilePasses(A, NULL), GS_ERR_ARG_NULL);
+      CHECK_ERR(GsBandedGetTilePasses(NULL, &passes), GS_ERR_ARG_NULL);
       if (per) { /* periodic systems are partitioned too */
         CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE));
         CHECK_OK(GsBandedGetAlgorithm(A, &got));
         CHECK(got == GS_BANDED_ALGORITHM_SPIKE, "periodic spike: %s", GsBandedAlgorithmName(got));
+        CHECK_OK(GsBandedGetTilePasses(A, &passes));
+        CHECK(passes == 0, "tile passes of a SPIKE batch: %d", passes);
       }
       CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_AUTO));
       CHECK_OK(GsBandedGetAlgorithm(A, &got));
@@ -2028,23 +2040,32 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   static const GsInt ns[] = {5,    9,    40,   254,  255,  256,  257,  500,  513,
                              1000, 1022, 1023, 1024, 1025, 1600, 2111, 4094, 4096};
   long cases = 0;
-  for (int bands = 3; bands <= 5; bands += 2)
-    for (int per = 0; per < 2; per++)
-      for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
-        const int kind = ni % 3 == 0 ? KIND_DD : ni % 3 == 1 ? KIND_SPD_SMALL : KIND_SPD_LARGE;
-        const int lay = ni % 4 == 3;
-        GsBandedDesc dc = {bands,
-                           ns[ni] + (per ? bands / 2 : 0),
-                           (GsInt)(ni % 2 ? 37 : 300),
-                           GS_DOUBLE,
-                           lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
-                           lay ? ns[ni] + 3 : 0,
-                           1,
-                           per,
-                           kind != KIND_DD && ni % 2};
-        versus_thread_desc(ctx, &dc, kind, GS_BANDED_ALGORITHM_TILE, r);
-        cases++;
-      }
+  /* On a GPU each case in one pass on chip (short kernel up to 32 chunks, long kernel past them)
+   * and in two passes over f (32-row chunks of 32 consecutive systems a warp; rows 257, 513,
+   * 1025: a last chunk that starts at row m - 1, whose end map takes g_{m-2} from its carry). */
+  char prev_passes[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_passes", prev_passes, sizeof prev_passes, NULL));
+  for (int pass = 0; pass < (dinfo.device_id >= 0 ? 2 : 1); pass++) {
+    CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", pass ? "two" : "one"));
+    for (int bands = 3; bands <= 5; bands += 2)
+      for (int per = 0; per < 2; per++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+          const int kind = ni % 3 == 0 ? KIND_DD : ni % 3 == 1 ? KIND_SPD_SMALL : KIND_SPD_LARGE;
+          const int lay = ni % 4 == 3;
+          GsBandedDesc dc = {bands,
+                             ns[ni] + (per ? bands / 2 : 0),
+                             (GsInt)(ni % 2 ? 37 : 300),
+                             GS_DOUBLE,
+                             lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                             lay ? ns[ni] + 3 : 0,
+                             1,
+                             per,
+                             kind != KIND_DD && ni % 2};
+          versus_thread_desc(ctx, &dc, kind, GS_BANDED_ALGORITHM_TILE, r);
+          cases++;
+        }
+  }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", prev_passes));
   /* Large interleaved batches (the GPU's blocks of 16 systems, whose scans keep their matrices in
    * shared memory), n = 1024: not periodic, and periodic with the chunk that holds the tail's
    * rows, with two blocks of right-hand sides. On the GPU only: the CPU back end has no such

@@ -121,7 +121,13 @@ typedef enum {
  * as few systems in flight as keep their forward results in L2 (the same bits as unstaged). The
  * option -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp
  * per SM of such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB),
- * on wherever the layout allows, off never. */
+ * on wherever the layout allows, off never.
+ * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32) run in two passes over
+ * the right-hand sides: each chunk's sweeps from zero carries, the carries between chunks by one
+ * thread per system, then each chunk again from its true carries, with the same chunk of 32
+ * consecutive systems on a warp's lanes. The option -banded_tile_passes auto|one|two (read at
+ * GsBandedCreate) forces one pass on chip (a block holds whole systems) or two passes for any
+ * length. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
@@ -136,6 +142,9 @@ const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);
 int GsBandedSetPartitions(GsBanded A, int parts);
 /* The partition count in use: > 1 for SPIKE, else 1. */
 int GsBandedGetPartitions(GsBanded A, int *parts);
+/* The passes of a TILE solve over its right-hand sides: 2 where a GPU runs it in two passes
+ * (-banded_tile_passes, above), 1 for other TILE solves, 0 for the other algorithms. */
+int GsBandedGetTilePasses(GsBanded A, int *passes);
 
 /* When calls report bad systems. GS_BANDED_CHECK_EACH (the default): Factor, Solve and
  * FactorSolve wait for their result and return the error naming the first bad system.

@@ -96,6 +96,10 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   int staged = GS_BANDED_STAGED_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_staged", stageds, &staged, NULL);
   bi->staged = staged;
+  static const char *const passes[] = {"auto", "one", "two", NULL};
+  int tile_passes = GS_BANDED_TILE_PASSES_AUTO;
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
+  bi->tile_passes = tile_passes;
   B->check = (GsBandedCheck)check;
   if (!ierr) ierr = GsMemAlloc(ctx, 2 * sizeof(unsigned long long), &bi->summary);
   if (!ierr) ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
@@ -165,8 +169,9 @@ static int alloc_factors(GsBanded A) {
         (size_t)bi->batch * (size_t)GS_BANDED_PART_X(bi->bands, bi->parts, bi->periodic) * es;
     GsCall(GsMemAlloc(ctx, fw > sw ? fw : sw, &A->work));
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
-    size_t rows = (size_t)bi->tile_p * (size_t)bi->tile_l;
-    GsCall(GsMemAlloc(ctx, (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * rows * es, &A->work));
+    size_t len = (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * (size_t)bi->tile_p * bi->tile_l;
+    if (bi->tile_split) len += (size_t)gs_tile2_work_len(bi->periodic, bi->tile_p, bi->batch);
+    GsCall(GsMemAlloc(ctx, len * es, &A->work));
   } else if (bi->scan_layout) { /* one factor array in the matrix layout, to rearrange from */
     GsCall(GsMemAlloc(ctx, (size_t)diag_len * es, &A->work));
   }
@@ -330,6 +335,16 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
                : algo == GS_BANDED_ALGORITHM_SCAN ? scan_rows(bi)
                                                   : 0;
   bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
+  /* A GPU's TILE solves of more than 32 chunks run in two passes over f (banded_algo.h,
+   * GS_TILE2_L) unless -banded_tile_passes one; -banded_tile_passes two takes them for any
+   * length. */
+  bi->tile_split = gpu && algo == GS_BANDED_ALGORITHM_TILE &&
+                   (bi->tile_passes == GS_BANDED_TILE_PASSES_TWO ||
+                    (bi->tile_passes == GS_BANDED_TILE_PASSES_AUTO && bi->tile_p > 32));
+  if (bi->tile_split) {
+    bi->tile_l = GS_TILE2_L;
+    bi->tile_p = (int)((bi->m + GS_TILE2_L - 1) / GS_TILE2_L);
+  }
   bi->scan_layout = gpu && algo == GS_BANDED_ALGORITHM_SCAN && !bi->shared;
   /* Tri systems of over 64 chunks (past 1024 rows) in 512-thread blocks: twice the systems a
    * block, so each row of f and x is twice as wide (16 bytes at 2048 rows, 8 at 4096 with 256
@@ -398,6 +413,13 @@ int GsBandedGetPartitions(GsBanded A, int *parts) {
   GsCheckHandle(NULL, A);
   GsCheckHandle(A->ctx, parts);
   *parts = A->info.parts;
+  return 0;
+}
+
+int GsBandedGetTilePasses(GsBanded A, int *passes) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, passes);
+  *passes = A->info.algo != GS_BANDED_ALGORITHM_TILE ? 0 : A->info.tile_split ? 2 : 1;
   return 0;
 }
 

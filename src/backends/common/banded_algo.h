@@ -1210,6 +1210,43 @@ enum {
   GS_TAB_W2
 };
 
+/* TILE in two passes (GPU, long systems: -banded_tile_passes): the chunks (GS_TILE2_L rows each)
+ * of a system do not share a block. Pass 1 runs each chunk's sweeps from zero carries and keeps
+ * four values per chunk (its forward end pair and its backward start pair); one thread per system
+ * then carries the chunks' affine maps in order, forward and backward, into the true carries of
+ * every chunk (and, periodic, the last h unknowns); pass 2 reads f again and runs each chunk's
+ * sweeps from its true carries. In the forward sweep's terms, with cin_k = (g_{r0-2}, g_{r0-1})
+ * and cout_k = (x_{r0+L}, x_{r0+L+1}) of chunk k at row r0, and g0, x0 its sweeps from zero
+ * carries (x0 from g0):
+ *   cin_{k+1} = (g0_{L-2}, g0_{L-1}) + Mf_k cin_k                 (Mf: U's last two rows)
+ *   cout_{k-1} = (x0_0, x0_1) + Mx_k cin_k + Mb_k cout_k          (Mb: R's first two rows)
+ * where Mx is the back substitution of the responses U (its first two rows). Factor keeps Mf, Mb
+ * and Mx (GS_TILE2_MAP values a chunk) after the table and, for a periodic matrix, the end map:
+ * the true g at the block's last two rows m - 2, m - 1 from the last chunk's own values and its
+ * cin (U's rows there; g_{m-2} = cin's second value where row m - 1 starts the chunk), then gamma
+ * at m - 2. A solve moves f twice and x once (24 bytes per unknown in double, plus 4 values per
+ * chunk), in exchange for coalesced rows of 32 systems at once and no block-wide barriers. */
+#define GS_TILE2_L 32
+#define GS_TILE2_MAP 12
+#define GS_TILE2_END 8
+/* The GPU's carries run one warp per system, lane l taking Q = ceil(P / 32) consecutive chunks;
+ * value u of chunk k = l Q + q's map sits at (u Q + q) 32 + l, so that a warp's loads of one value
+ * are 32 consecutive entries. The end map follows the 12 Q 32 entries. */
+GS_BANDED_FN int gs_tile2_q(int P) {
+  return (P + 31) / 32;
+}
+GS_BANDED_FN GsInt gs_tile2_mi(int u, int k, int Q) {
+  return ((GsInt)u * Q + k % Q) * 32 + k / Q;
+}
+/* Values after the table that a two-pass solve uses: the maps, then per right-hand-side block
+ * 4 values per chunk and system and (periodic) 2 per system. */
+GS_BANDED_FN GsInt gs_tile2_maps_len(int P) {
+  return (GsInt)GS_TILE2_MAP * 32 * gs_tile2_q(P) + GS_TILE2_END;
+}
+GS_BANDED_FN GsInt gs_tile2_work_len(int periodic, int P, GsInt batch) {
+  return gs_tile2_maps_len(P) + 4 * (GsInt)P * batch + (periodic ? 2 * batch : 0);
+}
+
 /* Rows per chunk for a block of m rows: chunks no shorter than needed for P <= 32. */
 GS_BANDED_FN int gs_tile_rows(GsInt m) {
   return m <= 256 ? 8 : m <= 512 ? 16 : 32;
@@ -1343,6 +1380,44 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
     const T Mo[4] = {M[0], M[1], M[2], M[3]};                                                      \
     gs_tile_mmul_##S(M, Mp);                                                                       \
     gs_tile_apply_##S(Mo, b, bp);                                                                  \
+  }                                                                                                \
+  /* A two-pass solve's maps of chunk k of P (GS_TILE2_MAP values: Mf, Mb, Mx, each row-major,     \
+   * into mp at gs_tile2_mi) from the table with its responses (array-major, np rows an array). */ \
+  GS_BANDED_FN void gs_tile2_map_##S(const T *tab, GsInt np, int L, int k, int P, T *mp) {         \
+    const int Q = gs_tile2_q(P);                                                                   \
+    T v[GS_TILE2_MAP];                                                                             \
+    gs_tile_map_##S(tab, (int)np, 1, L, L, k, 0, v);                                               \
+    gs_tile_map_##S(tab, (int)np, 1, L, L, k, 1, v + 4);                                           \
+    const GsInt r0 = (GsInt)k * L;                                                                 \
+    for (int c = 0; c < 2; c++) { /* back substitution of U_c from zero carries */                 \
+      T q1 = 0, q2 = 0;                                                                            \
+      for (int j = L - 1; j >= 0; j--) {                                                           \
+        const GsInt i = r0 + j;                                                                    \
+        const T r = tab[(GS_TAB_U1 + c) * np + i] - tab[GS_TAB_G * np + i] * q1 -                  \
+                    tab[GS_TAB_D * np + i] * q2;                                                   \
+        q2 = q1;                                                                                   \
+        q1 = r;                                                                                    \
+      }                                                                                            \
+      v[8 + c] = q1;     /* x_{r0} */                                                              \
+      v[8 + 2 + c] = q2; /* x_{r0+1} */                                                            \
+    }                                                                                              \
+    for (int u = 0; u < GS_TILE2_MAP; u++)                                                         \
+      mp[gs_tile2_mi(u, k, Q)] = v[u];                                                             \
+  }                                                                                                \
+  /* The end map of a periodic block of m rows in P chunks (GS_TILE2_END values at ep): rows       \
+   * (g_{m-2}, g_{m-1}) of cin of the last chunk, then gamma_{m-2}. */                             \
+  GS_BANDED_FN void gs_tile2_end_##S(const T *tab, GsInt np, int L, int P, GsInt m, T *ep) {       \
+    const GsInt j1 = m - 1 - (GsInt)(P - 1) * L;                                                   \
+    for (int q = 0; q < GS_TILE2_END; q++)                                                         \
+      ep[q] = 0;                                                                                   \
+    if (j1 >= 1) {                                                                                 \
+      ep[0] = tab[GS_TAB_U1 * np + m - 2];                                                         \
+      ep[1] = tab[GS_TAB_U2 * np + m - 2];                                                         \
+    } else                                                                                         \
+      ep[1] = 1; /* g_{m-2} is the carry g_{r0-1} itself */                                        \
+    ep[2] = tab[GS_TAB_U1 * np + m - 1];                                                           \
+    ep[3] = tab[GS_TAB_U2 * np + m - 1];                                                           \
+    ep[4] = m >= 2 ? tab[GS_TAB_G * np + m - 2] : (T)0;                                            \
   }
 
 /* ---- Chunked solves with each system's own LU (SCAN) -----------------------------------------

@@ -57,6 +57,7 @@ typedef struct {
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
   int scan_layout;    /* SCAN: factors in the scan's own layout (gs_scan_layout_len) */
   int scan_threads;   /* SCAN: threads a block */
+  int tile_split;     /* TILE in two passes (the maps after the table) */
   GsInt blk;          /* right-hand-side block of a partitioned solve */
 } GsBandedKArgs;
 
@@ -1285,10 +1286,330 @@ static size_t gs_tilel_smem(int P, size_t es) {
     __syncthreads();                                                                               \
     for (int k = threadIdx.x; k < a.tile_p; k += blockDim.x)                                       \
       gs_tile_resp_##S(tab, np, a.tile_l, k);                                                      \
+    if (!a.tile_split) return;                                                                     \
+    __syncthreads();                                                                               \
+    T *mp = tab + GS_BANDED_TILE_NTAB(a.sh.periodic) * np;                                         \
+    for (int k = threadIdx.x; k < a.tile_p; k += blockDim.x)                                       \
+      gs_tile2_map_##S(tab, np, a.tile_l, k, a.tile_p, mp);                                        \
+    if (a.sh.periodic && threadIdx.x == 0)                                                         \
+      gs_tile2_end_##S(tab, np, a.tile_l, a.tile_p, a.sh.m,                                        \
+                       mp + (GsInt)GS_TILE2_MAP * 32 * gs_tile2_q(a.tile_p));                      \
   }
 
 GS_CUDA_BANDED_TILE_ALL(double, d)
 GS_CUDA_BANDED_TILE_ALL(float, f)
+
+/* TILE in two passes (banded_algo.h, GS_TILE2_L): thread i = k * batch + s runs chunk k of system
+ * s, so that a warp holds the same chunk of 32 consecutive systems: in the interleaved layout each
+ * row of f and x moves as 256 contiguous bytes (the one-pass kernels move 32 per row at 4096
+ * rows), in the contiguous layout each thread's 32 rows as 16-byte loads, and every lane reads the
+ * same table row (one broadcast load). Nothing is shared between the threads of a block, so
+ * there are no barriers; the price is f read twice and 4 values per chunk written and read
+ * back. Pass 2's blocks run in reverse order, so that it first reads the rows pass 1 read last,
+ * while they are still in L2. */
+#define GS_TILE2_THREADS 128
+#define GS_TILE2_SCAN_THREADS 256
+/* Chunks a lane of the carries' warp takes: P <= 32 GS_TILE2_Q (GS_BANDED_TILE_MAX_ROWS rows). */
+#define GS_TILE2_Q 4
+/* Value u of the map of chunk k0 + q (lane's q-th chunk) in the carries' kernel. */
+#define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
+/* Thread i's system s and chunk k (on: i is a chunk and the factorisation did not fail), its rows'
+ * place (rb, rs) and its chunk of f in v. Contiguous batches (CONTIG) whose warp holds 32 full
+ * chunks k of consecutive systems stage them through shared memory (wb, 32 x 33 values a warp):
+ * lane l loads row l of each system in turn, 32 rows of 8 or 4 bytes a load, where loading a
+ * thread's own 32 adjacent rows would take a 32-byte sector from L1 per 16-byte piece. */
+#define GS_TILE2_LOAD(T, S, L, CONTIG)                                                             \
+  const int lane = (int)(threadIdx.x % 32), P = a.tile_p;                                          \
+  const int on = i < (GsInt)P * a.batch && !fstatus[0];                                            \
+  const GsInt s = on ? i % a.batch : 0;                                                            \
+  const int k = on ? (int)(i / a.batch) : 0, r0 = k * (L), m = (int)a.sh.m, np = P * (L);          \
+  GsInt rb, rs;                                                                                    \
+  gs_rhs_place(&a, s, &rb, &rs);                                                                   \
+  rb += a.blk * a.rhs_len;                                                                         \
+  const int kl0 = __shfl_sync(0xffffffffu, k, 0); /* every lane, before any test */                \
+  const int stg = (CONTIG) && __all_sync(0xffffffffu, on && r0 + (L) <= m && k == kl0);            \
+  T *wb = gs_tile2_buf_##S + (threadIdx.x / 32) * 32 * ((L) + 1);                                  \
+  const GsInt rb0 = __shfl_sync(0xffffffffu, rb, 0);                                               \
+  T v[L];                                                                                          \
+  if (stg) {                                                                                       \
+    _Pragma("unroll") for (int q = 0; q < 32; q++) v[q] =                                          \
+        f[rb0 + (GsInt)q * a.stride + r0 + lane];                                                  \
+    _Pragma("unroll") for (int q = 0; q < 32; q++) wb[q * ((L) + 1) + lane] = v[q];                \
+    __syncwarp();                                                                                  \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = wb[lane * ((L) + 1) + j];               \
+    __syncwarp();                                                                                  \
+  } else if (on) {                                                                                 \
+    const T *fp = f + rb + (GsInt)r0 * rs;                                                         \
+    if (r0 + (L) <= m) {                                                                           \
+      GS_TILE_LOAD(T, L, fp, rs, v)                                                                \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;       \
+    }                                                                                              \
+  }                                                                                                \
+  const T *ta = gtab + GS_TAB_A * np + r0, *tb = gtab + GS_TAB_B * np + r0;                        \
+  const T *ti = gtab + GS_TAB_IA * np + r0, *tg = gtab + GS_TAB_G * np + r0;                       \
+  const T *td = gtab + GS_TAB_D * np + r0;
+/* Threads a block of the passes and the registers they are held to (4 blocks a SM). */
+#define GS_TILE2_MIN_BLOCKS 4
+#define GS_CUDA_BANDED_TILE2(T, S, PER, CONTIG)                                                    \
+  /* Pass 1: each chunk's forward end pair and backward start pair from zero carries into sm       \
+   * (4 values at 4 i); a periodic system's last chunk keeps g0 at rows m - 2, m - 1 instead of    \
+   * its forward end pair (no chunk follows it). */                                                \
+  static __global__ void __launch_bounds__(GS_TILE2_THREADS, GS_TILE2_MIN_BLOCKS)                  \
+      gs_banded_tile2a_k_##S##PER##CONTIG(GsBandedKArgs a, const T *__restrict__ gtab,             \
+                                          const int *__restrict__ fstatus, const T *f,             \
+                                          T *__restrict__ sm) {                                    \
+    enum { L = GS_TILE2_L };                                                                       \
+    const GsInt i = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
+    if (!on) return;                                                                               \
+    T p2 = 0, p1 = 0;                                                                              \
+    _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
+      const T g = v[j] * ti[j] - ta[j] * p2 - tb[j] * p1;                                          \
+      v[j] = g;                                                                                    \
+      p2 = p1;                                                                                     \
+      p1 = g;                                                                                      \
+    }                                                                                              \
+    if (PER && k == P - 1) {                                                                       \
+      const int j1 = m - 1 - r0;                                                                   \
+      p2 = p1 = 0;                                                                                 \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        if (j == j1 - 1) p2 = v[j];                                                                \
+        if (j == j1) p1 = v[j];                                                                    \
+      }                                                                                            \
+    }                                                                                              \
+    T q1 = 0, q2 = 0;                                                                              \
+    _Pragma("unroll") for (int j = L - 1; j >= 0; j--) {                                           \
+      const T xx = v[j] - tg[j] * q1 - td[j] * q2;                                                 \
+      q2 = q1;                                                                                     \
+      q1 = xx;                                                                                     \
+    }                                                                                              \
+    const T o[4] = {p2, p1, q1, q2};                                                               \
+    GS_TILE_STORE(T, 4, sm + 4 * i, 1, o)                                                          \
+  }                                                                                                \
+  /* Pass 2: each chunk's sweeps from its true carries, y -= W z where W reaches, the store. */    \
+  static __global__ void __launch_bounds__(GS_TILE2_THREADS, GS_TILE2_MIN_BLOCKS)                  \
+      gs_banded_tile2b_k_##S##PER##CONTIG(                                                         \
+          GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                    \
+          const int *__restrict__ fstatus, const T *f, T *x, const T *__restrict__ sm,             \
+          int *status, GsBandedDevSummary *sum) {                                                  \
+    enum { L = GS_TILE2_L };                                                                       \
+    const GsInt i = (GsInt)(gridDim.x - 1 - blockIdx.x) * blockDim.x + threadIdx.x;                \
+    GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
+    T chk = 0;                                                                                     \
+    if (on) {                                                                                      \
+      T c[4];                                                                                      \
+      GS_TILE_LOAD(T, 4, sm + 4 * i, 1, c)                                                         \
+      T p2 = c[0], p1 = c[1];                                                                      \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        const T g = v[j] * ti[j] - ta[j] * p2 - tb[j] * p1;                                        \
+        v[j] = g;                                                                                  \
+        p2 = p1;                                                                                   \
+        p1 = g;                                                                                    \
+      }                                                                                            \
+      T q1 = c[2], q2 = c[3];                                                                      \
+      _Pragma("unroll") for (int j = L - 1; j >= 0; j--) {                                         \
+        const T xx = v[j] - tg[j] * q1 - td[j] * q2;                                               \
+        v[j] = xx;                                                                                 \
+        q2 = q1;                                                                                   \
+        q1 = xx;                                                                                   \
+      }                                                                                            \
+      if (PER) {                                                                                   \
+        GsBandedShape sh = a.sh;                                                                   \
+        GsInt phi, plo;                                                                            \
+        gs_banded_w_rows_##S(&sh, C, &phi, &plo);                                                  \
+        if (r0 < phi || r0 + L > plo) {                                                            \
+          const T *zb = sm + 4 * (GsInt)P * a.batch + 2 * s;                                       \
+          const T z0 = zb[0], z1 = zb[1];                                                          \
+          const T *w1 = gtab + GS_TAB_W1 * np + r0, *w2 = gtab + GS_TAB_W2 * np + r0;              \
+          _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -= w1[j] * z0 + w2[j] * z1;           \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                            \
+    }                                                                                              \
+    if (stg) {                                                                                     \
+      _Pragma("unroll") for (int j = 0; j < L; j++) wb[lane * (L + 1) + j] = v[j];                 \
+      __syncwarp();                                                                                \
+      _Pragma("unroll") for (int q = 0; q < 32; q++) v[q] = wb[q * (L + 1) + lane];                \
+      _Pragma("unroll") for (int q = 0; q < 32; q++) x[rb0 + (GsInt)q * a.stride + r0 + lane] =    \
+          v[q];                                                                                    \
+    } else if (on) {                                                                               \
+      T *xp = x + rb + (GsInt)r0 * rs;                                                             \
+      if (r0 + L <= m) {                                                                           \
+        GS_TILE_STORE(T, L, xp, rs, v)                                                             \
+      } else {                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) xp[j * rs] = v[j];           \
+      }                                                                                            \
+    }                                                                                              \
+    if (on && (chk != 0 || chk != chk)) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);             \
+  }
+#define GS_CUDA_BANDED_TILE2_SCAN(T, S, PER)                                                       \
+  /* The carries: one warp per system, lane l taking chunks [l Q, l Q + Q) (Q = ceil(P / 32), at   \
+   * most GS_TILE2_Q): each lane composes its chunks' affine maps, the lanes scan them             \
+   * (Kogge-Stone with shuffles), then each lane runs its chunks from the carry into its first;    \
+   * forward (cin_k replaces the forward pair in sm), then backward (cout_k replaces the backward  \
+   * pair, the map of chunk k being Mb_k with offset (x0_0, x0_1) + Mx_k cin_k). The scans'        \
+   * matrices depend on the matrix only: warps 0 and 1 of a block run them once (forward,          \
+   * backward; as GS_TILE_SCAN_MATS) and each system's scans combine only its offsets. A periodic  \
+   * system's block end values then give its last h unknowns, stored into x and after the pairs    \
+   * in sm (2 a system). A failed factorisation: every solution NaN, every system marked. */       \
+  static __global__ void __launch_bounds__(GS_TILE2_SCAN_THREADS)                                  \
+      gs_banded_tile2s_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
+                                  const T *__restrict__ C, const int *__restrict__ fstatus,        \
+                                  const T *f, T *x, T *sm, int *status, GsBandedDevSummary *sum) { \
+    enum { QM = GS_TILE2_Q };                                                                      \
+    __shared__ T sw[2][5][4][32];                                                                  \
+    const GsInt s = ((GsInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;                           \
+    const int lane = (int)(threadIdx.x % 32), w = (int)(threadIdx.x / 32);                         \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.periodic = PER;                                                                             \
+    const int P = a.tile_p, h = sh.h, Q = gs_tile2_q(P), nl = (P + Q - 1) / Q;                     \
+    const GsInt np = (GsInt)P * GS_TILE2_L, m = sh.m, B = a.batch;                                 \
+    const T *mp = gtab + GS_BANDED_TILE_NTAB(PER) * np; /* value u of chunk k0 + q: GS_T2MQ */     \
+    const T *ml = mp + lane;                                                                       \
+    const int k0 = lane * Q;                                                                       \
+    if (w < 2) { /* the lane's window product, then Kogge-Stone over the lanes, as matrices */     \
+      T M[4] = {1, 0, 0, 1};                                                                       \
+      _Pragma("unroll") for (int qq = 0; qq < QM; qq++) {                                          \
+        const int q = w ? QM - 1 - qq : qq, k = k0 + q;                                            \
+        if (q < Q && (w ? k < P : k + 1 < P)) {                                                    \
+          T Mo[4] = {GS_T2MQ(4 * w, q), GS_T2MQ(4 * w + 1, q), GS_T2MQ(4 * w + 2, q),              \
+                     GS_T2MQ(4 * w + 3, q)};                                                       \
+          gs_tile_mmul_##S(Mo, M);                                                                 \
+          _Pragma("unroll") for (int u = 0; u < 4; u++) M[u] = Mo[u];                              \
+        }                                                                                          \
+      }                                                                                            \
+      for (int i_ = 0, o_ = 1; o_ < 32; i_++, o_ <<= 1) {                                          \
+        const int take = w ? lane + o_ < nl : lane >= o_;                                          \
+        const int src = (w ? lane + o_ : lane - o_) & 31;                                          \
+        T Mp[4];                                                                                   \
+        _Pragma("unroll") for (int q = 0; q < 4; q++) {                                            \
+          Mp[q] = __shfl_sync(0xffffffffu, M[q], src);                                             \
+          sw[w][i_][q][lane] = take ? M[q] : (T)0;                                                 \
+        }                                                                                          \
+        if (take) gs_tile_mmul_##S(M, Mp);                                                         \
+      }                                                                                            \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    if (s >= a.batch) return; /* the whole warp */                                                 \
+    GsInt rb, rs;                                                                                  \
+    gs_rhs_place(&a, s, &rb, &rs);                                                                 \
+    rb += a.blk * a.rhs_len;                                                                       \
+    const int fst = fstatus[0];                                                                    \
+    if (fst) {                                                                                     \
+      if (lane == 0) {                                                                             \
+        gs_banded_poison_##S(sh.n, x, rb, rs);                                                     \
+        gs_mark(status, s, fst, sum);                                                              \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    T e[QM][4], cin[QM][2];                                                                        \
+    _Pragma("unroll") for (int q = 0; q < QM; q++) {                                               \
+      e[q][0] = e[q][1] = e[q][2] = e[q][3] = cin[q][0] = cin[q][1] = 0;                           \
+      if (q < Q && k0 + q < P) GS_TILE_LOAD(T, 4, sm + 4 * ((GsInt)(k0 + q) * B + s), 1, e[q])     \
+    }                                                                                              \
+    /* Forward: the lane's offset, the scan, the carry into the lane from the lane before (zero    \
+     * into chunk 0), then each chunk's cin. */                                                    \
+    T b[2] = {0, 0};                                                                               \
+    _Pragma("unroll") for (int q = 0; q < QM; q++) if (q < Q && k0 + q + 1 < P) {                  \
+      const T n0 = GS_T2MQ(0, q) * b[0] + GS_T2MQ(1, q) * b[1] + e[q][0];                          \
+      const T n1 = GS_T2MQ(2, q) * b[0] + GS_T2MQ(3, q) * b[1] + e[q][1];                          \
+      b[0] = n0;                                                                                   \
+      b[1] = n1;                                                                                   \
+    }                                                                                              \
+    GS_TILE_SCAN_CARRIES(T, S, sw[0], 0, lane, 32, nl, b)                                          \
+    T c0 = __shfl_up_sync(0xffffffffu, b[0], 1), c1 = __shfl_up_sync(0xffffffffu, b[1], 1);        \
+    if (lane == 0) c0 = c1 = 0;                                                                    \
+    T yl1 = 0, yl2 = 0;                                                                            \
+    _Pragma("unroll") for (int q = 0; q < QM; q++) if (q < Q && k0 + q < P) {                      \
+      cin[q][0] = c0;                                                                              \
+      cin[q][1] = c1;                                                                              \
+      if (k0 + q + 1 < P) {                                                                        \
+        const T n0 = GS_T2MQ(0, q) * c0 + GS_T2MQ(1, q) * c1 + e[q][0];                            \
+        const T n1 = GS_T2MQ(2, q) * c0 + GS_T2MQ(3, q) * c1 + e[q][1];                            \
+        c0 = n0;                                                                                   \
+        c1 = n1;                                                                                   \
+      } else if (PER) {                                                                            \
+        const T *E = mp + (GsInt)GS_TILE2_MAP * 32 * Q;                                            \
+        const T g2 = E[0] * c0 + E[1] * c1 + e[q][0], g1 = E[2] * c0 + E[3] * c1 + e[q][1];        \
+        yl1 = g1;                                                                                  \
+        yl2 = g2 - E[4] * g1;                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+    /* Backward: offsets (x0_0, x0_1) + Mx_k cin_k, maps Mb_k, from the lane's last chunk down. */ \
+    b[0] = b[1] = 0;                                                                               \
+    _Pragma("unroll") for (int q = QM - 1; q >= 0; q--) if (q < Q && k0 + q < P) {                 \
+      e[q][2] += GS_T2MQ(8, q) * cin[q][0] + GS_T2MQ(9, q) * cin[q][1];                            \
+      e[q][3] += GS_T2MQ(10, q) * cin[q][0] + GS_T2MQ(11, q) * cin[q][1];                          \
+      const T n0 = GS_T2MQ(4, q) * b[0] + GS_T2MQ(5, q) * b[1] + e[q][2];                          \
+      const T n1 = GS_T2MQ(6, q) * b[0] + GS_T2MQ(7, q) * b[1] + e[q][3];                          \
+      b[0] = n0;                                                                                   \
+      b[1] = n1;                                                                                   \
+    }                                                                                              \
+    GS_TILE_SCAN_CARRIES(T, S, sw[1], 1, lane, 32, nl, b)                                          \
+    T d0 = __shfl_down_sync(0xffffffffu, b[0], 1), d1 = __shfl_down_sync(0xffffffffu, b[1], 1);    \
+    if (lane + 1 >= nl) d0 = d1 = 0;                                                               \
+    const T y0 = __shfl_sync(0xffffffffu, b[0], 0), y1 = __shfl_sync(0xffffffffu, b[1], 0);        \
+    _Pragma("unroll") for (int q = QM - 1; q >= 0; q--) if (q < Q && k0 + q < P) {                 \
+      const T o[4] = {cin[q][0], cin[q][1], d0, d1};                                               \
+      GS_TILE_STORE(T, 4, sm + 4 * ((GsInt)(k0 + q) * B + s), 1, o)                                \
+      const T n0 = GS_T2MQ(4, q) * d0 + GS_T2MQ(5, q) * d1 + e[q][2],                              \
+              n1 = GS_T2MQ(6, q) * d0 + GS_T2MQ(7, q) * d1 + e[q][3];                              \
+      d0 = n0;                                                                                     \
+      d1 = n1;                                                                                     \
+    }                                                                                              \
+    if (PER) {                                                                                     \
+      const int ll = (P - 1) / Q; /* the lane with the last chunk */                               \
+      yl1 = __shfl_sync(0xffffffffu, yl1, ll);                                                     \
+      yl2 = __shfl_sync(0xffffffffu, yl2, ll);                                                     \
+      if (lane == 0) {                                                                             \
+        T ye[4] = {y0, h > 1 ? y1 : yl1, yl2, yl1}, z[2] = {0, 0};                                 \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];      \
+        T chk = 0;                                                                                 \
+        GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                 \
+        T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                     \
+        zb[0] = z[0];                                                                              \
+        zb[1] = h > 1 ? z[1] : (T)0;                                                               \
+        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+GS_CUDA_BANDED_TILE2_SCAN(double, d, 0)
+GS_CUDA_BANDED_TILE2_SCAN(double, d, 1)
+GS_CUDA_BANDED_TILE2_SCAN(float, f, 0)
+GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
+/* The contiguous kernels' staging buffers (static, a warp's 32 x 33 values each). */
+static __shared__ double gs_tile2_buf_d[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
+static __shared__ float gs_tile2_buf_f[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
+GS_CUDA_BANDED_TILE2(double, d, 0, 0)
+GS_CUDA_BANDED_TILE2(double, d, 1, 0)
+GS_CUDA_BANDED_TILE2(double, d, 0, 1)
+GS_CUDA_BANDED_TILE2(double, d, 1, 1)
+GS_CUDA_BANDED_TILE2(float, f, 0, 0)
+GS_CUDA_BANDED_TILE2(float, f, 1, 0)
+GS_CUDA_BANDED_TILE2(float, f, 0, 1)
+GS_CUDA_BANDED_TILE2(float, f, 1, 1)
+typedef void (*GsTile2A_d)(GsBandedKArgs, const double *, const int *, const double *, double *);
+typedef void (*GsTile2A_f)(GsBandedKArgs, const float *, const int *, const float *, float *);
+typedef void (*GsTile2S_d)(GsBandedKArgs, const double *, const double *, const int *,
+                           const double *, double *, double *, int *, GsBandedDevSummary *);
+typedef void (*GsTile2S_f)(GsBandedKArgs, const float *, const float *, const int *, const float *,
+                           float *, float *, int *, GsBandedDevSummary *);
+typedef void (*GsTile2B_d)(GsBandedKArgs, const double *, const double *, const int *,
+                           const double *, double *, const double *, int *, GsBandedDevSummary *);
+typedef void (*GsTile2B_f)(GsBandedKArgs, const float *, const float *, const int *, const float *,
+                           float *, const float *, int *, GsBandedDevSummary *);
+/* [periodic][contiguous] (the carries do not depend on the layout: [periodic]) */
+static const GsTile2A_d gs_tile2a_d[2][2] = {{gs_banded_tile2a_k_d00, gs_banded_tile2a_k_d01},
+                                             {gs_banded_tile2a_k_d10, gs_banded_tile2a_k_d11}};
+static const GsTile2A_f gs_tile2a_f[2][2] = {{gs_banded_tile2a_k_f00, gs_banded_tile2a_k_f01},
+                                             {gs_banded_tile2a_k_f10, gs_banded_tile2a_k_f11}};
+static const GsTile2S_d gs_tile2s_d[2] = {gs_banded_tile2s_k_d0, gs_banded_tile2s_k_d1};
+static const GsTile2S_f gs_tile2s_f[2] = {gs_banded_tile2s_k_f0, gs_banded_tile2s_k_f1};
+static const GsTile2B_d gs_tile2b_d[2][2] = {{gs_banded_tile2b_k_d00, gs_banded_tile2b_k_d01},
+                                             {gs_banded_tile2b_k_d10, gs_banded_tile2b_k_d11}};
+static const GsTile2B_f gs_tile2b_f[2][2] = {{gs_banded_tile2b_k_f00, gs_banded_tile2b_k_f01},
+                                             {gs_banded_tile2b_k_f10, gs_banded_tile2b_k_f11}};
 
 /* Chunked solves with each system's own LU (SCAN, banded_algo.h): thread t = k * ns + s of a
  * block owns chunk k (L rows) of system s, so that in the interleaved layout the threads of a warp
@@ -1681,6 +2002,7 @@ static GsBandedKArgs kargs(const GsBandedInfo *bi, GsInt nrhs) {
   a.parts = bi->parts;
   a.tile_l = bi->tile_l;
   a.tile_p = bi->tile_p;
+  a.tile_split = bi->tile_split;
   a.scan_layout = bi->scan_layout;
   a.scan_threads = bi->scan_threads;
   return a;
@@ -1955,6 +2277,41 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   GsPtrs Fp = ptrs(F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, bi, &dsum, status));
+  if (bi->algo == GS_BANDED_ALGORITHM_TILE && bi->tile_split) { /* in two passes */
+    const int per = bi->periodic, d = bi->dt != GS_DOUBLE, ct = !bi->interleaved;
+    const GsInt nt = (GsInt)bi->tile_p * bi->batch;
+    const GsInt nb = (nt + GS_TILE2_THREADS - 1) / GS_TILE2_THREADS;
+    GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "tiled solve: %lld blocks", (long long)nb);
+    const unsigned int nbs =
+        (unsigned int)((bi->batch * 32 + GS_TILE2_SCAN_THREADS - 1) / GS_TILE2_SCAN_THREADS);
+    const GsInt off =
+        (GsInt)GS_BANDED_TILE_NTAB(per) * bi->tile_p * bi->tile_l + gs_tile2_maps_len(bi->tile_p);
+    for (GsInt blk = 0; blk < nrhs; blk++) {
+      a.blk = blk;
+      if (!d) {
+        const double *tab = (const double *)work;
+        double *sm = (double *)work + off;
+        gs_tile2a_d[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
+            a, tab, fstatus, (const double *)f, sm);
+        gs_tile2s_d[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(
+            a, tab, (const double *)C, fstatus, (const double *)f, (double *)x, sm, status, dsum);
+        gs_tile2b_d[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
+            a, tab, (const double *)C, fstatus, (const double *)f, (double *)x, sm, status, dsum);
+      } else {
+        const float *tab = (const float *)work;
+        float *sm = (float *)work + off;
+        gs_tile2a_f[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
+            a, tab, fstatus, (const float *)f, sm);
+        gs_tile2s_f[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(
+            a, tab, (const float *)C, fstatus, (const float *)f, (float *)x, sm, status, dsum);
+        gs_tile2b_f[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
+            a, tab, (const float *)C, fstatus, (const float *)f, (float *)x, sm, status, dsum);
+      }
+      GsCheckLaunchCuda(ctx, "gs_banded_tile2_k");
+    }
+    GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+    return 0;
+  }
   if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     /* Up to 32 chunks: the short kernels (one warp's lanes per system); more: the long one. */
     const int lng = bi->tile_p > 32, per = bi->periodic;
