@@ -1313,6 +1313,14 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 #define GS_TILE2_Q 4
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the carries' kernel. */
 #define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
+/* (x0, x1) <- M (x0, x1) + (e0, e1), M the map values u0 .. u0 + 3 of the lane's q-th chunk. */
+#define GS_T2AFF(T, u0, q, x0, x1, e0, e1)                                                         \
+  {                                                                                                \
+    const T n0_ = GS_T2MQ(u0, q) * (x0) + GS_T2MQ((u0) + 1, q) * (x1) + (e0);                      \
+    const T n1_ = GS_T2MQ((u0) + 2, q) * (x0) + GS_T2MQ((u0) + 3, q) * (x1) + (e1);                \
+    x0 = n0_;                                                                                      \
+    x1 = n1_;                                                                                      \
+  }
 /* Thread i's system s and chunk k (on: i is a chunk and the factorisation did not fail), its rows'
  * place (rb, rs) and its chunk of f in v. Contiguous batches (CONTIG) whose warp holds 32 full
  * chunks k of consecutive systems stage them through shared memory (wb, 32 x 33 values a warp):
@@ -1511,24 +1519,18 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     /* Forward: the lane's offset, the scan, the carry into the lane from the lane before (zero    \
      * into chunk 0), then each chunk's cin. */                                                    \
     T b[2] = {0, 0};                                                                               \
-    _Pragma("unroll") for (int q = 0; q < QM; q++) if (q < Q && k0 + q + 1 < P) {                  \
-      const T n0 = GS_T2MQ(0, q) * b[0] + GS_T2MQ(1, q) * b[1] + e[q][0];                          \
-      const T n1 = GS_T2MQ(2, q) * b[0] + GS_T2MQ(3, q) * b[1] + e[q][1];                          \
-      b[0] = n0;                                                                                   \
-      b[1] = n1;                                                                                   \
-    }                                                                                              \
-    GS_TILE_SCAN_CARRIES(T, S, sw[0], 0, lane, 32, nl, b)                                          \
-    T c0 = __shfl_up_sync(0xffffffffu, b[0], 1), c1 = __shfl_up_sync(0xffffffffu, b[1], 1);        \
+    _Pragma("unroll") for (int q = 0; q < QM; q++) if (q < Q && k0 + q + 1 < P){                   \
+        GS_T2AFF(T, 0, q, b[0], b[1], e[q][0], e[q][1])} GS_TILE_SCAN_CARRIES(T, S, sw[0], 0,      \
+                                                                              lane, 32, nl, b)     \
+        T c0 = __shfl_up_sync(0xffffffffu, b[0], 1),                                               \
+          c1 = __shfl_up_sync(0xffffffffu, b[1], 1);                                               \
     if (lane == 0) c0 = c1 = 0;                                                                    \
     T yl1 = 0, yl2 = 0;                                                                            \
     _Pragma("unroll") for (int q = 0; q < QM; q++) if (q < Q && k0 + q < P) {                      \
       cin[q][0] = c0;                                                                              \
       cin[q][1] = c1;                                                                              \
       if (k0 + q + 1 < P) {                                                                        \
-        const T n0 = GS_T2MQ(0, q) * c0 + GS_T2MQ(1, q) * c1 + e[q][0];                            \
-        const T n1 = GS_T2MQ(2, q) * c0 + GS_T2MQ(3, q) * c1 + e[q][1];                            \
-        c0 = n0;                                                                                   \
-        c1 = n1;                                                                                   \
+        GS_T2AFF(T, 0, q, c0, c1, e[q][0], e[q][1])                                                \
       } else if (PER) {                                                                            \
         const T *E = mp + (GsInt)GS_TILE2_MAP * 32 * Q;                                            \
         const T g2 = E[0] * c0 + E[1] * c1 + e[q][0], g1 = E[2] * c0 + E[3] * c1 + e[q][1];        \
@@ -1541,10 +1543,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     _Pragma("unroll") for (int q = QM - 1; q >= 0; q--) if (q < Q && k0 + q < P) {                 \
       e[q][2] += GS_T2MQ(8, q) * cin[q][0] + GS_T2MQ(9, q) * cin[q][1];                            \
       e[q][3] += GS_T2MQ(10, q) * cin[q][0] + GS_T2MQ(11, q) * cin[q][1];                          \
-      const T n0 = GS_T2MQ(4, q) * b[0] + GS_T2MQ(5, q) * b[1] + e[q][2];                          \
-      const T n1 = GS_T2MQ(6, q) * b[0] + GS_T2MQ(7, q) * b[1] + e[q][3];                          \
-      b[0] = n0;                                                                                   \
-      b[1] = n1;                                                                                   \
+      GS_T2AFF(T, 4, q, b[0], b[1], e[q][2], e[q][3])                                              \
     }                                                                                              \
     GS_TILE_SCAN_CARRIES(T, S, sw[1], 1, lane, 32, nl, b)                                          \
     T d0 = __shfl_down_sync(0xffffffffu, b[0], 1), d1 = __shfl_down_sync(0xffffffffu, b[1], 1);    \
@@ -1553,10 +1552,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     _Pragma("unroll") for (int q = QM - 1; q >= 0; q--) if (q < Q && k0 + q < P) {                 \
       const T o[4] = {cin[q][0], cin[q][1], d0, d1};                                               \
       GS_TILE_STORE(T, 4, sm + 4 * ((GsInt)(k0 + q) * B + s), 1, o)                                \
-      const T n0 = GS_T2MQ(4, q) * d0 + GS_T2MQ(5, q) * d1 + e[q][2],                              \
-              n1 = GS_T2MQ(6, q) * d0 + GS_T2MQ(7, q) * d1 + e[q][3];                              \
-      d0 = n0;                                                                                     \
-      d1 = n1;                                                                                     \
+      GS_T2AFF(T, 4, q, d0, d1, e[q][2], e[q][3])                                                  \
     }                                                                                              \
     if (PER) {                                                                                     \
       const int ll = (P - 1) / Q; /* the lane with the last chunk */                               \
@@ -2268,6 +2264,18 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
   return 0;
 }
 
+/* A two-pass tiled solve of one block of right-hand sides: pass 1, the carries, pass 2. */
+#define GS_TILE2_LAUNCH(T, S)                                                                      \
+  {                                                                                                \
+    const T *tab = (const T *)work;                                                                \
+    T *sm = (T *)work + off;                                                                       \
+    gs_tile2a_##S[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(                 \
+        a, tab, fstatus, (const T *)f, sm);                                                        \
+    gs_tile2s_##S[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(                             \
+        a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
+    gs_tile2b_##S[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(                 \
+        a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
+  }
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
@@ -2288,25 +2296,10 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
         (GsInt)GS_BANDED_TILE_NTAB(per) * bi->tile_p * bi->tile_l + gs_tile2_maps_len(bi->tile_p);
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
-      if (!d) {
-        const double *tab = (const double *)work;
-        double *sm = (double *)work + off;
-        gs_tile2a_d[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
-            a, tab, fstatus, (const double *)f, sm);
-        gs_tile2s_d[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(
-            a, tab, (const double *)C, fstatus, (const double *)f, (double *)x, sm, status, dsum);
-        gs_tile2b_d[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
-            a, tab, (const double *)C, fstatus, (const double *)f, (double *)x, sm, status, dsum);
-      } else {
-        const float *tab = (const float *)work;
-        float *sm = (float *)work + off;
-        gs_tile2a_f[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
-            a, tab, fstatus, (const float *)f, sm);
-        gs_tile2s_f[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(
-            a, tab, (const float *)C, fstatus, (const float *)f, (float *)x, sm, status, dsum);
-        gs_tile2b_f[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(
-            a, tab, (const float *)C, fstatus, (const float *)f, (float *)x, sm, status, dsum);
-      }
+      if (!d)
+        GS_TILE2_LAUNCH(double, d)
+      else
+        GS_TILE2_LAUNCH(float, f)
       GsCheckLaunchCuda(ctx, "gs_banded_tile2_k");
     }
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
