@@ -1473,8 +1473,14 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
     sh.periodic = PER;                                                                             \
     const int P = a.tile_p, h = sh.h, Q = gs_tile2_q(P), nl = (P + Q - 1) / Q;                     \
     const GsInt np = (GsInt)P * GS_TILE2_L, m = sh.m, B = a.batch;                                 \
-    const T *mp = gtab + GS_BANDED_TILE_NTAB(PER) * np; /* value u of chunk k0 + q: GS_T2MQ */     \
-    const T *ml = mp + lane;                                                                       \
+    const T *mp = gtab + GS_BANDED_TILE_NTAB(PER) * np;                                            \
+    /* The maps into shared memory (each lane's chains read them: an L1 miss there costs an L2     \
+     * round trip); value u of chunk k0 + q at GS_T2MQ. */                                         \
+    __shared__ T smap[GS_TILE2_MAP * 32 * GS_TILE2_Q];                                             \
+    for (int t = (int)threadIdx.x; t < GS_TILE2_MAP * 32 * Q; t += (int)blockDim.x)                \
+      smap[t] = mp[t];                                                                             \
+    __syncthreads();                                                                               \
+    const T *ml = smap + lane;                                                                     \
     const int k0 = lane * Q;                                                                       \
     if (w < 2) { /* the lane's window product, then Kogge-Stone over the lanes, as matrices */     \
       T M[4] = {1, 0, 0, 1};                                                                       \
