@@ -2065,6 +2065,15 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           cases++;
         }
   }
+  /* An unknown value is a named error of GsBandedCreate. */
+  {
+    GsBandedDesc dp = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 0, 0};
+    GsBanded Ap = NULL;
+    CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", "three"));
+    CHECK_ERR(GsBandedCreate(ctx, &dp, &Ap), GS_ERR_OPTION);
+    CHECK_MSG(ctx, "-banded_tile_passes");
+    CHECK(Ap == NULL, "a failed GsBandedCreate left an object");
+  }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", prev_passes));
   /* Large interleaved batches (the GPU's blocks of 16 systems, whose scans keep their matrices in
    * shared memory), n = 1024: not periodic, and periodic with the chunk that holds the tail's

@@ -1212,9 +1212,10 @@ enum {
 
 /* TILE in two passes (GPU, long systems: -banded_tile_passes): the chunks (GS_TILE2_L rows each)
  * of a system do not share a block. Pass 1 runs each chunk's sweeps from zero carries and keeps
- * four values per chunk (its forward end pair and its backward start pair); one thread per system
- * then carries the chunks' affine maps in order, forward and backward, into the true carries of
- * every chunk (and, periodic, the last h unknowns); pass 2 reads f again and runs each chunk's
+ * four values per chunk (its forward end pair and its backward start pair); a warp per system
+ * then carries the chunks' affine maps, forward and backward (each lane composing a few
+ * consecutive chunks, the lanes scanning), into the true carries of every chunk (and, periodic,
+ * the last h unknowns); pass 2 reads f again and runs each chunk's
  * sweeps from its true carries. In the forward sweep's terms, with cin_k = (g_{r0-2}, g_{r0-1})
  * and cout_k = (x_{r0+L}, x_{r0+L+1}) of chunk k at row r0, and g0, x0 its sweeps from zero
  * carries (x0 from g0):

@@ -1311,6 +1311,8 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 #define GS_TILE2_SCAN_THREADS 256
 /* Chunks a lane of the carries' warp takes: P <= 32 GS_TILE2_Q (GS_BANDED_TILE_MAX_ROWS rows). */
 #define GS_TILE2_Q 4
+static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
+              "the carries' warp holds at most 32 GS_TILE2_Q chunks a system");
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the carries' kernel. */
 #define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
 /* (x0, x1) <- M (x0, x1) + (e0, e1), M the map values u0 .. u0 + 3 of the lane's q-th chunk. */
