@@ -2065,10 +2065,22 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           cases++;
         }
   }
-  /* An unknown value is a named error of GsBandedCreate. */
+  /* A short shared batch (4 chunks): one pass unless -banded_tile_passes two on a GPU; an unknown
+   * value is a named error of GsBandedCreate. */
   {
     GsBandedDesc dp = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 0, 0};
     GsBanded Ap = NULL;
+    for (int two = 0; two < 2; two++) {
+      CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", two ? "two" : "auto"));
+      if (CHECK_OK(GsBandedCreate(ctx, &dp, &Ap))) continue;
+      int passes = -1;
+      CHECK_OK(GsBandedSetAlgorithm(Ap, GS_BANDED_ALGORITHM_TILE));
+      CHECK_OK(GsBandedGetTilePasses(Ap, &passes));
+      const int wantp = two && dinfo.device_id >= 0 ? 2 : 1;
+      CHECK(passes == wantp, "tile passes at 100 rows (-banded_tile_passes %s): %d, expected %d",
+            two ? "two" : "auto", passes, wantp);
+      CHECK_OK(GsBandedDestroy(&Ap));
+    }
     CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", "three"));
     CHECK_ERR(GsBandedCreate(ctx, &dp, &Ap), GS_ERR_OPTION);
     CHECK_MSG(ctx, "-banded_tile_passes");

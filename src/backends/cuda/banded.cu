@@ -871,16 +871,20 @@ GS_CUDA_PART_TABLES(float, fw)
   {                                                                                                \
     T M[4] = {1, 0, 0, 1};                                                                         \
     if (kk < P) gs_tile_map_##S(tab, 1, NW, L + 1, L, kk, backward, M);                            \
-    for (int i_ = 0, o_ = 1; o_ < pp; i_++, o_ <<= 1) {                                            \
-      const int take = (backward) ? kk + o_ < P : kk >= o_;                                        \
-      const int src = ((backward) ? kk + o_ : kk - o_) & (pp - 1);                                 \
-      T Mp[4];                                                                                     \
-      _Pragma("unroll") for (int q = 0; q < 4; q++) {                                              \
-        Mp[q] = __shfl_sync(0xffffffffu, M[q], src, pp);                                           \
-        (W)[i_][q][lane] = take ? M[q] : (T)0;                                                     \
-      }                                                                                            \
-      if (take) gs_tile_mmul_##S(M, Mp);                                                           \
+    GS_TILE_SCAN_MATS_KS(T, S, M, backward, kk, pp, P, W)                                          \
+  }
+/* Its Kogge-Stone half from the lane's map M (lane kk of segments of pp lanes, P of them live):
+ * W_i into W, M consumed. */
+#define GS_TILE_SCAN_MATS_KS(T, S, M, backward, kk, pp, P, W)                                      \
+  for (int i_ = 0, o_ = 1; o_ < (pp); i_++, o_ <<= 1) {                                            \
+    const int take = (backward) ? (kk) + o_ < (P) : (kk) >= o_;                                    \
+    const int src = ((backward) ? (kk) + o_ : (kk)-o_) & ((pp)-1);                                 \
+    T Mp[4];                                                                                       \
+    _Pragma("unroll") for (int q = 0; q < 4; q++) {                                                \
+      Mp[q] = __shfl_sync(0xffffffffu, (M)[q], src, (pp));                                         \
+      (W)[i_][q][lane] = take ? (M)[q] : (T)0;                                                     \
     }                                                                                              \
+    if (take) gs_tile_mmul_##S(M, Mp);                                                             \
   }
 /* b (this lane's carry pair) <- the scan's result, with W from GS_TILE_SCAN_MATS. */
 #define GS_TILE_SCAN_CARRIES(T, S, W, backward, kk, pp, P, b)                                      \
@@ -1495,16 +1499,7 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
           _Pragma("unroll") for (int u = 0; u < 4; u++) M[u] = Mo[u];                              \
         }                                                                                          \
       }                                                                                            \
-      for (int i_ = 0, o_ = 1; o_ < 32; i_++, o_ <<= 1) {                                          \
-        const int take = w ? lane + o_ < nl : lane >= o_;                                          \
-        const int src = (w ? lane + o_ : lane - o_) & 31;                                          \
-        T Mp[4];                                                                                   \
-        _Pragma("unroll") for (int q = 0; q < 4; q++) {                                            \
-          Mp[q] = __shfl_sync(0xffffffffu, M[q], src);                                             \
-          sw[w][i_][q][lane] = take ? M[q] : (T)0;                                                 \
-        }                                                                                          \
-        if (take) gs_tile_mmul_##S(M, Mp);                                                         \
-      }                                                                                            \
+      GS_TILE_SCAN_MATS_KS(T, S, M, w, lane, 32, nl, sw[w])                                        \
     }                                                                                              \
     __syncthreads();                                                                               \
     if (s >= a.batch) return; /* the whole warp */                                                 \
