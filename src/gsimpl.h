@@ -43,10 +43,30 @@ typedef struct {
   double *res;
 } GsDevScalars;
 
+/* The order of every sum a reduction takes, the same on every back end and device, so that a
+ * reduction gives the same bits on a CPU and on a GPU (and Krylov solvers the same iterations):
+ * - The n entries form packs of GS_REDUCE_PACK(dt) consecutive entries (16 bytes: 2 doubles or 4
+ *   floats; the last pack may be short), and pack b goes to lane b % GS_REDUCE_LANES.
+ * - Each lane starts from 0.0 and adds the terms of its packs' entries (accumulated in double) in
+ *   increasing entry order, one rounded addition each. No multiply-add is fused, on any back end.
+ * - Block B (GS_REDUCE_THREADS consecutive lanes; the blocks that hold packs: nb =
+ *   min(GS_REDUCE_BLOCKS, ceil(packs / GS_REDUCE_THREADS))) adds its lanes by GsReduceTree.
+ * - The result is GsReduceTree over u_t = (0.0 + part_t) + part_{t + 256} (the second term where
+ *   that block exists; u_t = 0.0 for t >= nb), t < GS_REDUCE_THREADS.
+ * This is what a GPU does with one thread per lane and the last block folding the blocks' partials;
+ * the CPU back end computes the same sums in the same order (src/backends/cpu/vec.c). A maximum
+ * (the inf-norm) is exact in any order. */
+#define GS_REDUCE_THREADS 256
+#define GS_REDUCE_BLOCKS 512
+#define GS_REDUCE_LANES ((GsInt)GS_REDUCE_THREADS * GS_REDUCE_BLOCKS)
+#define GS_REDUCE_PACK(dt) ((dt) == GS_FLOAT ? 4 : 2)
+/* GsReduceTree(v) over v[0..GS_REDUCE_THREADS): within each warp of 32 lanes, v[l] += v[l + off]
+ * for off = 16, 8, 4, 2, 1 (l < off, a warp's shuffle-down tree); then over the 8 warps' sums w,
+ * w[l] += w[l + off] for off = 4, 2, 1; the result is w[0]. */
+
 /* Vector kernels. Arrays live in the back end's preferred memory space (GsBackendOps.mem) and are
- * n entries of type dt. Reductions accumulate in double and deliver their result to host memory;
- * they are deterministic (same bits for the same input and device) when ctx->deterministic is set.
- */
+ * n entries of type dt. Reductions accumulate in double, in the order above, and deliver their
+ * result to host memory (or to GsDevScalars). */
 typedef struct {
   int (*set)(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha);
   int (*scale)(GsContext ctx, GsDataType dt, GsInt n, void *x, double alpha);
@@ -180,7 +200,9 @@ typedef struct {
 /* A sparse matrix as the back ends see it, in the form of its SpMV kernel (arrays in the memory
  * where the kernel runs):
  * - GS_SPMV_CSR: rowptr (64-bit, host kernels) or rowptr32 (device kernels; the front end makes
- *   the copy when nnz fits), col, val; device kernels give each row `group` threads.
+ *   the copy when nnz fits), col, val; device kernels give each row `group` threads. Every kernel
+ *   of every back end sums a row in the order `group` fixes (matimpl.h), except the device merge
+ *   and hybrid kernels, whose rows cut between threads join in another order.
  * - GS_SPMV_SELL: SELL-C-sigma (ELL is the case C = m): positions p (rows sorted by length within
  *   windows of sigma rows) in slices of sell_c; slice s holds its entries column-major from
  *   sell_ptr[s], padded to its longest row with column -1 and value 0. sell_perm maps positions to

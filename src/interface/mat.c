@@ -552,31 +552,57 @@ static int skewed(GsMat A) {
   return (double)mx > 16.0 * (mean > 1 ? mean : 1) + 64.0;
 }
 
+/* Whether A's rows are short and even enough for SELL-32 (not skewed, at most 48 entries on
+ * average, padding at most 1.2 nnz with no sorting or with windows of 1024 rows), and the window.
+ */
+static int sell_fits(GsMat A, int *fits, GsInt *sigma) {
+  const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
+  *fits = 0;
+  *sigma = 1;
+  if (skewed(A) || mean > 48 || A->m < 32) return 0;
+  SellKey *keys = malloc((size_t)A->m * sizeof *keys);
+  GsCheck(keys != NULL, A->ctx, GS_ERR_MEMORY, "cannot allocate %lld sort keys", (long long)A->m);
+  const double limit = 1.2 * (double)A->nnz;
+  if ((double)sell_size(A, NULL, A->m, 32, 1, keys) <= limit) {
+    *fits = 1;
+  } else if ((double)sell_size(A, NULL, A->m, 32, 1024, keys) <= limit) {
+    *fits = 1;
+    *sigma = 1024;
+  }
+  free(keys);
+  return 0;
+}
+
 static int set_kernel(GsMat A, GsMatSpMVType type, GsInt C, GsInt sigma) {
   GsContext ctx = A->ctx;
   const int device = ctx->ops->mem == GS_MEM_DEVICE;
+  /* G, the number of interleaved partial sums of every row's sum (matimpl.h), the same on every
+   * back end: one (a thread walks its row) for rows that fit SELL, where a device takes SELL;
+   * otherwise a power of two giving each of G lanes about 6 entries of an average row, which is
+   * how many threads the device CSR kernel gives a row. -mat_spmv_group forces one. */
+  const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
+  GsInt group = 1, fsigma = 1;
+  while (group < 32 && 2.0 * (double)group * 6.0 <= mean)
+    group *= 2;
+  int fits = 0;
+  if (group > 1 || (type == GS_MAT_SPMV_AUTO && device)) GsCall(sell_fits(A, &fits, &fsigma));
+  if (fits) group = 1;
+  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_group", &group, NULL));
+  GsCheck(group == 1 || group == 2 || group == 4 || group == 8 || group == 16 || group == 32, ctx,
+          GS_ERR_OPTION, "-mat_spmv_group %lld: must be 1, 2, 4, 8, 16 or 32", (long long)group);
+  A->group = (int)group;
   if (type == GS_MAT_SPMV_AUTO) {
     /* Measured on the H200 (docs/performance.md): SELL-32 reads no row offsets and coalesces the
      * matrix loads, best for short even rows; grouped CSR for long rows; merge for skewed ones
      * (the hybrid form with T = 256 was 4x slower than merge there; smaller T is not measured
      * yet). On the host CSR, or merge when skewed. */
-    const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
     type = GS_MAT_SPMV_CSR;
     if (skewed(A)) {
       type = GS_MAT_SPMV_MERGE;
-    } else if (device && mean <= 48 && A->m >= 32) {
-      SellKey *keys = malloc((size_t)A->m * sizeof *keys);
-      GsCheck(keys != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %lld sort keys", (long long)A->m);
-      const double limit = 1.2 * (double)A->nnz;
+    } else if (device && fits) {
+      type = GS_MAT_SPMV_SELL;
       C = 32;
-      sigma = 1;
-      if ((double)sell_size(A, NULL, A->m, 32, 1, keys) <= limit) {
-        type = GS_MAT_SPMV_SELL;
-      } else if ((double)sell_size(A, NULL, A->m, 32, 1024, keys) <= limit) {
-        type = GS_MAT_SPMV_SELL;
-        sigma = 1024;
-      }
-      free(keys);
+      sigma = fsigma;
     }
   }
   GsMatFreeSpMV_(A);
@@ -644,9 +670,7 @@ static int to_device(GsContext ctx, void **dst, const void *src, size_t bytes) {
   return 0;
 }
 
-/* The device copy of the chosen form, made once. CSR: 32-bit offsets and `group` threads per
- * row, a power of two giving each lane about 6 entries of an average row (-mat_spmv_group forces
- * one). */
+/* The device copy of the chosen form, made once (CSR: with 32-bit offsets). */
 static int upload_form(GsMat A) {
   GsContext ctx = A->ctx;
   const size_t m1 = (size_t)A->m + 1;
@@ -700,13 +724,6 @@ static int upload_form(GsMat A) {
     }
     return 0;
   }
-  GsInt group = 1;
-  const double mean = A->m ? (double)A->nnz / (double)A->m : 0;
-  while (group < 32 && 2.0 * (double)group * 6.0 <= mean)
-    group *= 2;
-  GsCall(GsOptionsGetInt(ctx, "-mat_spmv_group", &group, NULL));
-  GsCheck(group == 1 || group == 2 || group == 4 || group == 8 || group == 16 || group == 32, ctx,
-          GS_ERR_OPTION, "-mat_spmv_group %lld: must be 1, 2, 4, 8, 16 or 32", (long long)group);
   int *rp = malloc(m1 * sizeof *rp);
   GsCheck(rp != NULL, ctx, GS_ERR_MEMORY, "cannot allocate 32-bit row offsets");
   for (GsInt i = 0; i <= A->m; i++)
@@ -714,7 +731,6 @@ static int upload_form(GsMat A) {
   const int ierr = to_device(ctx, (void **)&A->d_rowptr, rp, m1 * sizeof(int));
   free(rp);
   GsCall(ierr);
-  A->group = (int)group;
   return 0;
 }
 
@@ -839,7 +855,7 @@ static void mat_info(GsMat A, int on_device, GsMatInfo *info) {
   info->n = A->n;
   info->nnz = A->nnz;
   info->kernel = A->kernel;
-  info->group = 1;
+  info->group = A->group;
   info->sell_c = A->sell_c;
   info->nslices = A->nslices;
   info->sell_m = A->sell_m;
@@ -850,7 +866,6 @@ static void mat_info(GsMat A, int on_device, GsMatInfo *info) {
     info->rowptr32 = A->d_rowptr;
     info->col = A->d_col;
     info->val = A->d_val;
-    info->group = A->group;
     info->sell_ptr = A->d_sell_ptr;
     info->sell_perm = A->d_sell_perm;
     info->sell_col = A->d_sell_col;

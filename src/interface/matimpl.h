@@ -41,7 +41,12 @@ struct GsMat_s {
   GsInt *d_rowptr64;
   int *d_col;
   double *d_val;
-  int group; /* threads per row of the device CSR kernel */
+  /* The order of every row's sum, on every back end: G = group (a power of two up to 32)
+   * interleaved partial sums, entry k of a row (in column order) to sum k % G, each summed in order
+   * from 0.0, then added pairwise, sum l += sum l + off for off = G/2, ..., 1 (l < off). The device
+   * CSR kernel gives a row G threads, SELL a thread with G sums; G is 1 for rows that fit SELL
+   * (set_kernel in mat.c). */
+  int group;
   GsInt *d_sell_ptr;
   int *d_sell_perm, *d_sell_col;
   double *d_sell_val;

@@ -1,15 +1,34 @@
 /* CPU sparse matrix kernels: CSR, SELL-C-sigma, merge (rows split over threads by equal numbers
  * of rows + entries) and hybrid (SELL + long rows) SpMV over OpenMP threads. Each row's sum runs in
- * column order in every kernel, so the result depends neither on the kernel nor on the thread
- * count. */
+ * the order of the matrix's group G (matimpl.h: G interleaved partial sums in column order, added
+ * pairwise) in every kernel, which is the device kernels' order, so the result depends neither on
+ * the kernel, nor on the thread count, nor on the back end. */
 #include "cpuimpl.h"
 
+/* The sum of the n products val[k * stride] * x[col[k * stride]] (k < n; padding has column -1
+ * and is skipped) in the order of group G. */
+static inline double row_sum_g(const int *col, const double *val, GsInt stride, GsInt n,
+                               const double *x, int G) {
+  if (G == 1) {
+    double s = 0;
+    for (GsInt k = 0; k < n; k++)
+      if (col[k * stride] >= 0) s += val[k * stride] * x[col[k * stride]];
+    return s;
+  }
+  double s[32];
+  for (int g = 0; g < G; g++)
+    s[g] = 0;
+  for (GsInt k = 0; k < n; k++)
+    if (col[k * stride] >= 0) s[k & (G - 1)] += val[k * stride] * x[col[k * stride]];
+  for (int off = G / 2; off > 0; off >>= 1)
+    for (int l = 0; l < off; l++)
+      s[l] += s[l + off];
+  return s[0];
+}
+
 static inline double row_sum(const GsInt *rp, const int *col, const double *val, const double *x,
-                             GsInt i) {
-  double s = 0;
-  for (GsInt k = rp[i]; k < rp[i + 1]; k++)
-    s += val[k] * x[col[k]];
-  return s;
+                             GsInt i, int G) {
+  return row_sum_g(col + rp[i], val + rp[i], 1, rp[i + 1] - rp[i], x, G);
 }
 
 static void spmv_csr(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
@@ -18,7 +37,7 @@ static void spmv_csr(const GsMatInfo *A, double alpha, const double *x, double b
    * thread (see GS_CPU_OMP_MIN in vec.c). */
   _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt i = 0; i < m;
                                                                               i++) {
-    const double s = row_sum(A->rowptr, A->col, A->val, x, i);
+    const double s = row_sum(A->rowptr, A->col, A->val, x, i, A->group);
     y[i] = beta == 0 ? alpha * s : alpha * s + beta * y[i];
   }
 }
@@ -47,24 +66,21 @@ static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double
     const GsInt r1 =
         t == T - 1 ? m : merge_row_at(A->rowptr, m, total / T * (t + 1) + total % T * (t + 1) / T);
     for (GsInt i = r0; i < r1; i++) {
-      const double s = row_sum(A->rowptr, A->col, A->val, x, i);
+      const double s = row_sum(A->rowptr, A->col, A->val, x, i, A->group);
       y[i] = beta == 0 ? alpha * s : alpha * s + beta * y[i];
     }
   }
 }
 
-/* SELL-C-sigma: positions split over threads; each row sums its entries in column order. */
+/* SELL-C-sigma: positions split over threads. */
 static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt C = A->sell_c, m = A->sell_m;
   _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt p = 0; p < m;
                                                                               p++) {
     const GsInt s = p / C, r = p % C;
     const GsInt base = A->sell_ptr[s] + r;
-    double sum = 0;
-    for (int j = 0; j < A->sell_len[p]; j++) {
-      const GsInt q = base + (GsInt)j * C;
-      sum += A->sell_val[q] * x[A->sell_col[q]];
-    }
+    const double sum =
+        row_sum_g(A->sell_col + base, A->sell_val + base, C, A->sell_len[p], x, A->group);
     const GsInt row = A->sell_perm ? A->sell_perm[p] : p;
     y[row] = beta == 0 ? alpha * sum : alpha * sum + beta * y[row];
   }
@@ -77,7 +93,7 @@ static void spmv_hybrid(const GsMatInfo *A, double alpha, const double *x, doubl
   _Pragma("omp parallel for schedule(dynamic, 1) if (A->merge_nnz > 65536)") for (GsInt l = 0;
                                                                                   l < A->merge_m;
                                                                                   l++) {
-    const double s = row_sum(A->rowptr, A->col, A->val, x, l);
+    const double s = row_sum(A->rowptr, A->col, A->val, x, l, A->group);
     const GsInt row = A->merge_rows[l];
     y[row] = beta == 0 ? alpha * s : alpha * s + beta * y[row];
   }

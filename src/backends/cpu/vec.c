@@ -1,14 +1,15 @@
-/* CPU vector kernels (OpenMP). The reference every GPU kernel is tested against.
+/* CPU vector kernels (OpenMP). The reference every GPU kernel is tested against, bit for bit.
  *
- * Reductions split the vector into fixed chunks of GS_CPU_CHUNK entries, sum each chunk in a fixed
- * order and add the chunk partials in index order, so results are bitwise reproducible whatever
- * the number of threads. Within a chunk, entry i goes to partial sum i % GS_CPU_LANES and the
- * partial sums are added in a fixed order: the order is written in the code, not left to the
- * vectoriser (an `omp simd reduction` sums in as many lanes as the target's vectors have, so a
- * build for wider vectors gave other bits: hor131's BiCGStab took 125 iterations instead of 136).
- * Two lanes are what the baseline x86-64 build's vectoriser did, so the default build's results
- * are unchanged; eight moved hor131 to 128 iterations, outside the reference's 3 % (that solve's
- * path is decided by rounding). */
+ * Reductions take their sums in the order gsimpl.h fixes for every back end (GS_REDUCE_*): the
+ * order in which a GPU adds with one thread per lane, 512 blocks of 256 lanes, each block summed
+ * by a warp-shuffle tree and the blocks' sums folded by the last block. Here a block's lanes are an
+ * array of 256 doubles, its packs visited lane by lane in runs of 256 consecutive packs (every
+ * GS_REDUCE_LANES packs), and the tree and the fold are written out as the GPU runs them. The
+ * order is in the code, not left to the vectoriser, so the results are the same bits whatever the
+ * number of threads, the build's vector width (GS_NATIVE) or the back end; no multiply-add is
+ * fused (-ffp-contract=off, CMakeLists.txt), as on the GPU (--fmad=false for its vector and sparse
+ * kernels). Element-wise operations compute in the element type, left to right, with the scalars
+ * rounded to it, as the GPU does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,27 +29,81 @@
 #define SIMD_MAX(m, f) _Pragma(GS_STR(omp simd reduction(max : m) reduction(| : f)))
 #define GS_STR(x) #x
 
-/* Lane sums: for i in [lo, hi) (lo a multiple of GS_CPU_LANES) run BODY with i and its lane ln;
- * BODY adds to lane arrays of GS_CPU_LANES doubles. Full groups of lanes first (which the compiler
- * may vectorise, lane by lane), then the tail, entry by entry in its lane. */
-#define GS_CPU_LANES 2
-#define LANE_LOOP(lo, hi, BODY)                                                                    \
+enum { RT = GS_REDUCE_THREADS, RB = GS_REDUCE_BLOCKS };
+/* Entries per pack: 2 doubles or 4 floats (GS_REDUCE_PACK). */
+#define GS_PACK_double 2
+#define GS_PACK_float 4
+
+/* Blocks that hold packs of an n-entry reduction with packs of pk entries (0 when n is 0). */
+static GsInt red_blocks(GsInt n, int pk) {
+  const GsInt b = ((n + pk - 1) / pk + RT - 1) / RT;
+  return b < RB ? b : RB;
+}
+
+/* GsReduceTree (gsimpl.h) over v[0..RT), which it overwrites. */
+static double reduce_tree(double *v) {
+  for (int w = 0; w < RT; w += 32)
+    for (int off = 16; off > 0; off >>= 1)
+      for (int l = 0; l < off; l++)
+        v[w + l] += v[w + l + off];
+  double s[RT / 32];
+  for (int w = 0; w < RT / 32; w++)
+    s[w] = v[32 * w];
+  for (int off = RT / 64; off > 0; off >>= 1)
+    for (int l = 0; l < off; l++)
+      s[l] += s[l + off];
+  return s[0];
+}
+
+/* The result from the nb blocks' partials part[0..nb), as the last GPU block folds them. */
+static double reduce_fold(const double *part, GsInt nb) {
+  double u[RT];
+  for (int t = 0; t < RT; t++) {
+    double s = 0.0;
+    for (GsInt b = t; b < nb; b += RT)
+      s += part[b];
+    u[t] = s;
+  }
+  return reduce_tree(u);
+}
+
+/* Block loop of an n-entry reduction over packs of PK entries. OpenMP threads take groups of RG
+ * consecutive blocks (a group's packs are runs of RG * RT consecutive packs, one run every
+ * GS_REDUCE_LANES packs: long enough to stream). For each group: SETUP (declare and zero lane
+ * arrays of RG * RT doubles), then BODY for each entry i with its lane t in the group (block
+ * B0 + t / RT, lane t % RT), lane by lane and within a pack in entry order, then FINISH for each of
+ * the group's blocks B, whose lanes start at offset o (store the block's partials). */
+#define RG 8
+#define RED_BLOCKS(n, PK, SETUP, BODY, FINISH)                                                     \
   do {                                                                                             \
-    GsInt i0_ = (lo);                                                                              \
-    for (; i0_ + GS_CPU_LANES <= (hi); i0_ += GS_CPU_LANES)                                        \
-      for (int ln = 0; ln < GS_CPU_LANES; ln++) {                                                  \
-        const GsInt i = i0_ + ln;                                                                  \
-        BODY                                                                                       \
+    const GsInt nb_ = red_blocks(n, PK), ng_ = (nb_ + RG - 1) / RG;                                \
+    _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)") for (GsInt g_ = 0;        \
+                                                                              g_ < ng_; g_++) {    \
+      const GsInt B0_ = g_ * RG, B1_ = B0_ + RG < nb_ ? B0_ + RG : nb_;                            \
+      const GsInt span_ = (B1_ - B0_) * RT * (PK);                                                 \
+      SETUP                                                                                        \
+      for (GsInt i0_ = B0_ * RT * (PK); i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) {                \
+        const GsInt left_ = (n)-i0_;                                                               \
+        const int full_ = (int)((left_ < span_ ? left_ : span_) / (PK));                           \
+        for (int t = 0; t < full_; t++)                                                            \
+          for (int j_ = 0; j_ < (PK); j_++) {                                                      \
+            const GsInt i = i0_ + (GsInt)t * (PK) + j_;                                            \
+            BODY                                                                                   \
+          }                                                                                        \
+        if (left_ < span_) {                                                                       \
+          const int t = full_;                                                                     \
+          for (GsInt i = i0_ + (GsInt)t * (PK); i < (n); i++) {                                    \
+            BODY                                                                                   \
+          }                                                                                        \
+        }                                                                                          \
       }                                                                                            \
-    for (int ln = 0; i0_ < (hi); i0_++, ln++) {                                                    \
-      const GsInt i = i0_;                                                                         \
-      BODY                                                                                         \
+      for (GsInt B = B0_; B < B1_; B++) {                                                          \
+        const int o = (int)(B - B0_) * RT;                                                         \
+        FINISH                                                                                     \
+      }                                                                                            \
     }                                                                                              \
   } while (0)
-/* The lanes' total, in a fixed tree. */
-static inline double lane_total(const double *a) {
-  return a[0] + a[1];
-}
+#define GS_CPU_MDOT_GROUP 4
 
 static GsInt nchunks(GsInt n) {
   return (n + GS_CPU_CHUNK - 1) / GS_CPU_CHUNK;
@@ -72,17 +127,11 @@ void GsCpuCopy(GsInt n, const double *x, double *y) {
   }
 }
 
-/* Partial sums live in a scratch array of nchunks * nvals doubles; fold them in order. */
-static int alloc_partials(GsContext ctx, GsInt n, int nvals, double **part) {
-  GsCall(GsCpuScratch(ctx, (size_t)nchunks(n) * (size_t)nvals * sizeof **part, (void **)part));
+/* Partials: count doubles (RB per value for a reduction, value k of block B at k * RB + B; one per
+ * chunk for the inf-norm). */
+static int alloc_partials(GsContext ctx, GsInt count, double **part) {
+  GsCall(GsCpuScratch(ctx, (size_t)count * sizeof **part, (void **)part));
   return 0;
-}
-
-static double fold(const double *part, GsInt nc, int stride, int k) {
-  double s = 0;
-  for (GsInt c = 0; c < nc; c++)
-    s += part[c * stride + k];
-  return s;
 }
 
 static double fold_max(const double *part, GsInt nc) {
@@ -92,19 +141,24 @@ static double fold_max(const double *part, GsInt nc) {
   return s;
 }
 
-/* The entries lo..hi-1 of axpy_pair: r += (-a) q, s += r r over the new r and, when HW,
- * t += r (w r); when HX, x += a p. The sums take the same reduction clause with and without x, so
- * r, s and t come out the same bits (tests/test_vec.c checks it). */
-#define GS_CPU_PAIR_LOOP(T, HX, HW)                                                                \
-  LANE_LOOP(lo, hi, {                                                                              \
+/* The entry i of axpy_pair in lane t: r += (-a) q, s += r r over the new r and, when HW,
+ * u += r (w r); when HX, x += a p. */
+#define GS_CPU_PAIR_BODY(T, HX, HW)                                                                \
+  {                                                                                                \
     GS_IF(HX, const T xv = x[i] + ta * p[i];)                                                      \
     const T rv = r[i] + nta * q[i];                                                                \
     GS_IF(HW, const T z = w[i] * rv;)                                                              \
     GS_IF(HX, x[i] = xv;)                                                                          \
     r[i] = rv;                                                                                     \
-    s[ln] += (double)rv * rv;                                                                      \
-    GS_IF(HW, t[ln] += (double)rv * z;)                                                            \
-  })
+    s[t] += (double)rv * rv;                                                                       \
+    GS_IF(HW, u[t] += (double)rv * z;)                                                             \
+  }
+#define GS_CPU_PAIR_LOOP(T, HX, HW)                                                                \
+  RED_BLOCKS(n, GS_PACK_##T, double s[RG * RT] = {0}; double u[RG * RT] = {0};                     \
+             , GS_CPU_PAIR_BODY(T, HX, HW), {                                                      \
+               part[B] = reduce_tree(s + o);                                                       \
+               part[RB + B] = reduce_tree(u + o);                                                  \
+             })
 
 /* The entries of pw_mult_aypx: y = m + beta y with m = w x (HW) or x; z += a y when HZ; no beta
  * term when HB is 0. Each entry is loaded before any store (w or x may be y); ta and tb are the
@@ -158,86 +212,82 @@ static double fold_max(const double *part, GsInt nc) {
     OMP_FOR for (GsInt i = 0; i < n; i++) x[i] =                                                   \
         GsRandomClamp_##T(lo + span * GsRandomUniform(seed, (uint64_t)i), lo, hi);                 \
   }                                                                                                \
-  /* part[c*nv + k] = sum over chunk c of x . y[k] */                                              \
+  /* part[k * RB + B] = block B's sum of x . y[k]; x is read once per GS_CPU_MDOT_GROUP vectors */ \
   static void mdot_##S(GsInt n, const T *x, int nv, const void *const *y, double *part) {          \
-    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
-      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
-      for (int k = 0; k < nv; k++) {                                                               \
-        const T *yk = (const T *)y[k];                                                             \
-        double s[GS_CPU_LANES] = {0};                                                              \
-        LANE_LOOP(lo, hi, { s[ln] += (double)x[i] * yk[i]; });                                     \
-        part[c * nv + k] = lane_total(s);                                                          \
-      }                                                                                            \
+    for (int k0 = 0; k0 < nv; k0 += GS_CPU_MDOT_GROUP) {                                           \
+      const int m = nv - k0 < GS_CPU_MDOT_GROUP ? nv - k0 : GS_CPU_MDOT_GROUP;                     \
+      const T *yk[GS_CPU_MDOT_GROUP];                                                              \
+      for (int k = 0; k < m; k++)                                                                  \
+        yk[k] = (const T *)y[k0 + k];                                                              \
+      RED_BLOCKS(n, GS_PACK_##T, double s[GS_CPU_MDOT_GROUP][RG * RT]; memset(s, 0, sizeof s);     \
+                 , for (int k = 0; k < m; k++) s[k][t] += (double)x[i] * yk[k][i];, {              \
+                   for (int k = 0; k < m; k++)                                                     \
+                     part[(GsInt)(k0 + k) * RB + B] = reduce_tree(s[k] + o);                       \
+                 });                                                                               \
     }                                                                                              \
   }                                                                                                \
-  /* part[c] = sum |x| (type 1), sum x^2 (type 2) or max |x| (inf) over chunk c */                 \
+  /* part[B] = block B's sum |x| (type 1) or sum x^2 (type 2); max |x| of chunk B (inf) */         \
   static void norm_##S(GsInt n, const T *x, GsNormType type, double *part) {                       \
-    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
-      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
-      double s = 0, l[GS_CPU_LANES] = {0};                                                         \
-      if (type == GS_NORM_INF) {                                                                   \
+    if (type == GS_NORM_INF) {                                                                     \
+      OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                             \
+        GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                         \
+        double s = 0;                                                                              \
         int nan = 0;                                                                               \
         SIMD_MAX(s, nan) for (GsInt i = lo; i < hi; i++) {                                         \
           double a = fabs((double)x[i]);                                                           \
           s = a > s ? a : s;                                                                       \
           nan |= a != a;                                                                           \
         }                                                                                          \
-        if (nan) s = NAN;                                                                          \
-      } else if (type == GS_NORM_1) {                                                              \
-        LANE_LOOP(lo, hi, { l[ln] += fabs((double)x[i]); });                                       \
-        s = lane_total(l);                                                                         \
-      } else {                                                                                     \
-        LANE_LOOP(lo, hi, { l[ln] += (double)x[i] * x[i]; });                                      \
-        s = lane_total(l);                                                                         \
+        part[c] = nan ? NAN : s;                                                                   \
       }                                                                                            \
-      part[c] = s;                                                                                 \
+    } else if (type == GS_NORM_1) {                                                                \
+      RED_BLOCKS(                                                                                  \
+          n, GS_PACK_##T, double s[RG * RT] = {0};                                                 \
+          , { s[t] += fabs((double)x[i]); }, { part[B] = reduce_tree(s + o); });                   \
+    } else {                                                                                       \
+      RED_BLOCKS(                                                                                  \
+          n, GS_PACK_##T, double s[RG * RT] = {0};                                                 \
+          , { s[t] += (double)x[i] * x[i]; }, { part[B] = reduce_tree(s + o); });                  \
     }                                                                                              \
   }                                                                                                \
   static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part) {                   \
     const T ta = (T)a;                                                                             \
-    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
-      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
-      double s[GS_CPU_LANES] = {0};                                                                \
-      LANE_LOOP(lo, hi, {                                                                          \
-        T v = y[i] + ta * x[i];                                                                    \
-        y[i] = v;                                                                                  \
-        s[ln] += (double)v * v;                                                                    \
-      });                                                                                          \
-      part[c] = lane_total(s);                                                                     \
-    }                                                                                              \
+    RED_BLOCKS(                                                                                    \
+        n, GS_PACK_##T, double s[RG * RT] = {0};,                                                  \
+                                                {                                                  \
+                                                  const T v = y[i] + ta * x[i];                    \
+                                                  y[i] = v;                                        \
+                                                  s[t] += (double)v * v;                           \
+                                                },                                                 \
+                                                { part[B] = reduce_tree(s + o); });                \
   }                                                                                                \
   static void dot_norm2_##S(GsInt n, const T *x, const T *y, double *part) {                       \
-    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
-      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
-      double d[GS_CPU_LANES] = {0}, s[GS_CPU_LANES] = {0};                                         \
-      LANE_LOOP(lo, hi, {                                                                          \
-        d[ln] += (double)x[i] * y[i];                                                              \
-        s[ln] += (double)y[i] * y[i];                                                              \
-      });                                                                                          \
-      part[2 * c] = lane_total(d);                                                                 \
-      part[2 * c + 1] = lane_total(s);                                                             \
-    }                                                                                              \
+    RED_BLOCKS(                                                                                    \
+        n, GS_PACK_##T, double d[RG * RT] = {0}; double s[RG * RT] = {0};                          \
+        ,                                                                                          \
+        {                                                                                          \
+          d[t] += (double)x[i] * y[i];                                                             \
+          s[t] += (double)y[i] * y[i];                                                             \
+        },                                                                                         \
+        {                                                                                          \
+          part[B] = reduce_tree(d + o);                                                            \
+          part[RB + B] = reduce_tree(s + o);                                                       \
+        });                                                                                        \
   }                                                                                                \
-  /* part[2c] = sum r r and part[2c + 1] = sum r (w r) over chunk c of the new r (w NULL: only     \
-   * the first); x NULL: no x += a p. Every load of entry i comes before its stores: p, q, w may   \
-   * alias x or r. */                                                                              \
+  /* part[B] = block B's sum r r and part[RB + B] its sum r (w r) of the new r (w NULL: only the   \
+   * first); x NULL: no x += a p. Every load of entry i comes before its stores: p, q, w may alias \
+   * x or r. */                                                                                    \
   static void axpy_pair_##S(GsInt n, T *x, T *r, double a, const T *p, const T *q, const T *w,     \
                             double *part) {                                                        \
     const T ta = (T)a, nta = -ta;                                                                  \
-    OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                               \
-      GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                           \
-      double s[GS_CPU_LANES] = {0}, t[GS_CPU_LANES] = {0};                                         \
-      if (w && x) {                                                                                \
-        GS_CPU_PAIR_LOOP(T, 1, 1);                                                                 \
-      } else if (w) {                                                                              \
-        GS_CPU_PAIR_LOOP(T, 0, 1);                                                                 \
-      } else if (x) {                                                                              \
-        GS_CPU_PAIR_LOOP(T, 1, 0);                                                                 \
-      } else {                                                                                     \
-        GS_CPU_PAIR_LOOP(T, 0, 0);                                                                 \
-      }                                                                                            \
-      part[2 * c] = lane_total(s);                                                                 \
-      part[2 * c + 1] = lane_total(t);                                                             \
+    if (w && x) {                                                                                  \
+      GS_CPU_PAIR_LOOP(T, 1, 1);                                                                   \
+    } else if (w) {                                                                                \
+      GS_CPU_PAIR_LOOP(T, 0, 1);                                                                   \
+    } else if (x) {                                                                                \
+      GS_CPU_PAIR_LOOP(T, 1, 0);                                                                   \
+    } else {                                                                                       \
+      GS_CPU_PAIR_LOOP(T, 0, 0);                                                                   \
     }                                                                                              \
   }                                                                                                \
   /* y = m + beta y with m = w x stored to T first, as AXPBY(y, 1, beta, m) computes it, and, when \
@@ -349,10 +399,11 @@ static int k_set_random(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t
 static int k_mdot(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
                   const void *const *y, double *r) {
   double *part = NULL;
-  GsCall(alloc_partials(ctx, n, nv, &part));
+  GsCall(alloc_partials(ctx, (GsInt)RB * nv, &part));
   DISPATCH(dt, mdot_d(n, x, nv, y, part), mdot_f(n, x, nv, y, part));
+  const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
   for (int k = 0; k < nv; k++)
-    r[k] = fold(part, nchunks(n), nv, k);
+    r[k] = reduce_fold(part + (GsInt)k * RB, nb);
   return 0;
 }
 
@@ -364,12 +415,12 @@ static int k_dot(GsContext ctx, GsDataType dt, GsInt n, const void *x, const voi
 static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type,
                   double *r) {
   double *part = NULL;
-  GsCall(alloc_partials(ctx, n, 1, &part));
+  GsCall(alloc_partials(ctx, type == GS_NORM_INF ? nchunks(n) + 1 : RB, &part));
   DISPATCH(dt, norm_d(n, x, type, part), norm_f(n, x, type, part));
   if (type == GS_NORM_INF)
     *r = fold_max(part, nchunks(n));
   else
-    *r = fold(part, nchunks(n), 1, 0);
+    *r = reduce_fold(part, red_blocks(n, GS_REDUCE_PACK(dt)));
   if (type == GS_NORM_2) *r = sqrt(*r);
   return 0;
 }
@@ -377,19 +428,20 @@ static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormTy
 static int k_axpy_norm(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, void *y,
                        double *nrm) {
   double *part = NULL;
-  GsCall(alloc_partials(ctx, n, 1, &part));
+  GsCall(alloc_partials(ctx, RB, &part));
   DISPATCH(dt, axpy_norm_d(n, a, x, y, part), axpy_norm_f(n, a, x, y, part));
-  *nrm = sqrt(fold(part, nchunks(n), 1, 0));
+  *nrm = sqrt(reduce_fold(part, red_blocks(n, GS_REDUCE_PACK(dt))));
   return 0;
 }
 
 static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
                        double *dot, double *nrm2) {
   double *part = NULL;
-  GsCall(alloc_partials(ctx, n, 2, &part));
+  GsCall(alloc_partials(ctx, 2 * RB, &part));
   DISPATCH(dt, dot_norm2_d(n, x, y, part), dot_norm2_f(n, x, y, part));
-  *dot = fold(part, nchunks(n), 2, 0);
-  *nrm2 = fold(part, nchunks(n), 2, 1);
+  const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
+  *dot = reduce_fold(part, nb);
+  *nrm2 = reduce_fold(part + RB, nb);
   return 0;
 }
 
@@ -405,10 +457,11 @@ static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, 
                        const GsDevScalars *ds) {
   double *part = NULL;
   if (ds && ds->anum && !dev_ratio(ds->anum, ds->aden, &a)) return 0;
-  GsCall(alloc_partials(ctx, n, 2, &part));
+  GsCall(alloc_partials(ctx, 2 * RB, &part));
   DISPATCH(dt, axpy_pair_d(n, x, r, a, p, q, w, part), axpy_pair_f(n, x, r, a, p, q, w, part));
-  *rr = fold(part, nchunks(n), 2, 0);
-  *rwr = w ? fold(part, nchunks(n), 2, 1) : *rr;
+  const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
+  *rr = reduce_fold(part, nb);
+  *rwr = w ? reduce_fold(part + RB, nb) : *rr;
   if (ds && ds->res) {
     ds->res[0] = *rr;
     if (w) ds->res[1] = *rwr;

@@ -17,7 +17,8 @@
  * __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM), which caps its registers so that this
  * many blocks are resident on one SM at once. Launching at most launch_blocks = SMs *
  * GS_CUDA_BLOCKS_PER_SM blocks therefore gives one balanced wave whose threads stride over the
- * vector: no tail wave, and a fixed grid for reductions (which makes them reproducible). Each
+ * vector: no tail wave. Reductions run the grid of the reduction order instead (gsimpl.h: at most
+ * GS_REDUCE_BLOCKS blocks, one thread a lane, whatever the device), one wave on an H200. Each
  * thread keeps about 64 bytes of loads in flight (16-byte loads, unrolled), i.e. 64 KiB per SM,
  * well above what latency x bandwidth asks of an H100/H200 SM (~32 KiB). (mdot over 4 to 8
  * vectors needs more registers and runs 2 blocks per SM; see vec.cu.) */
@@ -26,6 +27,9 @@
 #define GS_CUDA_BLOCKS_PER_SM 4
 /* Most values one reduction kernel produces (an mdot group). */
 #define GS_CUDA_MAX_NV 8
+#if GS_CUDA_THREADS != GS_REDUCE_THREADS
+#error "a reduction block is a block of the reduction order (gsimpl.h)"
+#endif
 
 /* Tensor maps a context keeps (staged banded solves: 7 arrays a batch, two batches). */
 #define GS_CUDA_TMA_CACHE 16
@@ -147,10 +151,10 @@ static inline int GsCudaBegin(GsContext ctx, GsCudaContext **cc) {
 
 /* ---- Reductions ------------------------------------------------------------------------------ */
 
-/* Kernels that reduce (vec.cu, and SpMV fused with a dot in mat.cu) run at most launch_blocks
- * blocks of GS_CUDA_THREADS threads (partials has GS_CUDA_MAX_NV slots per block) and end with
- * GsReduceFinish: the grid is fixed by the size and the device and every sum is taken in a fixed
- * order, so the result is bitwise reproducible. */
+/* Kernels that reduce (vec.cu, and SpMV fused with a dot in mat.cu) run the grid of the reduction
+ * order (gsimpl.h), at most GS_REDUCE_BLOCKS blocks of GS_CUDA_THREADS threads, one thread a lane
+ * (partials has GS_CUDA_MAX_NV slots per block), and end with GsReduceFinish, which adds the lanes
+ * in the order gsimpl.h writes down: the same bits as the CPU back end. */
 #ifdef __CUDACC__
 /* Max that keeps a NaN from either side, as the CPU's fold does: a NaN shows in the inf-norm. */
 static __device__ __forceinline__ double GsMaxNan(double a, double b) {
@@ -242,6 +246,11 @@ static inline int GsFetchResults(GsContext ctx, GsCudaContext *cc, int nv, doubl
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Grid of a reduction over n entries of type dt (the blocks of the reduction order that hold
+ * packs); x . y of n doubles into result (device memory), queued on the stream (vec.cu). */
+GS_INTERN unsigned int GsReduceGrid(GsInt n, GsDataType dt);
+GS_INTERN int GsCudaDotToDevice(GsContext ctx, GsCudaContext *cc, GsInt n, const double *x,
+                                const double *y, double *result);
 /* Fill the vector kernel table (vec.cu). */
 GS_INTERN void GsCudaFillVecKernels(GsVecKernels *k);
 /* Fill the banded kernel table (banded.cu). */

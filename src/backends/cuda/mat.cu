@@ -21,9 +21,13 @@
  * (__ldcs): it streams through L2 without pushing out x, which is gathered many times (H200,
  * 7-point 256^3 with SELL: 84.7 -> 92.5% of copy; power law 2^22 with merge: 670 -> 580 us).
  *
- * CSR and SELL can also return x . y from the same pass (the dot of CG's p . Ap): the kernels then
- * stride over the rows with a fixed grid and finish with GsReduceFinish. x is read through the
- * read-only cache, except by the merge kernel (see there). */
+ * Every kernel but merge and hybrid sums a row in the order of the matrix's group G (matimpl.h), as
+ * the CPU back end does, and no multiply-add is fused (built --fmad=false): the products are the
+ * CPU's bits. SELL without a row permutation also returns x . y from the same pass (the dot of CG's
+ * p . Ap), one thread a lane of the reduction order (gsimpl.h) taking rows two by two; otherwise
+ * the dot kernel follows the product. Either way the dot is GsVecDot's bits, left on the device
+ * for GsDevScalars. x is read through the read-only cache, except by the merge kernel (see there).
+ */
 #include <string.h>
 
 #include "cudaimpl.h"
@@ -36,7 +40,7 @@ typedef struct {
   double alpha, beta;
   const double *x;
   double *y;
-  int dot; /* also x . y into result (partials, counter: the context's reduction buffers) */
+  int dot; /* SELL: also x . y into result (partials, counter: the context's reduction buffers) */
   double *partials;
   unsigned int *counter;
   double *result;
@@ -53,8 +57,9 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
                   const double *__restrict__ val, int gshift, GsSpMVArgs a) {
   const int lane = (int)(threadIdx.x & 31), G = 1 << gshift, g = lane & (G - 1);
   const GsInt stride = (GsInt)gridDim.x * blockDim.x, total = m << gshift;
-  double acc = 0;
-  /* Whole warps go round the loop together, so that every lane takes part in the shuffles. */
+  /* Whole warps go round the loop together, so that every lane takes part in the shuffles. Lane g
+   * of a row's group is the row's partial sum g of the order matimpl.h fixes, and the xor tree
+   * adds them pairwise as it says. */
   for (GsInt w = (GsInt)blockIdx.x * blockDim.x + threadIdx.x - lane; w < total; w += stride) {
     const GsInt row = (w + lane) >> gshift;
     double s = 0;
@@ -65,42 +70,140 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
     }
     for (int off = G / 2; off > 0; off >>= 1)
       s += __shfl_xor_sync(0xffffffffu, s, off, G);
-    if (row < m && g == 0) {
-      const double v = GsSpMVStore(&a, row, s);
-      if (a.dot) acc += __ldg(a.x + row) * v;
-    }
+    if (row < m && g == 0) GsSpMVStore(&a, row, s);
   }
-  if (a.dot) GsReduceFinish(&acc, 1, 0, a.partials, a.counter, a.result);
 }
 
-/* SELL-C-sigma with C = 2^cshift (cshift >= 0), or any C (cshift < 0: ELL, one slice of m rows),
- * so that the common case divides by shifts. */
-static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SPMV_BLOCKS_PER_SM)
-    gs_spmv_sell_k(GsInt m, GsInt C, int cshift, const GsInt *__restrict__ sp,
-                   const int *__restrict__ perm, const int *__restrict__ col,
-                   const double *__restrict__ val, GsSpMVArgs a) {
-  const GsInt stride = (GsInt)gridDim.x * blockDim.x;
-  double acc = 0;
-  for (GsInt p = (GsInt)blockIdx.x * blockDim.x + threadIdx.x; p < m; p += stride) {
-    const GsInt s = cshift >= 0 ? p >> cshift : p / C, b0 = sp[s], b1 = sp[s + 1];
-    const int width = (int)(cshift >= 0 ? (b1 - b0) >> cshift : (b1 - b0) / C);
-    const int *cp = col + b0 + (p - s * C);
-    const double *vp = val + b0 + (p - s * C);
-    double sum = 0;
-#pragma unroll 4
-    for (int j = 0; j < width; j++) {
-      const int c = __ldcs(cp);
-      const double v = __ldcs(vp);
-      cp += C;
-      vp += C;
-      if (c >= 0) sum += v * __ldg(a.x + c); /* padding has column -1 */
-    }
-    const GsInt row = perm ? perm[p] : p;
-    const double v = GsSpMVStore(&a, row, sum);
-    if (a.dot) acc += __ldg(a.x + row) * v;
+/* SELL rows in the order of group G (matimpl.h): NR rows (1 or 2, of one slice, so of one width)
+ * whose entries start at cp[r], vp[r] with stride C; entry j goes to partial sum j % G, padding
+ * (column -1) is skipped, and the partial sums are added pairwise. G is a constant in each kernel,
+ * so the sums stay in registers; two rows keep two gathers of x in flight for each entry. */
+#define GS_SELL_ENTRY(r, g)                                                                        \
+  do {                                                                                             \
+    const int c_ = __ldcs(c##r);                                                                   \
+    const double v_ = __ldcs(v##r);                                                                \
+    c##r += C;                                                                                     \
+    v##r += C;                                                                                     \
+    if (c_ >= 0) s[r][g] += v_ * __ldg(x + c_);                                                    \
+  } while (0)
+/* About 4 entries of one row in flight a trip. */
+#define GS_SELL_UNROLL_1 "unroll 4"
+#define GS_SELL_UNROLL_2 "unroll 2"
+#define GS_SELL_UNROLL_4 "unroll 1"
+#define GS_SELL_UNROLL_8 "unroll 1"
+#define GS_SELL_UNROLL_16 "unroll 1"
+#define GS_SELL_UNROLL_32 "unroll 1"
+#define GS_DEFINE_SELL_ROWS(G)                                                                     \
+  static __device__ __forceinline__ void gs_sell_rows_g##G(                                        \
+      int NR, const int *const *cp, const double *const *vp, GsInt C, int width,                   \
+      const double *__restrict__ x, double *out) {                                                 \
+    double s[2][G];                                                                                \
+    _Pragma("unroll") for (int r = 0; r < 2; r++) _Pragma("unroll") for (int g = 0; g < (G); g++)  \
+        s[r][g] = 0.0;                                                                             \
+    const int *c0 = cp[0], *c1 = cp[1];                                                            \
+    const double *v0 = vp[0], *v1 = vp[1];                                                         \
+    int j = 0; /* a multiple of G, so entry j + g is partial sum g */                              \
+    if (NR == 2) {                                                                                 \
+      _Pragma("unroll 2") for (; j + (G) <= width; j += (G))                                       \
+          _Pragma("unroll") for (int g = 0; g < (G); g++) {                                        \
+        GS_SELL_ENTRY(0, g);                                                                       \
+        GS_SELL_ENTRY(1, g);                                                                       \
+      }                                                                                            \
+      _Pragma("unroll") for (int g = 0; g < (G); g++) if (j + g < width) {                         \
+        GS_SELL_ENTRY(0, g);                                                                       \
+        GS_SELL_ENTRY(1, g);                                                                       \
+      }                                                                                            \
+    } else {                                                                                       \
+      _Pragma(GS_SELL_UNROLL_##G) for (; j + (G) <= width; j += (G))                               \
+          _Pragma("unroll") for (int g = 0; g < (G); g++) GS_SELL_ENTRY(0, g);                     \
+      _Pragma("unroll") for (int g = 0; g < (G); g++) if (j + g < width) GS_SELL_ENTRY(0, g);      \
+    }                                                                                              \
+    _Pragma("unroll") for (int r = 0; r < 2; r++) {                                                \
+      _Pragma("unroll") for (int off = (G) / 2; off > 0; off >>= 1)                                \
+          _Pragma("unroll") for (int l = 0; l < off; l++) s[r][l] += s[r][l + off];                \
+      out[r] = s[r][0];                                                                            \
+    }                                                                                              \
   }
-  if (a.dot) GsReduceFinish(&acc, 1, 0, a.partials, a.counter, a.result);
-}
+
+/* Position p's slice, width and first entry; C = 2^cshift (cshift >= 0) or any C (cshift < 0: ELL,
+ * one slice of m rows), so that the common case divides by shifts. */
+#define GS_SELL_LOCATE(p, w, cpo, vpo)                                                             \
+  do {                                                                                             \
+    const GsInt s_ = cshift >= 0 ? (p) >> cshift : (p) / C, b0_ = sp[s_], b1_ = sp[s_ + 1];        \
+    (w) = (int)(cshift >= 0 ? (b1_ - b0_) >> cshift : (b1_ - b0_) / C);                            \
+    (cpo) = col + b0_ + ((p)-s_ * C);                                                              \
+    (vpo) = val + b0_ + ((p)-s_ * C);                                                              \
+  } while (0)
+
+/* SELL-C-sigma, one thread a position, and SELL with x . y (no permutation: positions are rows):
+ * thread GS_TID is lane GS_TID of the reduction order (gsimpl.h) and takes the row pairs 2b,
+ * 2b + 1 of its packs b, so that the dot is the one GsVecDot gives. Registers grow with G, so the
+ * kernels for larger G ask for fewer blocks per SM. */
+#define GS_SELL_MINB(G) ((G) <= 2 ? GS_SPMV_BLOCKS_PER_SM : (G) == 4 ? 6 : (G) == 8 ? 4 : 2)
+#define GS_SELL_DOT_MINB(G) ((G) <= 4 ? 4 : (G) <= 8 ? 2 : 1)
+#define GS_DEFINE_SELL(G)                                                                          \
+  GS_DEFINE_SELL_ROWS(G)                                                                           \
+  static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SELL_MINB(G))                       \
+      gs_spmv_sell_g##G##_k(GsInt m, GsInt C, int cshift, const GsInt *__restrict__ sp,            \
+                            const int *__restrict__ perm, const int *__restrict__ col,             \
+                            const double *__restrict__ val, GsSpMVArgs a) {                        \
+    const GsInt stride = (GsInt)gridDim.x * blockDim.x;                                            \
+    const double *__restrict__ x = a.x;                                                            \
+    for (GsInt p = (GsInt)blockIdx.x * blockDim.x + threadIdx.x; p < m; p += stride) {             \
+      const int *cp[2] = {NULL, NULL};                                                             \
+      const double *vp[2] = {NULL, NULL};                                                          \
+      int width;                                                                                   \
+      GS_SELL_LOCATE(p, width, cp[0], vp[0]);                                                      \
+      double out[2];                                                                               \
+      gs_sell_rows_g##G(1, cp, vp, C, width, x, out);                                              \
+      GsSpMVStore(&a, perm ? perm[p] : p, out[0]);                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static __global__ void __launch_bounds__(GS_SPMV_THREADS, GS_SELL_DOT_MINB(G))                   \
+      gs_spmv_sell_dot_g##G##_k(GsInt m, GsInt C, int cshift, const GsInt *__restrict__ sp,        \
+                                const int *__restrict__ perm, const int *__restrict__ col,         \
+                                const double *__restrict__ val, GsSpMVArgs a) {                    \
+    (void)perm;                                                                                    \
+    const double *__restrict__ x = a.x;                                                            \
+    double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
+    for (GsInt b = GS_TID_; b < (m + 1) / 2; b += GS_REDUCE_LANES) {                               \
+      const GsInt r0 = 2 * b, r1 = r0 + 1;                                                         \
+      const int *cp[2] = {NULL, NULL};                                                             \
+      const double *vp[2] = {NULL, NULL};                                                          \
+      int w0, w1 = -1;                                                                             \
+      GS_SELL_LOCATE(r0, w0, cp[0], vp[0]);                                                        \
+      if (r1 < m) GS_SELL_LOCATE(r1, w1, cp[1], vp[1]);                                            \
+      double out[2];                                                                               \
+      if (w1 == w0) {                                                                              \
+        gs_sell_rows_g##G(2, cp, vp, C, w0, x, out);                                               \
+      } else {                                                                                     \
+        gs_sell_rows_g##G(1, cp, vp, C, w0, x, out);                                               \
+        if (r1 < m) {                                                                              \
+          double o1[2];                                                                            \
+          gs_sell_rows_g##G(1, cp + 1, vp + 1, C, w1, x, o1);                                      \
+          out[1] = o1[0];                                                                          \
+        }                                                                                          \
+      }                                                                                            \
+      acc[0] += __ldg(x + r0) * GsSpMVStore(&a, r0, out[0]);                                       \
+      if (r1 < m) acc[0] += __ldg(x + r1) * GsSpMVStore(&a, r1, out[1]);                           \
+    }                                                                                              \
+    GsReduceFinish(acc, 1, 0, a.partials, a.counter, a.result);                                    \
+  }
+#define GS_TID_ ((GsInt)blockIdx.x * blockDim.x + threadIdx.x)
+GS_DEFINE_SELL(1)
+GS_DEFINE_SELL(2)
+GS_DEFINE_SELL(4)
+GS_DEFINE_SELL(8)
+GS_DEFINE_SELL(16)
+GS_DEFINE_SELL(32)
+typedef void (*GsSellKernel)(GsInt, GsInt, int, const GsInt *, const int *, const int *,
+                             const double *, GsSpMVArgs);
+/* [dot][log2 G] */
+static const GsSellKernel gs_spmv_sell_t[2][6] = {
+    {gs_spmv_sell_g1_k, gs_spmv_sell_g2_k, gs_spmv_sell_g4_k, gs_spmv_sell_g8_k, gs_spmv_sell_g16_k,
+     gs_spmv_sell_g32_k},
+    {gs_spmv_sell_dot_g1_k, gs_spmv_sell_dot_g2_k, gs_spmv_sell_dot_g4_k, gs_spmv_sell_dot_g8_k,
+     gs_spmv_sell_dot_g16_k, gs_spmv_sell_dot_g32_k}};
 
 /* ---- Merge path --------------------------------------------------------------------------------
  */
@@ -273,23 +376,29 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
   a.beta = beta;
   a.x = x;
   a.y = y;
-  /* The partials hold GS_CUDA_MAX_NV values per vector-kernel block: room for one value from each
-   * of the SpMV kernels' blocks (GS_SPMV_BLOCKS_PER_SM <= GS_CUDA_MAX_NV * GS_CUDA_BLOCKS_PER_SM).
-   */
-  a.dot = xy != NULL && (A->kernel == GS_SPMV_CSR || A->kernel == GS_SPMV_SELL);
+  /* x . y from the SELL pass itself when positions are rows (no permutation), else by the dot
+   * kernel after the product; either way in the reduction order, as GsVecDot gives it. */
+  const int want = xy != NULL;
+  a.dot = want && A->kernel == GS_SPMV_SELL && A->sell_perm == NULL;
   a.partials = cc->partials;
   a.counter = cc->counter;
   /* the dot straight to the caller's scalars, or to the context's results for the host */
-  a.result = a.dot && ds && ds->res ? ds->res : cc->results;
+  double *result = want && ds && ds->res ? ds->res : cc->results;
+  a.result = result;
+  int gshift = 0; /* the group is a power of two up to 32 (the front end checks) */
+  while ((1 << gshift) < A->group && gshift < 5)
+    gshift++;
   if (A->kernel == GS_SPMV_SELL || A->kernel == GS_SPMV_HYBRID) {
     int cshift = 0;
     while (((GsInt)1 << cshift) < A->sell_c)
       cshift++;
     if (((GsInt)1 << cshift) != A->sell_c) cshift = -1;
     if (A->sell_m > 0) {
-      gs_spmv_sell_k<<<spmv_grid(cc, A->sell_m), GS_SPMV_THREADS, 0, cc->stream>>>(
+      const unsigned int grid =
+          a.dot ? GsReduceGrid(A->sell_m, GS_DOUBLE) : spmv_grid(cc, A->sell_m);
+      gs_spmv_sell_t[a.dot][gshift]<<<grid, GS_SPMV_THREADS, 0, cc->stream>>>(
           A->sell_m, A->sell_c, cshift, A->sell_ptr, A->sell_perm, A->sell_col, A->sell_val, a);
-      GsCheckLaunchCuda(ctx, "gs_spmv_sell_k");
+      GsCheckLaunchCuda(ctx, a.dot ? "gs_spmv_sell_dot_k" : "gs_spmv_sell_k");
     }
   }
   if ((A->kernel == GS_SPMV_MERGE || A->kernel == GS_SPMV_HYBRID) && A->merge_m > 0) {
@@ -306,15 +415,13 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_fix_k");
   }
   if (A->kernel == GS_SPMV_CSR) {
-    int gshift = 0; /* the group is a power of two up to 32 (the front end checks) */
-    while ((1 << gshift) < A->group && gshift < 5)
-      gshift++;
     gs_spmv_csr_k<<<spmv_grid(cc, A->m << gshift), GS_SPMV_THREADS, 0, cc->stream>>>(
         A->m, A->rowptr32, A->col, A->val, gshift, a);
     GsCheckLaunchCuda(ctx, "gs_spmv_csr_k");
   }
-  if (a.dot) {
-    if (a.result == cc->results) GsCall(GsFetchResults(ctx, cc, 1, xy));
+  if (want) {
+    if (!a.dot) GsCall(GsCudaDotToDevice(ctx, cc, A->m, x, y, result));
+    if (result == cc->results) GsCall(GsFetchResults(ctx, cc, 1, xy));
     *fused = 1;
   }
   return 0;

@@ -29,17 +29,17 @@
  *   tail. An array wrapped by the user at an odd offset takes a scalar (W = 1) instance of the
  *   same kernel.
  * - Each thread issues all loads of U packs before using any, so several loads are in flight.
- * - A reduction is one kernel: per-thread accumulation in double, warp shuffles, then shared
- *   memory; each block writes its partials, and the last block to finish (threadfence +
- *   atomicInc) folds them in block order. The grid depends only on n and the device, and every
- *   sum is taken in a fixed order, so results are bitwise reproducible whether or not
- *   ctx->deterministic is set. The fold costs one block reading a few thousand doubles, so
- *   atomics would gain nothing.
- *
+ * - A reduction is one kernel in the reduction order of gsimpl.h, the same on every device and the
+ *   CPU back end: one thread a lane (at most GS_REDUCE_BLOCKS blocks, one wave on an H200), each
+ *   adding its 16-byte packs in order in double, then warp shuffles and shared memory; each block
+ *   writes its partial, and the last block to finish (threadfence + atomicInc) folds them in block
+ *   order. So results are the CPU back end's bits, on any device; the fold costs one block reading
+ *   at most 512 doubles, so atomics would gain nothing.
  * Element-wise operations compute in the element type, with the scalars rounded to it, as the CPU
- * back end does; reductions convert each entry to double first. Kernels are written once as macros
- * over (element type, pack width) and stamped out for double, float and their scalar fallbacks
- * (the code base is C-style; no templates). */
+ * back end does, and no multiply-add is fused (this file is built --fmad=false): every entry is the
+ * CPU back end's bits. Reductions convert each entry to double first. Kernels are written once as
+ * macros over (element type, pack width) and stamped out for double, float and their scalar
+ * fallbacks (the code base is C-style; no templates). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -188,6 +188,38 @@ static const GsStreamKernel gs_k_convert[2][2] = {{gs_k_d2f_1, gs_k_d2f_2},
 
 /* ---- Reductions ------------------------------------------------------------------------------ */
 
+/* The reduction order of gsimpl.h: thread GS_TID is lane GS_TID and takes the packs b = GS_TID,
+ * GS_TID + GS_REDUCE_LANES, ... (16 bytes: GsRPack), then the short last pack of n % GS_RPACK
+ * entries if the lane has it; GsReduceFinish adds the lanes. Kernels of load width W = GS_RPACK
+ * load a pack at once; W = 1 (an array at an odd offset) loads its entries one by one, in the same
+ * lanes, so that the sums are the same. */
+typedef GsPack_double_2 GsRPack_double;
+typedef GsPack_float_4 GsRPack_float;
+#define GS_RPACK_double 2
+#define GS_RPACK_float 4
+/* dst (a GsRPack_T) = pack i of the T array src, or the same into pack i of dst (a T array). */
+#define GS_LDP(T, W, dst, src, i)                                                                  \
+  do {                                                                                             \
+    if ((W) == GS_RPACK_##T) {                                                                     \
+      (dst).v = ((const GsRPack_##T *)(src))[i].v;                                                 \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int c_ = 0; c_ < GS_RPACK_##T; c_++)(dst).e[c_] =                     \
+          ((const T *)(src))[(i)*GS_RPACK_##T + c_];                                               \
+    }                                                                                              \
+  } while (0)
+#define GS_STP(T, W, dst, src, i)                                                                  \
+  do {                                                                                             \
+    if ((W) == GS_RPACK_##T) {                                                                     \
+      ((GsRPack_##T *)(dst))[i].v = (src).v;                                                       \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int c_ = 0; c_ < GS_RPACK_##T;                                        \
+                             c_++)((T *)(dst))[(i)*GS_RPACK_##T + c_] = (src).e[c_];               \
+    }                                                                                              \
+  } while (0)
+/* Whether this thread's lane has the short last pack (np full packs): it comes after the lane's
+ * full packs, the highest entries. */
+#define GS_HAS_TAIL(T, n, np) ((n) % GS_RPACK_##T != 0 && GS_TID == (np) % GS_REDUCE_LANES)
+
 typedef struct {
   const void *x;
   const void *y[GS_CUDA_MAX_NV];
@@ -206,40 +238,38 @@ typedef void (*GsReduceKernel)(GsInt, GsReduceArgs);
 #define GS_DEFINE_REDUCE(NAME, T, W, HY, NACC, STORE, ISMAX, ELEM)                                 \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsReduceArgs a) {                                                              \
-    enum { U = GS_UNROLL(1 + HY, W) };                                                             \
-    const GsPack_##T##_##W *xp = (const GsPack_##T##_##W *)a.x;                                    \
-    GS_IF(HY, const GsPack_##T##_##W *yp = (const GsPack_##T##_##W *)a.y[0];)                      \
-    GS_IF(STORE, GsPack_##T##_##W *wp = (GsPack_##T##_##W *)a.w;)                                  \
+    enum { U = GS_UNROLL(1 + HY, 2) };                                                             \
+    typedef GsRPack_##T P;                                                                         \
     double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
-    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
-    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
-      GsPack_##T##_##W px[U];                                                                      \
-      GS_IF(HY, GsPack_##T##_##W py[U];)                                                           \
+    const GsInt np = n / GS_RPACK_##T, L = GS_REDUCE_LANES;                                        \
+    for (GsInt b = GS_TID; b < np; b += U * L) {                                                   \
+      P px[U];                                                                                     \
+      GS_IF(HY, P py[U];)                                                                          \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        const GsInt i = b + u * stride;                                                            \
+        const GsInt i = b + u * L;                                                                 \
         if (i < np) {                                                                              \
-          px[u].v = xp[i].v;                                                                       \
-          GS_IF(HY, py[u].v = yp[i].v;)                                                            \
+          GS_LDP(T, W, px[u], a.x, i);                                                             \
+          GS_IF(HY, GS_LDP(T, W, py[u], a.y[0], i);)                                               \
         }                                                                                          \
       }                                                                                            \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        const GsInt i = b + u * stride;                                                            \
+        const GsInt i = b + u * L;                                                                 \
         if (i < np) {                                                                              \
-          GS_IF(STORE, GsPack_##T##_##W pw;)                                                       \
-          _Pragma("unroll") for (int c = 0; c < (W); c++) {                                        \
+          GS_IF(STORE, P pw;)                                                                      \
+          _Pragma("unroll") for (int c = 0; c < GS_RPACK_##T; c++) {                               \
             GS_IF(STORE, T out;)                                                                   \
             ELEM(T, a, acc, px[u].e[c], GS_IF(HY, py[u].e[c]), out);                               \
             GS_IF(STORE, pw.e[c] = out;)                                                           \
           }                                                                                        \
-          GS_IF(STORE, wp[i].v = pw.v;)                                                            \
+          GS_IF(STORE, GS_STP(T, W, a.w, pw, i);)                                                  \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
-    if ((W) > 1) {                                                                                 \
+    if (GS_HAS_TAIL(T, n, np)) {                                                                   \
       const T *xs = (const T *)a.x;                                                                \
       GS_IF(HY, const T *ys = (const T *)a.y[0];)                                                  \
       GS_IF(STORE, T *ws = (T *)a.w;)                                                              \
-      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+      for (GsInt i = np * GS_RPACK_##T; i < n; i++) {                                              \
         GS_IF(STORE, T out;)                                                                       \
         ELEM(T, a, acc, xs[i], GS_IF(HY, ys[i]), out);                                             \
         GS_IF(STORE, ws[i] = out;)                                                                 \
@@ -276,37 +306,36 @@ GS_DEFINE_REDUCE_ALL(gs_k_axpy_norm, 1, 1, 1, 0, GS_EL_AXPY_NORM)
  * on, the NV + 1 packs in flight need more than the 64 registers that 4 blocks per SM allow (ptxas
  * spills), so those kernels run 2 blocks per SM, 128 registers: 512 threads x (NV + 1) x 16 bytes
  * in flight per SM is still plenty. */
-#define GS_MDOT_UNROLL(nv, w) (((nv) == 1 ? 2 : 1) * ((w) == 1 ? 2 : 1))
+#define GS_MDOT_UNROLL(nv) ((nv) == 1 ? 2 : 1)
 #define GS_MDOT_BLOCKS_PER_SM(nv) ((nv) >= 4 ? 2 : GS_CUDA_BLOCKS_PER_SM)
 #define GS_DEFINE_MDOT(NAME, T, W, NV)                                                             \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_MDOT_BLOCKS_PER_SM(NV))             \
       NAME(GsInt n, GsReduceArgs a) {                                                              \
-    enum { U = GS_MDOT_UNROLL(NV, W) };                                                            \
-    const GsPack_##T##_##W *xp = (const GsPack_##T##_##W *)a.x;                                    \
+    enum { U = GS_MDOT_UNROLL(NV) };                                                               \
+    typedef GsRPack_##T P;                                                                         \
     double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
-    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
-    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
-      GsPack_##T##_##W px[U], py[U][NV];                                                           \
+    const GsInt np = n / GS_RPACK_##T, L = GS_REDUCE_LANES;                                        \
+    for (GsInt b = GS_TID; b < np; b += U * L) {                                                   \
+      P px[U], py[U][NV];                                                                          \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        const GsInt i = b + u * stride;                                                            \
+        const GsInt i = b + u * L;                                                                 \
         if (i < np) {                                                                              \
-          px[u].v = xp[i].v;                                                                       \
-          _Pragma("unroll") for (int k = 0; k < (NV); k++) py[u][k].v =                            \
-              ((const GsPack_##T##_##W *)a.y[k])[i].v;                                             \
+          GS_LDP(T, W, px[u], a.x, i);                                                             \
+          _Pragma("unroll") for (int k = 0; k < (NV); k++) GS_LDP(T, W, py[u][k], a.y[k], i);      \
         }                                                                                          \
       }                                                                                            \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        if (b + u * stride < np) {                                                                 \
-          _Pragma("unroll") for (int c = 0; c < (W); c++) {                                        \
+        if (b + u * L < np) {                                                                      \
+          _Pragma("unroll") for (int c = 0; c < GS_RPACK_##T; c++) {                               \
             const double xv = (double)px[u].e[c];                                                  \
             _Pragma("unroll") for (int k = 0; k < (NV); k++) acc[k] += xv * (double)py[u][k].e[c]; \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
-    if ((W) > 1) {                                                                                 \
+    if (GS_HAS_TAIL(T, n, np)) {                                                                   \
       const T *xs = (const T *)a.x;                                                                \
-      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+      for (GsInt i = np * GS_RPACK_##T; i < n; i++) {                                              \
         const double xv = (double)xs[i];                                                           \
         _Pragma("unroll") for (int k = 0; k < (NV); k++) acc[k] +=                                 \
             xv * (double)((const T *)a.y[k])[i];                                                   \
@@ -340,22 +369,19 @@ static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = {
 
 /* ---- Fused CG updates (more inputs than the macros above take) ------------------------------- */
 
-/* A product rounded to T on its own: never contracted into the sum that uses it, so that it is the
- * value PointwiseMult would store. */
+/* A product rounded to T on its own (the kernels are compiled without contraction, --fmad=false,
+ * so that every product and sum is rounded as the CPU back end rounds it; the intrinsic says so
+ * where it matters). */
 #define GsMulRn_double __dmul_rn
 #define GsMulRn_float __fmul_rn
-/* y + a x as one fused multiply-add, the form the compiler gives GsVecAXPY's kernel (GS_OP_AXPBY
- * with s1 = 1), written out so that a subtraction cannot end up unfused. */
-#define GsFma_double __fma_rn
-#define GsFma_float __fmaf_rn
 
 /* One entry of axpy_pair: when HX, x += alpha p, and r += (-alpha) q in place (xv and rv are
- * lvalues; ta = (T)alpha, nta = -ta), each rounded once as GsVecAXPY's kernel rounds it, then
+ * lvalues; ta = (T)alpha, nta = -ta), each product and sum rounded as GsVecAXPY rounds them, then
  * acc[0] += r r and, when HW, acc[1] += r (w r), over the new r. */
 #define GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, xv, rv, p, q, w)                                     \
   do {                                                                                             \
-    GS_IF(HX, (xv) = GsFma_##T((ta), (p), (xv));)                                                  \
-    (rv) = GsFma_##T((nta), (q), (rv));                                                            \
+    GS_IF(HX, (xv) = (xv) + GsMulRn_##T((ta), (p));)                                               \
+    (rv) = (rv) + GsMulRn_##T((nta), (q));                                                         \
     (acc)[0] += (double)(rv) * (double)(rv);                                                       \
     GS_IF(HW, (acc)[1] += (double)(rv) * (double)GsMulRn_##T((w), (rv));)                          \
   } while (0)
@@ -381,59 +407,53 @@ static __device__ __forceinline__ int GsDevRatio(const double *num, const double
 
 typedef void (*GsPairKernel)(GsInt, GsPairArgs);
 
-/* Five arrays per pack (four without w) are already 80 (64) bytes in flight for vector packs, so
- * only the scalar fallback unrolls. Kernels without x unroll the same: the grid, and so the order
- * of the sums, is then that of the kernel with x, and rr and rwr are the same bits. */
-#define GS_PAIR_UNROLL(w) ((w) == 1 ? 2 : 1)
+/* Five arrays per pack (four without w) are already 80 (64) bytes in flight, so no unrolling. */
+#define GS_PAIR_UNROLL 1
 
-/* Kernel NAME: the axpy_pair reduction (results rr and, when HW, rwr) in packs of W entries of T,
- * with the update of x when HX. All loads of a trip come before its stores, so p, q, w may alias x
+/* Kernel NAME: the axpy_pair reduction (results rr and, when HW, rwr) over T, loads of width W,
+ * with the update of x when HX. All loads of a pack come before its stores, so p, q, w may alias x
  * or r entry by entry. */
 #define GS_DEFINE_AXPY_PAIR(NAME, T, W, HX, HW)                                                    \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsPairArgs a) {                                                                \
-    enum { U = GS_PAIR_UNROLL(W) };                                                                \
+    enum { U = GS_PAIR_UNROLL };                                                                   \
     if (a.anum && !GsDevRatio(a.anum, a.aden, &a.alpha)) return;                                   \
-    typedef GsPack_##T##_##W P;                                                                    \
-    P *rp = (P *)a.r;                                                                              \
-    const P *qp = (const P *)a.q;                                                                  \
-    GS_IF(HX, P *xp = (P *)a.x; const P *pp = (const P *)a.p;)                                     \
-    GS_IF(HW, const P *wp = (const P *)a.w;)                                                       \
+    typedef GsRPack_##T P;                                                                         \
     GS_IF(HX, const T ta = (T)a.alpha;)                                                            \
     const T nta = -(T)a.alpha;                                                                     \
     double acc[GS_CUDA_MAX_NV] = {0.0};                                                            \
-    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
-    for (GsInt b = GS_TID; b < np; b += U * stride) {                                              \
+    const GsInt np = n / GS_RPACK_##T, L = GS_REDUCE_LANES;                                        \
+    for (GsInt b = GS_TID; b < np; b += U * L) {                                                   \
       P pr[U], qv[U];                                                                              \
       GS_IF(HX, P px[U], pv[U];)                                                                   \
       GS_IF(HW, P wv[U];)                                                                          \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        const GsInt i = b + u * stride;                                                            \
+        const GsInt i = b + u * L;                                                                 \
         if (i < np) {                                                                              \
-          GS_IF(HX, px[u].v = xp[i].v;)                                                            \
-          pr[u].v = rp[i].v;                                                                       \
-          GS_IF(HX, pv[u].v = pp[i].v;)                                                            \
-          qv[u].v = qp[i].v;                                                                       \
-          GS_IF(HW, wv[u].v = wp[i].v;)                                                            \
+          GS_IF(HX, GS_LDP(T, W, px[u], a.x, i);)                                                  \
+          GS_LDP(T, W, pr[u], a.r, i);                                                             \
+          GS_IF(HX, GS_LDP(T, W, pv[u], a.p, i);)                                                  \
+          GS_LDP(T, W, qv[u], a.q, i);                                                             \
+          GS_IF(HW, GS_LDP(T, W, wv[u], a.w, i);)                                                  \
         }                                                                                          \
       }                                                                                            \
       _Pragma("unroll") for (int u = 0; u < U; u++) {                                              \
-        const GsInt i = b + u * stride;                                                            \
+        const GsInt i = b + u * L;                                                                 \
         if (i < np) {                                                                              \
-          _Pragma("unroll") for (int c = 0; c < (W); c++)                                          \
+          _Pragma("unroll") for (int c = 0; c < GS_RPACK_##T; c++)                                 \
               GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, px[u].e[c], pr[u].e[c], pv[u].e[c],            \
                            qv[u].e[c], wv[u].e[c]);                                                \
-          GS_IF(HX, xp[i].v = px[u].v;)                                                            \
-          rp[i].v = pr[u].v;                                                                       \
+          GS_IF(HX, GS_STP(T, W, a.x, px[u], i);)                                                  \
+          GS_STP(T, W, a.r, pr[u], i);                                                             \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
-    if ((W) > 1) {                                                                                 \
+    if (GS_HAS_TAIL(T, n, np)) {                                                                   \
       T *rs = (T *)a.r;                                                                            \
       const T *qs = (const T *)a.q;                                                                \
       GS_IF(HX, T *xs = (T *)a.x; const T *ps = (const T *)a.p;)                                   \
       GS_IF(HW, const T *ws = (const T *)a.w;)                                                     \
-      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+      for (GsInt i = np * GS_RPACK_##T; i < n; i++) {                                              \
         T rv = rs[i];                                                                              \
         GS_IF(HX, T xv = xs[i];)                                                                   \
         GS_PAIR_ELEM(T, HX, HW, ta, nta, acc, xv, rv, ps[i], qs[i], ws[i]);                        \
@@ -481,7 +501,7 @@ typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
 #define GS_AYPX_UNROLL(hw, hz, w) GS_UNROLL(2 + (hw) + (hz), w)
 
 /* One entry of pw_mult_aypx, in place on the lvalues yv and zv (ta = (T)alpha): when HZ,
- * z += alpha y as GsVecAXPY's kernel rounds it; then y = m + beta y with m = w x rounded on its own
+ * z += alpha y as GsVecAXPY rounds it; then y = m + beta y with m = w x rounded on its own
  * (HW) or x, summed by GS_OP_AXPBY so that it is compiled as AXPBY(y, 1, beta, m) is; without
  * the beta term (HB 0), y = m. */
 #define GS_AYPX_M_0(T, x, w) (x)
@@ -490,7 +510,7 @@ typedef void (*GsAypxKernel)(GsInt, GsAypxArgs);
 #define GS_AYPX_Y_1(T, a, m, y) GS_OP_AXPBY(T, a, m, y, , 0)
 #define GS_AYPX_ELEM(T, HW, HZ, HB, a, ta, xv, wv, yv, zv)                                         \
   do {                                                                                             \
-    GS_IF(HZ, (zv) = GsFma_##T((ta), (yv), (zv));)                                                 \
+    GS_IF(HZ, (zv) = (zv) + GsMulRn_##T((ta), (yv));)                                              \
     (yv) = GS_AYPX_Y_##HB(T, a, GS_AYPX_M_##HW(T, xv, wv), yv);                                    \
   } while (0)
 
@@ -640,22 +660,44 @@ static int GsEnsureResults(GsContext ctx, GsCudaContext *cc, int nv) {
   return 0;
 }
 
+/* Grid of a reduction over n entries of type dt: the blocks of the reduction order (gsimpl.h) that
+ * hold packs, at most GS_REDUCE_BLOCKS, whatever the device. */
+static unsigned int GsReduceBlocks(GsInt n, GsDataType dt) {
+  const GsInt pk = GS_REDUCE_PACK(dt);
+  const GsInt b = ((n + pk - 1) / pk + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+  return b < 1 ? 1u : b > GS_REDUCE_BLOCKS ? (unsigned int)GS_REDUCE_BLOCKS : (unsigned int)b;
+}
+
 /* Launch reduction kernel k (into a->result, which the caller may offset) over n entries. */
-static int GsLaunchReduce(GsContext ctx, GsCudaContext *cc, GsReduceKernel k, int w, int u,
-                          int blocks_per_sm, GsInt n, GsReduceArgs *a, const char *name) {
+static int GsLaunchReduce(GsContext ctx, GsCudaContext *cc, GsReduceKernel k, GsDataType dt,
+                          GsInt n, GsReduceArgs *a, const char *name) {
   a->partials = cc->partials;
   a->counter = cc->counter;
   if (!a->result) a->result = cc->results;
-  /* blocks_per_sm <= GS_CUDA_BLOCKS_PER_SM: the grid never exceeds launch_blocks, the number of
-   * partials slots per value. */
-  k<<<GsBlocks(cc, n, w, u, blocks_per_sm), GS_CUDA_THREADS, 0, cc->stream>>>(n, *a);
+  k<<<GsReduceBlocks(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(n, *a);
   GsCheckLaunchCuda(ctx, name);
   return 0;
 }
 
+unsigned int GsReduceGrid(GsInt n, GsDataType dt) {
+  return GsReduceBlocks(n, dt);
+}
+
+int GsCudaDotToDevice(GsContext ctx, GsCudaContext *cc, GsInt n, const double *x, const double *y,
+                      double *result) {
+  GsReduceArgs a;
+  memset(&a, 0, sizeof a);
+  a.x = x;
+  a.y[0] = y;
+  a.result = result;
+  GsCall(GsLaunchReduce(ctx, cc, gs_k_mdot[0][GsAligned16(x) && GsAligned16(y)][0], GS_DOUBLE, n,
+                        &a, "gs_k_mdot"));
+  return 0;
+}
+
 /* A one- or two-input reduction from table t, with nacc results into r. */
-static int GsReduce(GsContext ctx, const GsReduceKernel t[2][2], int nin, int nacc, GsDataType dt,
-                    GsInt n, GsReduceArgs a, double *r, const char *name) {
+static int GsReduce(GsContext ctx, const GsReduceKernel t[2][2], int nacc, GsDataType dt, GsInt n,
+                    GsReduceArgs a, double *r, const char *name) {
   GsCudaContext *cc = NULL;
   GsCall(GsCheckType(ctx, dt));
   if (n <= 0) {
@@ -666,9 +708,7 @@ static int GsReduce(GsContext ctx, const GsReduceKernel t[2][2], int nin, int na
   GsCall(GsCudaBegin(ctx, &cc));
   const int d = dt == GS_FLOAT;
   const int aligned = GsAligned16(a.x) && GsAligned16(a.y[0]) && GsAligned16(a.w);
-  const int w = GsPackWidth(d, aligned);
-  GsCall(GsLaunchReduce(ctx, cc, t[d][aligned], w, GS_UNROLL(nin, w), GS_CUDA_BLOCKS_PER_SM, n, &a,
-                        name));
+  GsCall(GsLaunchReduce(ctx, cc, t[d][aligned], dt, n, &a, name));
   GsCall(GsFetchResults(ctx, cc, nacc, r));
   return 0;
 }
@@ -820,9 +860,7 @@ static int GsVecMDot_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, 
       aligned = aligned && GsAligned16(y[g + k]);
     }
     a.result = cc->results + g;
-    const int w = GsPackWidth(d, aligned);
-    GsCall(GsLaunchReduce(ctx, cc, gs_k_mdot[d][aligned][m - 1], w, GS_MDOT_UNROLL(m, w),
-                          GS_MDOT_BLOCKS_PER_SM(m), n, &a, "gs_k_mdot"));
+    GsCall(GsLaunchReduce(ctx, cc, gs_k_mdot[d][aligned][m - 1], dt, n, &a, "gs_k_mdot"));
   }
   GsCall(GsFetchResults(ctx, cc, nv, r));
   return 0;
@@ -841,14 +879,14 @@ static int GsVecNorm_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, 
   a.x = x;
   switch (type) {
   case GS_NORM_1:
-    GsCall(GsReduce(ctx, gs_k_norm1, 1, 1, dt, n, a, r, "gs_k_norm1"));
+    GsCall(GsReduce(ctx, gs_k_norm1, 1, dt, n, a, r, "gs_k_norm1"));
     break;
   case GS_NORM_2:
-    GsCall(GsReduce(ctx, gs_k_norm2, 1, 1, dt, n, a, r, "gs_k_norm2"));
+    GsCall(GsReduce(ctx, gs_k_norm2, 1, dt, n, a, r, "gs_k_norm2"));
     *r = sqrt(*r);
     break;
   case GS_NORM_INF:
-    GsCall(GsReduce(ctx, gs_k_norminf, 1, 1, dt, n, a, r, "gs_k_norminf"));
+    GsCall(GsReduce(ctx, gs_k_norminf, 1, dt, n, a, r, "gs_k_norminf"));
     break;
   default:
     return GsError(ctx, GS_ERR_ARG_OUTOFRANGE, "unknown norm type %d", (int)type);
@@ -864,7 +902,7 @@ static int GsVecAXPYNorm_Cuda(GsContext ctx, GsDataType dt, GsInt n, double alph
   a.y[0] = y;
   a.w = y;
   a.alpha = alpha;
-  GsCall(GsReduce(ctx, gs_k_axpy_norm, 2, 1, dt, n, a, nrm, "gs_k_axpy_norm"));
+  GsCall(GsReduce(ctx, gs_k_axpy_norm, 1, dt, n, a, nrm, "gs_k_axpy_norm"));
   *nrm = sqrt(*nrm);
   return 0;
 }
@@ -876,7 +914,7 @@ static int GsVecDotNorm2_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void 
   memset(&a, 0, sizeof a);
   a.x = x;
   a.y[0] = y;
-  GsCall(GsReduce(ctx, gs_k_dot_norm2, 2, 2, dt, n, a, r, "gs_k_dot_norm2"));
+  GsCall(GsReduce(ctx, gs_k_dot_norm2, 2, dt, n, a, r, "gs_k_dot_norm2"));
   *dot = r[0];
   *nrm2 = r[1];
   return 0;
@@ -900,10 +938,8 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
     /* GsAligned16(NULL) holds: an absent array does not force the scalar kernel. */
     const int aligned =
         GsAligned16(x) && GsAligned16(r) && GsAligned16(p) && GsAligned16(q) && GsAligned16(w);
-    const int pw = GsPackWidth(d, aligned);
-    gs_k_axpy_pair_t[hx][hw][d]
-                    [aligned]<<<GsBlocks(cc, n, pw, GS_PAIR_UNROLL(pw), GS_CUDA_BLOCKS_PER_SM),
-                                GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+    gs_k_axpy_pair_t[hx][hw][d][aligned]<<<GsReduceBlocks(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(
+        n, a);
     GsCheckLaunchCuda(ctx, gs_k_axpy_pair_name[hx][hw]);
     if (a.result == cc->results) GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
   }
