@@ -67,43 +67,51 @@ static double reduce_fold(const double *part, GsInt nb) {
   return reduce_tree(u);
 }
 
-/* Block loop of an n-entry reduction over packs of PK entries. OpenMP threads take groups of RG
- * consecutive blocks (a group's packs are runs of RG * RT consecutive packs, one run every
- * GS_REDUCE_LANES packs: long enough to stream). For each group: SETUP (declare and zero lane
- * arrays of RG * RT doubles), then BODY for each entry i with its lane t in the group (block
- * B0 + t / RT, lane t % RT), lane by lane and within a pack in entry order, then FINISH for each of
- * the group's blocks B, whose lanes start at offset o (store the block's partials). */
-#define RG 8
-#define RED_BLOCKS(n, PK, SETUP, BODY, FINISH)                                                     \
+/* Block loop of an n-entry reduction over packs of PK entries, nb = red_blocks(n, PK) blocks, with
+ * NV lane arrays of nb * RT doubles each at lanes (lane array v at lanes + v * nb * RT). OpenMP
+ * threads take contiguous ranges of blocks, whose packs are runs of consecutive packs, one run
+ * every GS_REDUCE_LANES packs (long enough to stream); a thread zeroes its lanes, runs BODY for
+ * each entry i with its lane t (block t / RT, lane t % RT), lane by lane and within a pack in entry
+ * order, then FINISH for each of its blocks B, whose lanes start at o (store its partials). The
+ * sums do not depend on which thread takes a block. */
+#define RED_BLOCKS(n, PK, nb, NV, lanes, BODY, FINISH)                                             \
   do {                                                                                             \
-    const GsInt nb_ = red_blocks(n, PK), ng_ = (nb_ + RG - 1) / RG;                                \
-    _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)") for (GsInt g_ = 0;        \
-                                                                              g_ < ng_; g_++) {    \
-      const GsInt B0_ = g_ * RG, B1_ = B0_ + RG < nb_ ? B0_ + RG : nb_;                            \
+    _Pragma("omp parallel if (n > GS_CPU_OMP_MIN)") {                                              \
+      int th_, nth_;                                                                               \
+      GsCpuThread(&th_, &nth_);                                                                    \
+      const GsInt B0_ = (nb)*th_ / nth_, B1_ = (nb) * (th_ + 1) / nth_;                            \
       const GsInt span_ = (B1_ - B0_) * RT * (PK);                                                 \
-      SETUP                                                                                        \
-      for (GsInt i0_ = B0_ * RT * (PK); i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) {                \
-        const GsInt left_ = (n)-i0_;                                                               \
-        const int full_ = (int)((left_ < span_ ? left_ : span_) / (PK));                           \
-        for (int t = 0; t < full_; t++)                                                            \
+      for (int v_ = 0; v_ < (NV); v_++)                                                            \
+        memset((lanes) + (GsInt)v_ * (nb)*RT + B0_ * RT, 0,                                        \
+               (size_t)(B1_ - B0_) * RT * sizeof *(lanes));                                        \
+      for (GsInt i0_ = B0_ * RT * (PK); span_ > 0 && i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) {   \
+        const GsInt left_ = (n)-i0_, t0_ = B0_ * RT;                                               \
+        const GsInt full_ = (left_ < span_ ? left_ : span_) / (PK);                                \
+        for (GsInt t = t0_; t < t0_ + full_; t++)                                                  \
           for (int j_ = 0; j_ < (PK); j_++) {                                                      \
-            const GsInt i = i0_ + (GsInt)t * (PK) + j_;                                            \
+            const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                           \
             BODY                                                                                   \
           }                                                                                        \
         if (left_ < span_) {                                                                       \
-          const int t = full_;                                                                     \
-          for (GsInt i = i0_ + (GsInt)t * (PK); i < (n); i++) {                                    \
+          const GsInt t = t0_ + full_;                                                             \
+          for (GsInt i = i0_ + full_ * (PK); i < (n); i++) {                                       \
             BODY                                                                                   \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
       for (GsInt B = B0_; B < B1_; B++) {                                                          \
-        const int o = (int)(B - B0_) * RT;                                                         \
+        const GsInt o = B * RT;                                                                    \
         FINISH                                                                                     \
       }                                                                                            \
     }                                                                                              \
   } while (0)
 #define GS_CPU_MDOT_GROUP 4
+/* An mdot group's partials (m values from k0) for block B. */
+#define GS_CPU_MDOT_FINISH                                                                         \
+  {                                                                                                \
+    for (int k = 0; k < m; k++)                                                                    \
+      part[(GsInt)(k0 + k) * RB + B] = reduce_tree(lanes + k * nr + o);                            \
+  }
 
 static GsInt nchunks(GsInt n) {
   return (n + GS_CPU_CHUNK - 1) / GS_CPU_CHUNK;
@@ -127,10 +135,14 @@ void GsCpuCopy(GsInt n, const double *x, double *y) {
   }
 }
 
-/* Partials: count doubles (RB per value for a reduction, value k of block B at k * RB + B; one per
- * chunk for the inf-norm). */
-static int alloc_partials(GsContext ctx, GsInt count, double **part) {
-  GsCall(GsCpuScratch(ctx, (size_t)count * sizeof **part, (void **)part));
+/* Scratch of a reduction: count doubles of partials (RB per value, value k of block B at k * RB +
+ * B; one per chunk for the inf-norm), then the lane arrays of nvals values (red_blocks * RT each).
+ */
+static int alloc_partials(GsContext ctx, GsInt count, GsInt n, GsDataType dt, int nvals,
+                          double **part, double **lanes) {
+  const GsInt nl = red_blocks(n, GS_REDUCE_PACK(dt)) * RT * nvals;
+  GsCall(GsCpuScratch(ctx, (size_t)(count + nl) * sizeof **part, (void **)part));
+  *lanes = *part + count;
   return 0;
 }
 
@@ -154,11 +166,10 @@ static double fold_max(const double *part, GsInt nc) {
     GS_IF(HW, u[t] += (double)rv * z;)                                                             \
   }
 #define GS_CPU_PAIR_LOOP(T, HX, HW)                                                                \
-  RED_BLOCKS(n, GS_PACK_##T, double s[RG * RT] = {0}; double u[RG * RT] = {0};                     \
-             , GS_CPU_PAIR_BODY(T, HX, HW), {                                                      \
-               part[B] = reduce_tree(s + o);                                                       \
-               part[RB + B] = reduce_tree(u + o);                                                  \
-             })
+  RED_BLOCKS(n, GS_PACK_##T, nb, 2, lanes, GS_CPU_PAIR_BODY(T, HX, HW), {                          \
+    part[B] = reduce_tree(s + o);                                                                  \
+    part[RB + B] = reduce_tree(u + o);                                                             \
+  })
 
 /* The entries of pw_mult_aypx: y = m + beta y with m = w x (HW) or x; z += a y when HZ; no beta
  * term when HB is 0. Each entry is loaded before any store (w or x may be y); ta and tb are the
@@ -212,59 +223,100 @@ static double fold_max(const double *part, GsInt nc) {
     OMP_FOR for (GsInt i = 0; i < n; i++) x[i] =                                                   \
         GsRandomClamp_##T(lo + span * GsRandomUniform(seed, (uint64_t)i), lo, hi);                 \
   }                                                                                                \
-  /* part[k * RB + B] = block B's sum of x . y[k]; x is read once per GS_CPU_MDOT_GROUP vectors */ \
-  static void mdot_##S(GsInt n, const T *x, int nv, const void *const *y, double *part) {          \
+  /* part[k * RB + B] = block B's sum of x . y[k]; x is read once per GS_CPU_MDOT_GROUP vectors    \
+   * (lanes: GS_CPU_MDOT_GROUP lane arrays) */                                                     \
+  static void mdot_##S(GsInt n, const T *x, int nv, const void *const *y, double *part,            \
+                       double *lanes) {                                                            \
+    const GsInt nb = red_blocks(n, GS_PACK_##T), nr = nb * RT;                                     \
     for (int k0 = 0; k0 < nv; k0 += GS_CPU_MDOT_GROUP) {                                           \
       const int m = nv - k0 < GS_CPU_MDOT_GROUP ? nv - k0 : GS_CPU_MDOT_GROUP;                     \
       const T *yk[GS_CPU_MDOT_GROUP];                                                              \
       for (int k = 0; k < m; k++)                                                                  \
         yk[k] = (const T *)y[k0 + k];                                                              \
-      RED_BLOCKS(n, GS_PACK_##T, double s[GS_CPU_MDOT_GROUP][RG * RT]; memset(s, 0, sizeof s);     \
-                 , for (int k = 0; k < m; k++) s[k][t] += (double)x[i] * yk[k][i];, {              \
-                   for (int k = 0; k < m; k++)                                                     \
-                     part[(GsInt)(k0 + k) * RB + B] = reduce_tree(s[k] + o);                       \
-                 });                                                                               \
+      double *GS_RESTRICT l0 = lanes, *GS_RESTRICT l1 = lanes + nr;                                \
+      double *GS_RESTRICT l2 = lanes + 2 * nr, *GS_RESTRICT l3 = lanes + 3 * nr;                   \
+      const T *y0 = yk[0], *y1 = m > 1 ? yk[1] : x, *y2 = m > 2 ? yk[2] : x;                       \
+      const T *y3 = m > 3 ? yk[3] : x;                                                             \
+      if (m == 4) {                                                                                \
+        RED_BLOCKS(                                                                                \
+            n, GS_PACK_##T, nb, 4, lanes,                                                          \
+            {                                                                                      \
+              const double xv = (double)x[i];                                                      \
+              l0[t] += xv * y0[i];                                                                 \
+              l1[t] += xv * y1[i];                                                                 \
+              l2[t] += xv * y2[i];                                                                 \
+              l3[t] += xv * y3[i];                                                                 \
+            },                                                                                     \
+            GS_CPU_MDOT_FINISH);                                                                   \
+      } else if (m == 3) {                                                                         \
+        RED_BLOCKS(                                                                                \
+            n, GS_PACK_##T, nb, 3, lanes,                                                          \
+            {                                                                                      \
+              const double xv = (double)x[i];                                                      \
+              l0[t] += xv * y0[i];                                                                 \
+              l1[t] += xv * y1[i];                                                                 \
+              l2[t] += xv * y2[i];                                                                 \
+            },                                                                                     \
+            GS_CPU_MDOT_FINISH);                                                                   \
+      } else if (m == 2) {                                                                         \
+        RED_BLOCKS(                                                                                \
+            n, GS_PACK_##T, nb, 2, lanes,                                                          \
+            {                                                                                      \
+              const double xv = (double)x[i];                                                      \
+              l0[t] += xv * y0[i];                                                                 \
+              l1[t] += xv * y1[i];                                                                 \
+            },                                                                                     \
+            GS_CPU_MDOT_FINISH);                                                                   \
+      } else {                                                                                     \
+        RED_BLOCKS(                                                                                \
+            n, GS_PACK_##T, nb, 1, lanes, { l0[t] += (double)x[i] * y0[i]; }, GS_CPU_MDOT_FINISH); \
+      }                                                                                            \
     }                                                                                              \
   }                                                                                                \
   /* part[B] = block B's sum |x| (type 1) or sum x^2 (type 2); max |x| of chunk B (inf) */         \
-  static void norm_##S(GsInt n, const T *x, GsNormType type, double *part) {                       \
+  static void norm_##S(GsInt n, const T *x, GsNormType type, double *part,                         \
+                       double *GS_RESTRICT s) {                                                    \
+    const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
     if (type == GS_NORM_INF) {                                                                     \
       OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                             \
         GsInt lo = c * GS_CPU_CHUNK, hi = chunk_end(c, n);                                         \
-        double s = 0;                                                                              \
+        double mx = 0;                                                                             \
         int nan = 0;                                                                               \
-        SIMD_MAX(s, nan) for (GsInt i = lo; i < hi; i++) {                                         \
+        SIMD_MAX(mx, nan) for (GsInt i = lo; i < hi; i++) {                                        \
           double a = fabs((double)x[i]);                                                           \
-          s = a > s ? a : s;                                                                       \
+          mx = a > mx ? a : mx;                                                                    \
           nan |= a != a;                                                                           \
         }                                                                                          \
-        part[c] = nan ? NAN : s;                                                                   \
+        part[c] = nan ? NAN : mx;                                                                  \
       }                                                                                            \
     } else if (type == GS_NORM_1) {                                                                \
       RED_BLOCKS(                                                                                  \
-          n, GS_PACK_##T, double s[RG * RT] = {0};                                                 \
-          , { s[t] += fabs((double)x[i]); }, { part[B] = reduce_tree(s + o); });                   \
+          n, GS_PACK_##T, nb, 1, s, { s[t] += fabs((double)x[i]); },                               \
+          { part[B] = reduce_tree(s + o); });                                                      \
     } else {                                                                                       \
       RED_BLOCKS(                                                                                  \
-          n, GS_PACK_##T, double s[RG * RT] = {0};                                                 \
-          , { s[t] += (double)x[i] * x[i]; }, { part[B] = reduce_tree(s + o); });                  \
+          n, GS_PACK_##T, nb, 1, s, { s[t] += (double)x[i] * x[i]; },                              \
+          { part[B] = reduce_tree(s + o); });                                                      \
     }                                                                                              \
   }                                                                                                \
-  static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part) {                   \
+  static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part,                     \
+                            double *GS_RESTRICT s) {                                               \
     const T ta = (T)a;                                                                             \
+    const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
     RED_BLOCKS(                                                                                    \
-        n, GS_PACK_##T, double s[RG * RT] = {0};,                                                  \
-                                                {                                                  \
-                                                  const T v = y[i] + ta * x[i];                    \
-                                                  y[i] = v;                                        \
-                                                  s[t] += (double)v * v;                           \
-                                                },                                                 \
-                                                { part[B] = reduce_tree(s + o); });                \
+        n, GS_PACK_##T, nb, 1, s,                                                                  \
+        {                                                                                          \
+          const T v = y[i] + ta * x[i];                                                            \
+          y[i] = v;                                                                                \
+          s[t] += (double)v * v;                                                                   \
+        },                                                                                         \
+        { part[B] = reduce_tree(s + o); });                                                        \
   }                                                                                                \
-  static void dot_norm2_##S(GsInt n, const T *x, const T *y, double *part) {                       \
+  static void dot_norm2_##S(GsInt n, const T *x, const T *y, double *part, double *lanes) {        \
+    const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
+    double *GS_RESTRICT d = lanes, *GS_RESTRICT s = lanes + nb * RT;                               \
     RED_BLOCKS(                                                                                    \
-        n, GS_PACK_##T, double d[RG * RT] = {0}; double s[RG * RT] = {0};                          \
-        ,                                                                                          \
+        n, GS_PACK_##T, nb, 2, lanes,                                                              \
         {                                                                                          \
           d[t] += (double)x[i] * y[i];                                                             \
           s[t] += (double)y[i] * y[i];                                                             \
@@ -278,8 +330,10 @@ static double fold_max(const double *part, GsInt nc) {
    * first); x NULL: no x += a p. Every load of entry i comes before its stores: p, q, w may alias \
    * x or r. */                                                                                    \
   static void axpy_pair_##S(GsInt n, T *x, T *r, double a, const T *p, const T *q, const T *w,     \
-                            double *part) {                                                        \
+                            double *part, double *lanes) {                                         \
     const T ta = (T)a, nta = -ta;                                                                  \
+    const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
+    double *GS_RESTRICT s = lanes, *GS_RESTRICT u = lanes + nb * RT;                               \
     if (w && x) {                                                                                  \
       GS_CPU_PAIR_LOOP(T, 1, 1);                                                                   \
     } else if (w) {                                                                                \
@@ -398,9 +452,10 @@ static int k_set_random(GsContext ctx, GsDataType dt, GsInt n, void *x, uint64_t
 
 static int k_mdot(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
                   const void *const *y, double *r) {
-  double *part = NULL;
-  GsCall(alloc_partials(ctx, (GsInt)RB * nv, &part));
-  DISPATCH(dt, mdot_d(n, x, nv, y, part), mdot_f(n, x, nv, y, part));
+  double *part = NULL, *lanes = NULL;
+  const int ng = nv < GS_CPU_MDOT_GROUP ? nv : GS_CPU_MDOT_GROUP;
+  GsCall(alloc_partials(ctx, (GsInt)RB * nv, n, dt, ng, &part, &lanes));
+  DISPATCH(dt, mdot_d(n, x, nv, y, part, lanes), mdot_f(n, x, nv, y, part, lanes));
   const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
   for (int k = 0; k < nv; k++)
     r[k] = reduce_fold(part + (GsInt)k * RB, nb);
@@ -414,9 +469,10 @@ static int k_dot(GsContext ctx, GsDataType dt, GsInt n, const void *x, const voi
 
 static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormType type,
                   double *r) {
-  double *part = NULL;
-  GsCall(alloc_partials(ctx, type == GS_NORM_INF ? nchunks(n) + 1 : RB, &part));
-  DISPATCH(dt, norm_d(n, x, type, part), norm_f(n, x, type, part));
+  double *part = NULL, *lanes = NULL;
+  GsCall(alloc_partials(ctx, type == GS_NORM_INF ? nchunks(n) + 1 : RB, n, dt,
+                        type == GS_NORM_INF ? 0 : 1, &part, &lanes));
+  DISPATCH(dt, norm_d(n, x, type, part, lanes), norm_f(n, x, type, part, lanes));
   if (type == GS_NORM_INF)
     *r = fold_max(part, nchunks(n));
   else
@@ -427,18 +483,18 @@ static int k_norm(GsContext ctx, GsDataType dt, GsInt n, const void *x, GsNormTy
 
 static int k_axpy_norm(GsContext ctx, GsDataType dt, GsInt n, double a, const void *x, void *y,
                        double *nrm) {
-  double *part = NULL;
-  GsCall(alloc_partials(ctx, RB, &part));
-  DISPATCH(dt, axpy_norm_d(n, a, x, y, part), axpy_norm_f(n, a, x, y, part));
+  double *part = NULL, *lanes = NULL;
+  GsCall(alloc_partials(ctx, RB, n, dt, 1, &part, &lanes));
+  DISPATCH(dt, axpy_norm_d(n, a, x, y, part, lanes), axpy_norm_f(n, a, x, y, part, lanes));
   *nrm = sqrt(reduce_fold(part, red_blocks(n, GS_REDUCE_PACK(dt))));
   return 0;
 }
 
 static int k_dot_norm2(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y,
                        double *dot, double *nrm2) {
-  double *part = NULL;
-  GsCall(alloc_partials(ctx, 2 * RB, &part));
-  DISPATCH(dt, dot_norm2_d(n, x, y, part), dot_norm2_f(n, x, y, part));
+  double *part = NULL, *lanes = NULL;
+  GsCall(alloc_partials(ctx, 2 * RB, n, dt, 2, &part, &lanes));
+  DISPATCH(dt, dot_norm2_d(n, x, y, part, lanes), dot_norm2_f(n, x, y, part, lanes));
   const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
   *dot = reduce_fold(part, nb);
   *nrm2 = reduce_fold(part + RB, nb);
@@ -455,10 +511,11 @@ static int dev_ratio(const double *num, const double *den, double *v) {
 static int k_axpy_pair(GsContext ctx, GsDataType dt, GsInt n, void *x, void *r, double a,
                        const void *p, const void *q, const void *w, double *rwr, double *rr,
                        const GsDevScalars *ds) {
-  double *part = NULL;
+  double *part = NULL, *lanes = NULL;
   if (ds && ds->anum && !dev_ratio(ds->anum, ds->aden, &a)) return 0;
-  GsCall(alloc_partials(ctx, 2 * RB, &part));
-  DISPATCH(dt, axpy_pair_d(n, x, r, a, p, q, w, part), axpy_pair_f(n, x, r, a, p, q, w, part));
+  GsCall(alloc_partials(ctx, 2 * RB, n, dt, 2, &part, &lanes));
+  DISPATCH(dt, axpy_pair_d(n, x, r, a, p, q, w, part, lanes),
+           axpy_pair_f(n, x, r, a, p, q, w, part, lanes));
   const GsInt nb = red_blocks(n, GS_REDUCE_PACK(dt));
   *rr = reduce_fold(part, nb);
   *rwr = w ? reduce_fold(part + RB, nb) : *rr;
