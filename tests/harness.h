@@ -195,6 +195,18 @@ typedef struct {
 } HsRng;
 
 /* Machine epsilon of a vector element type. */
+/* The folder of the test matrix collection: $GS_TEST_MATRIX_DIR, else the compiled-in default;
+ * NULL when it holds no README.md (tests that need the matrices then skip). */
+static HS_UNUSED const char *hs_matrix_dir(const char *compiled) {
+  const char *dir = getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : compiled;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/README.md", dir);
+  FILE *f = dir[0] ? fopen(path, "r") : NULL;
+  if (!f) return NULL;
+  fclose(f);
+  return dir;
+}
+
 static HS_UNUSED double hs_type_eps(GsDataType dt) {
   return dt == GS_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
 }

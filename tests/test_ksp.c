@@ -63,14 +63,7 @@ static int cmp_its(const void *a, const void *b) {
 }
 
 static const char *matrix_dir(void) {
-  const char *dir =
-      getenv("GS_TEST_MATRIX_DIR") ? getenv("GS_TEST_MATRIX_DIR") : GS_TEST_MATRIX_DIR;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/README.md", dir);
-  FILE *f = dir[0] ? fopen(path, "r") : NULL;
-  if (!f) return NULL;
-  fclose(f);
-  return dir;
+  return hs_matrix_dir(GS_TEST_MATRIX_DIR);
 }
 
 static void test_references(GsContext ctx) {
