@@ -12,6 +12,10 @@
 #                  partition counts), demo
 #   GS_SPMV_ARGS   extra options for `gpusolve spmv -suite 1` (e.g. -forms 1)
 #   GS_ADI_STIFF   a of the stiff rows the ADI sweep tuning runs on (default 1e5)
+#   GS_TEST_MATRIX_DIR  the test matrix collection for test_mat, test_ksp and test_equiv (the
+#                  collection's CPU/GPU Krylov comparison); ../shared/data/matrices is outside the
+#                  tree a GPU machine gets, so copy it into an untracked folder of the tree and
+#                  point this at it (without it those parts of the tests skip, and say so)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-check-out}
