@@ -5,21 +5,21 @@
  * the kernel, nor on the thread count, nor on the back end. */
 #include "cpuimpl.h"
 
-/* The sum of the n products val[k * stride] * x[col[k * stride]] (k < n; padding has column -1
- * and is skipped) in the order of group G. */
+/* The sum of the n products val[k * stride] * x[col[k * stride]] (k < n: a row's entries, never
+ * SELL padding) in the order of group G. */
 static inline double row_sum_g(const int *col, const double *val, GsInt stride, GsInt n,
                                const double *x, int G) {
   if (G == 1) {
     double s = 0;
     for (GsInt k = 0; k < n; k++)
-      if (col[k * stride] >= 0) s += val[k * stride] * x[col[k * stride]];
+      s += val[k * stride] * x[col[k * stride]];
     return s;
   }
   double s[32];
   for (int g = 0; g < G; g++)
     s[g] = 0;
   for (GsInt k = 0; k < n; k++)
-    if (col[k * stride] >= 0) s[k & (G - 1)] += val[k * stride] * x[col[k * stride]];
+    s[k & (G - 1)] += val[k * stride] * x[col[k * stride]];
   for (int off = G / 2; off > 0; off >>= 1)
     for (int l = 0; l < off; l++)
       s[l] += s[l + off];
@@ -28,6 +28,12 @@ static inline double row_sum_g(const int *col, const double *val, GsInt stride, 
 
 static inline double row_sum(const GsInt *rp, const int *col, const double *val, const double *x,
                              GsInt i, int G) {
+  if (G == 1) { /* the common case, as a plain loop */
+    double s = 0;
+    for (GsInt k = rp[i]; k < rp[i + 1]; k++)
+      s += val[k] * x[col[k]];
+    return s;
+  }
   return row_sum_g(col + rp[i], val + rp[i], 1, rp[i + 1] - rp[i], x, G);
 }
 

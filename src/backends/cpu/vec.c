@@ -40,19 +40,29 @@ static GsInt red_blocks(GsInt n, int pk) {
   return b < RB ? b : RB;
 }
 
-/* GsReduceTree (gsimpl.h) over v[0..RT), which it overwrites. */
+/* GsReduceTree (gsimpl.h) over v[0..RT), which it overwrites: each level of a warp's tree is one
+ * loop over contiguous lanes, with constant bounds, so that it vectorises. */
 static double reduce_tree(double *v) {
-  for (int w = 0; w < RT; w += 32)
-    for (int off = 16; off > 0; off >>= 1)
-      for (int l = 0; l < off; l++)
-        v[w + l] += v[w + l + off];
+  for (int w = 0; w < RT; w += 32) {
+    double *a = v + w;
+    for (int l = 0; l < 16; l++)
+      a[l] += a[l + 16];
+    for (int l = 0; l < 8; l++)
+      a[l] += a[l + 8];
+    for (int l = 0; l < 4; l++)
+      a[l] += a[l + 4];
+    for (int l = 0; l < 2; l++)
+      a[l] += a[l + 2];
+    a[0] += a[1];
+  }
   double s[RT / 32];
   for (int w = 0; w < RT / 32; w++)
     s[w] = v[32 * w];
-  for (int off = RT / 64; off > 0; off >>= 1)
-    for (int l = 0; l < off; l++)
-      s[l] += s[l + off];
-  return s[0];
+  for (int l = 0; l < 4; l++)
+    s[l] += s[l + 4];
+  for (int l = 0; l < 2; l++)
+    s[l] += s[l + 2];
+  return s[0] + s[1];
 }
 
 /* The result from the nb blocks' partials part[0..nb), as the last GPU block folds them. */
@@ -68,49 +78,92 @@ static double reduce_fold(const double *part, GsInt nb) {
 }
 
 /* Block loop of an n-entry reduction over packs of PK entries, nb = red_blocks(n, PK) blocks, with
- * NV lane arrays of nb * RT doubles each at lanes (lane array v at lanes + v * nb * RT). OpenMP
- * threads take contiguous ranges of blocks, whose packs are runs of consecutive packs, one run
- * every GS_REDUCE_LANES packs (long enough to stream); a thread zeroes its lanes, runs BODY for
- * each entry i with its lane t (block t / RT, lane t % RT), lane by lane and within a pack in entry
- * order, then FINISH for each of its blocks B, whose lanes start at o (store its partials). The
- * sums do not depend on which thread takes a block. */
-#define RED_BLOCKS(n, PK, nb, NV, lanes, BODY, FINISH)                                             \
+ * NV (at most GS_CPU_MAX_LANES) lane arrays. PTRS(base, stride) declares the kernel's lane arrays
+ * (lane array v at base + v * stride, indexed by t); BODY runs for each entry i with its lane t,
+ * each lane's entries in order (a run's first entries of every pack, then their second, ...: the
+ * lanes are independent, and the loop over lanes vectorises); FINISH stores block B's partials from
+ * its lanes, which start at offset o of each array. The sums do not depend on which thread takes a
+ * block.
+ * - At most one pack a lane (n <= GS_REDUCE_LANES PK): a block's packs are one run, its lanes an
+ *   array on the stack (in L1), the blocks taken in order, so threads stream contiguous ranges.
+ * - More: OpenMP threads take contiguous ranges of blocks, whose packs are runs of consecutive
+ *   packs, one run every GS_REDUCE_LANES packs (long enough to stream), and keep their lanes in
+ *   lanes (NV arrays of nb * RT doubles; t is block * RT + lane). */
+#define GS_CPU_MAX_LANES 4
+#define RED_BLOCKS(n, PK, nb, NV, lanes, PTRS, BODY, FINISH)                                       \
   do {                                                                                             \
-    _Pragma("omp parallel if (n > GS_CPU_OMP_MIN)") {                                              \
-      int th_, nth_;                                                                               \
-      GsCpuThread(&th_, &nth_);                                                                    \
-      const GsInt B0_ = (nb)*th_ / nth_, B1_ = (nb) * (th_ + 1) / nth_;                            \
-      const GsInt span_ = (B1_ - B0_) * RT * (PK);                                                 \
-      for (int v_ = 0; v_ < (NV); v_++)                                                            \
-        memset((lanes) + (GsInt)v_ * (nb)*RT + B0_ * RT, 0,                                        \
-               (size_t)(B1_ - B0_) * RT * sizeof *(lanes));                                        \
-      for (GsInt i0_ = B0_ * RT * (PK); span_ > 0 && i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) {   \
-        const GsInt left_ = (n)-i0_, t0_ = B0_ * RT;                                               \
-        const GsInt full_ = (left_ < span_ ? left_ : span_) / (PK);                                \
-        for (GsInt t = t0_; t < t0_ + full_; t++)                                                  \
-          for (int j_ = 0; j_ < (PK); j_++) {                                                      \
-            const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                           \
+    if ((n) <= GS_REDUCE_LANES * (PK)) {                                                           \
+      _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)") for (GsInt B = 0;       \
+                                                                                B < (nb); B++) {   \
+        double loc_[GS_CPU_MAX_LANES * RT];                                                        \
+        memset(loc_, 0, (size_t)(NV)*RT * sizeof loc_[0]);                                         \
+        const GsInt lst_ = RT, o = 0;                                                              \
+        (void)lst_;                                                                                \
+        (void)o;                                                                                   \
+        PTRS(loc_, lst_)                                                                           \
+        const GsInt i0_ = B * RT * (PK), left_ = (n)-i0_;                                          \
+        const GsInt full_ = (left_ < RT * (PK) ? left_ : RT * (PK)) / (PK);                        \
+        for (int j_ = 0; j_ < (PK); j_++)                                                          \
+          for (GsInt t = 0; t < full_; t++) {                                                      \
+            const GsInt i = i0_ + t * (PK) + j_;                                                   \
             BODY                                                                                   \
           }                                                                                        \
-        if (left_ < span_) {                                                                       \
-          const GsInt t = t0_ + full_;                                                             \
+        if (left_ < RT * (PK)) {                                                                   \
+          const GsInt t = full_;                                                                   \
           for (GsInt i = i0_ + full_ * (PK); i < (n); i++) {                                       \
             BODY                                                                                   \
           }                                                                                        \
         }                                                                                          \
-      }                                                                                            \
-      for (GsInt B = B0_; B < B1_; B++) {                                                          \
-        const GsInt o = B * RT;                                                                    \
         FINISH                                                                                     \
+      }                                                                                            \
+    } else {                                                                                       \
+      _Pragma("omp parallel if (n > GS_CPU_OMP_MIN)") {                                            \
+        int th_, nth_;                                                                             \
+        GsCpuThread(&th_, &nth_);                                                                  \
+        const GsInt B0_ = (nb)*th_ / nth_, B1_ = (nb) * (th_ + 1) / nth_;                          \
+        const GsInt span_ = (B1_ - B0_) * RT * (PK), lst_ = (nb)*RT;                               \
+        for (int v_ = 0; v_ < (NV); v_++)                                                          \
+          memset((lanes) + (GsInt)v_ * lst_ + B0_ * RT, 0,                                         \
+                 (size_t)(B1_ - B0_) * RT * sizeof *(lanes));                                      \
+        PTRS(lanes, lst_)                                                                          \
+        for (GsInt i0_ = B0_ * RT * (PK); span_ > 0 && i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) { \
+          const GsInt left_ = (n)-i0_, t0_ = B0_ * RT;                                             \
+          const GsInt full_ = (left_ < span_ ? left_ : span_) / (PK);                              \
+          for (int j_ = 0; j_ < (PK); j_++)                                                        \
+            for (GsInt t = t0_; t < t0_ + full_; t++) {                                            \
+              const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                         \
+              BODY                                                                                 \
+            }                                                                                      \
+          if (left_ < span_) {                                                                     \
+            const GsInt t = t0_ + full_;                                                           \
+            for (GsInt i = i0_ + full_ * (PK); i < (n); i++) {                                     \
+              BODY                                                                                 \
+            }                                                                                      \
+          }                                                                                        \
+        }                                                                                          \
+        for (GsInt B = B0_; B < B1_; B++) {                                                        \
+          const GsInt o = B * RT;                                                                  \
+          FINISH                                                                                   \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
   } while (0)
+/* Lane array declarations for PTRS. */
+#define GS_PTRS_S(b, st) double *GS_RESTRICT s = (b);
+#define GS_PTRS_SU(b, st) double *GS_RESTRICT s = (b), *GS_RESTRICT u = (b) + (st);
+#define GS_PTRS_DS(b, st) double *GS_RESTRICT d = (b), *GS_RESTRICT s = (b) + (st);
+#define GS_PTRS_L(b, st)                                                                           \
+  double *GS_RESTRICT l0 = (b), *GS_RESTRICT l1 = (b) + (st), *GS_RESTRICT l2 = (b) + 2 * (st),    \
+                      *GS_RESTRICT l3 = (b) + 3 * (st);                                            \
+  (void)l1;                                                                                        \
+  (void)l2;                                                                                        \
+  (void)l3;
 #define GS_CPU_MDOT_GROUP 4
 /* An mdot group's partials (m values from k0) for block B. */
 #define GS_CPU_MDOT_FINISH                                                                         \
   {                                                                                                \
     for (int k = 0; k < m; k++)                                                                    \
-      part[(GsInt)(k0 + k) * RB + B] = reduce_tree(lanes + k * nr + o);                            \
+      part[(GsInt)(k0 + k) * RB + B] = reduce_tree(l0 + k * lst_ + o);                             \
   }
 
 static GsInt nchunks(GsInt n) {
@@ -166,7 +219,7 @@ static double fold_max(const double *part, GsInt nc) {
     GS_IF(HW, u[t] += (double)rv * z;)                                                             \
   }
 #define GS_CPU_PAIR_LOOP(T, HX, HW)                                                                \
-  RED_BLOCKS(n, GS_PACK_##T, nb, 2, lanes, GS_CPU_PAIR_BODY(T, HX, HW), {                          \
+  RED_BLOCKS(n, GS_PACK_##T, nb, 2, lanes, GS_PTRS_SU, GS_CPU_PAIR_BODY(T, HX, HW), {              \
     part[B] = reduce_tree(s + o);                                                                  \
     part[RB + B] = reduce_tree(u + o);                                                             \
   })
@@ -227,19 +280,17 @@ static double fold_max(const double *part, GsInt nc) {
    * (lanes: GS_CPU_MDOT_GROUP lane arrays) */                                                     \
   static void mdot_##S(GsInt n, const T *x, int nv, const void *const *y, double *part,            \
                        double *lanes) {                                                            \
-    const GsInt nb = red_blocks(n, GS_PACK_##T), nr = nb * RT;                                     \
+    const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
     for (int k0 = 0; k0 < nv; k0 += GS_CPU_MDOT_GROUP) {                                           \
       const int m = nv - k0 < GS_CPU_MDOT_GROUP ? nv - k0 : GS_CPU_MDOT_GROUP;                     \
       const T *yk[GS_CPU_MDOT_GROUP];                                                              \
       for (int k = 0; k < m; k++)                                                                  \
         yk[k] = (const T *)y[k0 + k];                                                              \
-      double *GS_RESTRICT l0 = lanes, *GS_RESTRICT l1 = lanes + nr;                                \
-      double *GS_RESTRICT l2 = lanes + 2 * nr, *GS_RESTRICT l3 = lanes + 3 * nr;                   \
       const T *y0 = yk[0], *y1 = m > 1 ? yk[1] : x, *y2 = m > 2 ? yk[2] : x;                       \
       const T *y3 = m > 3 ? yk[3] : x;                                                             \
       if (m == 4) {                                                                                \
         RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 4, lanes,                                                          \
+            n, GS_PACK_##T, nb, 4, lanes, GS_PTRS_L,                                               \
             {                                                                                      \
               const double xv = (double)x[i];                                                      \
               l0[t] += xv * y0[i];                                                                 \
@@ -250,7 +301,7 @@ static double fold_max(const double *part, GsInt nc) {
             GS_CPU_MDOT_FINISH);                                                                   \
       } else if (m == 3) {                                                                         \
         RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 3, lanes,                                                          \
+            n, GS_PACK_##T, nb, 3, lanes, GS_PTRS_L,                                               \
             {                                                                                      \
               const double xv = (double)x[i];                                                      \
               l0[t] += xv * y0[i];                                                                 \
@@ -260,7 +311,7 @@ static double fold_max(const double *part, GsInt nc) {
             GS_CPU_MDOT_FINISH);                                                                   \
       } else if (m == 2) {                                                                         \
         RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 2, lanes,                                                          \
+            n, GS_PACK_##T, nb, 2, lanes, GS_PTRS_L,                                               \
             {                                                                                      \
               const double xv = (double)x[i];                                                      \
               l0[t] += xv * y0[i];                                                                 \
@@ -269,13 +320,13 @@ static double fold_max(const double *part, GsInt nc) {
             GS_CPU_MDOT_FINISH);                                                                   \
       } else {                                                                                     \
         RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 1, lanes, { l0[t] += (double)x[i] * y0[i]; }, GS_CPU_MDOT_FINISH); \
+            n, GS_PACK_##T, nb, 1, lanes, GS_PTRS_L, { l0[t] += (double)x[i] * y0[i]; },           \
+            GS_CPU_MDOT_FINISH);                                                                   \
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \
   /* part[B] = block B's sum |x| (type 1) or sum x^2 (type 2); max |x| of chunk B (inf) */         \
-  static void norm_##S(GsInt n, const T *x, GsNormType type, double *part,                         \
-                       double *GS_RESTRICT s) {                                                    \
+  static void norm_##S(GsInt n, const T *x, GsNormType type, double *part, double *lanes) {        \
     const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
     if (type == GS_NORM_INF) {                                                                     \
       OMP_FOR for (GsInt c = 0; c < nchunks(n); c++) {                                             \
@@ -291,20 +342,19 @@ static double fold_max(const double *part, GsInt nc) {
       }                                                                                            \
     } else if (type == GS_NORM_1) {                                                                \
       RED_BLOCKS(                                                                                  \
-          n, GS_PACK_##T, nb, 1, s, { s[t] += fabs((double)x[i]); },                               \
+          n, GS_PACK_##T, nb, 1, lanes, GS_PTRS_S, { s[t] += fabs((double)x[i]); },                \
           { part[B] = reduce_tree(s + o); });                                                      \
     } else {                                                                                       \
       RED_BLOCKS(                                                                                  \
-          n, GS_PACK_##T, nb, 1, s, { s[t] += (double)x[i] * x[i]; },                              \
+          n, GS_PACK_##T, nb, 1, lanes, GS_PTRS_S, { s[t] += (double)x[i] * x[i]; },               \
           { part[B] = reduce_tree(s + o); });                                                      \
     }                                                                                              \
   }                                                                                                \
-  static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part,                     \
-                            double *GS_RESTRICT s) {                                               \
+  static void axpy_norm_##S(GsInt n, double a, const T *x, T *y, double *part, double *lanes) {    \
     const T ta = (T)a;                                                                             \
     const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
     RED_BLOCKS(                                                                                    \
-        n, GS_PACK_##T, nb, 1, s,                                                                  \
+        n, GS_PACK_##T, nb, 1, lanes, GS_PTRS_S,                                                   \
         {                                                                                          \
           const T v = y[i] + ta * x[i];                                                            \
           y[i] = v;                                                                                \
@@ -314,9 +364,8 @@ static double fold_max(const double *part, GsInt nc) {
   }                                                                                                \
   static void dot_norm2_##S(GsInt n, const T *x, const T *y, double *part, double *lanes) {        \
     const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
-    double *GS_RESTRICT d = lanes, *GS_RESTRICT s = lanes + nb * RT;                               \
     RED_BLOCKS(                                                                                    \
-        n, GS_PACK_##T, nb, 2, lanes,                                                              \
+        n, GS_PACK_##T, nb, 2, lanes, GS_PTRS_DS,                                                  \
         {                                                                                          \
           d[t] += (double)x[i] * y[i];                                                             \
           s[t] += (double)y[i] * y[i];                                                             \
@@ -333,7 +382,6 @@ static double fold_max(const double *part, GsInt nc) {
                             double *part, double *lanes) {                                         \
     const T ta = (T)a, nta = -ta;                                                                  \
     const GsInt nb = red_blocks(n, GS_PACK_##T);                                                   \
-    double *GS_RESTRICT s = lanes, *GS_RESTRICT u = lanes + nb * RT;                               \
     if (w && x) {                                                                                  \
       GS_CPU_PAIR_LOOP(T, 1, 1);                                                                   \
     } else if (w) {                                                                                \
