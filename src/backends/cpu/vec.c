@@ -80,8 +80,9 @@ static double reduce_fold(const double *part, GsInt nb) {
 /* Block loop of an n-entry reduction over packs of PK entries, nb = red_blocks(n, PK) blocks, with
  * NV (at most GS_CPU_MAX_LANES) lane arrays. PTRS(base, stride) declares the kernel's lane arrays
  * (lane array v at base + v * stride, indexed by t); BODY runs for each entry i with its lane t,
- * each lane's entries in order (a run's first entries of every pack, then their second, ...: the
- * lanes are independent, and the loop over lanes vectorises); FINISH stores block B's partials from
+ * each lane's entries in order (in a block's single run, the first entries of every pack, then
+ * their second, ...: the lanes are independent, and the loop over lanes vectorises; in long runs
+ * pack by pack, so that a run streams once); FINISH stores block B's partials from
  * its lanes, which start at offset o of each array. The sums do not depend on which thread takes a
  * block.
  * - At most one pack a lane (n <= GS_REDUCE_LANES PK): a block's packs are one run, its lanes an
@@ -129,8 +130,8 @@ static double reduce_fold(const double *part, GsInt nb) {
         for (GsInt i0_ = B0_ * RT * (PK); span_ > 0 && i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) { \
           const GsInt left_ = (n)-i0_, t0_ = B0_ * RT;                                             \
           const GsInt full_ = (left_ < span_ ? left_ : span_) / (PK);                              \
-          for (int j_ = 0; j_ < (PK); j_++)                                                        \
-            for (GsInt t = t0_; t < t0_ + full_; t++) {                                            \
+          for (GsInt t = t0_; t < t0_ + full_; t++)                                                \
+            for (int j_ = 0; j_ < (PK); j_++) {                                                    \
               const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                         \
               BODY                                                                                 \
             }                                                                                      \
