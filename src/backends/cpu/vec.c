@@ -91,14 +91,19 @@ static double reduce_fold(const double *part, GsInt nb) {
  *   packs, one run every GS_REDUCE_LANES packs (long enough to stream), and keep their lanes in
  *   lanes (NV arrays of nb * RT doubles; t is block * RT + lane). */
 #define GS_CPU_MAX_LANES 4
+/* Lane arrays lie GS_LANE_PAD doubles further apart than their length, so that lane t of two
+ * arrays never sits at addresses that agree in their low 12 bits (a multiple of 4 KiB apart, the
+ * loads of one then wait for the stores of the other: on the H200 host dot_norm2 and mdot4 ran at
+ * half of dot's bandwidth with arrays of 1 MiB). */
+#define GS_LANE_PAD 72
 #define RED_BLOCKS(n, PK, nb, NV, lanes, PTRS, BODY, FINISH)                                       \
   do {                                                                                             \
     if ((n) <= GS_REDUCE_LANES * (PK)) {                                                           \
       _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)") for (GsInt B = 0;       \
                                                                                 B < (nb); B++) {   \
-        double loc_[GS_CPU_MAX_LANES * RT];                                                        \
-        memset(loc_, 0, (size_t)(NV)*RT * sizeof loc_[0]);                                         \
-        const GsInt lst_ = RT, o = 0;                                                              \
+        double loc_[GS_CPU_MAX_LANES * (RT + GS_LANE_PAD)];                                        \
+        memset(loc_, 0, (size_t)(NV) * (RT + GS_LANE_PAD) * sizeof loc_[0]);                       \
+        const GsInt lst_ = RT + GS_LANE_PAD, o = 0;                                                \
         (void)lst_;                                                                                \
         (void)o;                                                                                   \
         PTRS(loc_, lst_)                                                                           \
@@ -122,7 +127,7 @@ static double reduce_fold(const double *part, GsInt nb) {
         int th_, nth_;                                                                             \
         GsCpuThread(&th_, &nth_);                                                                  \
         const GsInt B0_ = (nb)*th_ / nth_, B1_ = (nb) * (th_ + 1) / nth_;                          \
-        const GsInt span_ = (B1_ - B0_) * RT * (PK), lst_ = (nb)*RT;                               \
+        const GsInt span_ = (B1_ - B0_) * RT * (PK), lst_ = (nb)*RT + GS_LANE_PAD;                 \
         for (int v_ = 0; v_ < (NV); v_++)                                                          \
           memset((lanes) + (GsInt)v_ * lst_ + B0_ * RT, 0,                                         \
                  (size_t)(B1_ - B0_) * RT * sizeof *(lanes));                                      \
@@ -194,7 +199,7 @@ void GsCpuCopy(GsInt n, const double *x, double *y) {
  */
 static int alloc_partials(GsContext ctx, GsInt count, GsInt n, GsDataType dt, int nvals,
                           double **part, double **lanes) {
-  const GsInt nl = red_blocks(n, GS_REDUCE_PACK(dt)) * RT * nvals;
+  const GsInt nl = (red_blocks(n, GS_REDUCE_PACK(dt)) * RT + GS_LANE_PAD) * nvals;
   GsCall(GsCpuScratch(ctx, (size_t)(count + nl) * sizeof **part, (void **)part));
   *lanes = *part + count;
   return 0;
