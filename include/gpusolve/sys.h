@@ -37,7 +37,9 @@ int GsBackendsView(FILE *f);
 int GsGetDeviceCount(const char *family, int *count);
 /* Block until all work queued on the context's device has finished. */
 int GsSynchronize(GsContext ctx);
-/* Make reductions bitwise reproducible for the same input and device (also -deterministic). */
+/* Ask for bitwise reproducible results (also -deterministic). Every reduction already is, and the
+ * same bits on every back end and device (one summation order, src/gsimpl.h); the flag is recorded
+ * for kernels whose fast path would need atomics. */
 int GsSetDeterministic(GsContext ctx, int flag);
 
 typedef struct {
