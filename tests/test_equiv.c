@@ -19,8 +19,6 @@ static const char *resource = "/gpu/cuda";
 static GsContext cctx, gctx; /* reference (CPU) and device contexts */
 static GsMemType gmem = GS_MEM_DEVICE;
 
-typedef long double LD;
-
 /* ---- Vectors on both back ends ------------------------------------------------------------- */
 
 /* One operand: the CPU vector and the device vector, the latter possibly wrapping a device array
@@ -750,13 +748,13 @@ static void krylov_same(const char *what, GsMat A[2], GsKspType type, GsPcType p
   if (hist[0] && hist[1])
     for (GsInt i = 0; i <= (its[0] < its[1] ? its[0] : its[1]) && first < 0; i++)
       if (memcmp(&hist[0][i], &hist[1][i], sizeof(double))) first = i;
-  CHECK(reason[0] == GS_CONVERGED_RTOL && its[0] == its[1] && first < 0,
+  CHECK(reason[0] == GS_CONVERGED_RTOL && reason[1] == reason[0] && its[0] == its[1] && first < 0,
         "%s %s: %lld iterations on the CPU (%s), %lld on the GPU (%s); residual norms differ "
         "from iteration %lld (%.17g, %.17g)",
         what, names[type], (long long)its[0], GsConvergedReasonName(reason[0]), (long long)its[1],
         GsConvergedReasonName(reason[1]), (long long)first, first >= 0 ? hist[0][first] : 0.0,
         first >= 0 ? hist[1][first] : 0.0);
-  if (its[0] == its[1] && first < 0)
+  if (reason[1] == reason[0] && its[0] == its[1] && first < 0)
     printf("%-32s %-8s: %5lld iterations on both back ends, the same residual history\n", what,
            names[type], (long long)its[0]);
   free(hist[0]);

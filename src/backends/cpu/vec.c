@@ -294,41 +294,17 @@ static double fold_max(const double *part, GsInt nc) {
         yk[k] = (const T *)y[k0 + k];                                                              \
       const T *y0 = yk[0], *y1 = m > 1 ? yk[1] : x, *y2 = m > 2 ? yk[2] : x;                       \
       const T *y3 = m > 3 ? yk[3] : x;                                                             \
-      if (m == 4) {                                                                                \
-        RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 4, lanes, GS_PTRS_L,                                               \
-            {                                                                                      \
-              const double xv = (double)x[i];                                                      \
-              l0[t] += xv * y0[i];                                                                 \
-              l1[t] += xv * y1[i];                                                                 \
-              l2[t] += xv * y2[i];                                                                 \
-              l3[t] += xv * y3[i];                                                                 \
-            },                                                                                     \
-            GS_CPU_MDOT_FINISH);                                                                   \
-      } else if (m == 3) {                                                                         \
-        RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 3, lanes, GS_PTRS_L,                                               \
-            {                                                                                      \
-              const double xv = (double)x[i];                                                      \
-              l0[t] += xv * y0[i];                                                                 \
-              l1[t] += xv * y1[i];                                                                 \
-              l2[t] += xv * y2[i];                                                                 \
-            },                                                                                     \
-            GS_CPU_MDOT_FINISH);                                                                   \
-      } else if (m == 2) {                                                                         \
-        RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 2, lanes, GS_PTRS_L,                                               \
-            {                                                                                      \
-              const double xv = (double)x[i];                                                      \
-              l0[t] += xv * y0[i];                                                                 \
-              l1[t] += xv * y1[i];                                                                 \
-            },                                                                                     \
-            GS_CPU_MDOT_FINISH);                                                                   \
-      } else {                                                                                     \
-        RED_BLOCKS(                                                                                \
-            n, GS_PACK_##T, nb, 1, lanes, GS_PTRS_L, { l0[t] += (double)x[i] * y0[i]; },           \
-            GS_CPU_MDOT_FINISH);                                                                   \
-      }                                                                                            \
+      /* m is the same for every entry: the compiler makes one loop of each (-funswitch-loops) */  \
+      RED_BLOCKS(                                                                                  \
+          n, GS_PACK_##T, nb, m, lanes, GS_PTRS_L,                                                 \
+          {                                                                                        \
+            const double xv = (double)x[i];                                                        \
+            l0[t] += xv * y0[i];                                                                   \
+            if (m > 1) l1[t] += xv * y1[i];                                                        \
+            if (m > 2) l2[t] += xv * y2[i];                                                        \
+            if (m > 3) l3[t] += xv * y3[i];                                                        \
+          },                                                                                       \
+          GS_CPU_MDOT_FINISH);                                                                     \
     }                                                                                              \
   }                                                                                                \
   /* part[B] = block B's sum |x| (type 1) or sum x^2 (type 2); max |x| of chunk B (inf) */         \

@@ -662,7 +662,7 @@ static int GsEnsureResults(GsContext ctx, GsCudaContext *cc, int nv) {
 
 /* Grid of a reduction over n entries of type dt: the blocks of the reduction order (gsimpl.h) that
  * hold packs, at most GS_REDUCE_BLOCKS, whatever the device. */
-static unsigned int GsReduceBlocks(GsInt n, GsDataType dt) {
+unsigned int GsReduceGrid(GsInt n, GsDataType dt) {
   const GsInt pk = GS_REDUCE_PACK(dt);
   const GsInt b = ((n + pk - 1) / pk + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
   return b < 1 ? 1u : b > GS_REDUCE_BLOCKS ? (unsigned int)GS_REDUCE_BLOCKS : (unsigned int)b;
@@ -674,13 +674,9 @@ static int GsLaunchReduce(GsContext ctx, GsCudaContext *cc, GsReduceKernel k, Gs
   a->partials = cc->partials;
   a->counter = cc->counter;
   if (!a->result) a->result = cc->results;
-  k<<<GsReduceBlocks(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(n, *a);
+  k<<<GsReduceGrid(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(n, *a);
   GsCheckLaunchCuda(ctx, name);
   return 0;
-}
-
-unsigned int GsReduceGrid(GsInt n, GsDataType dt) {
-  return GsReduceBlocks(n, dt);
 }
 
 int GsCudaDotToDevice(GsContext ctx, GsCudaContext *cc, GsInt n, const double *x, const double *y,
@@ -938,7 +934,7 @@ static int GsVecAXPYPair_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, vo
     /* GsAligned16(NULL) holds: an absent array does not force the scalar kernel. */
     const int aligned =
         GsAligned16(x) && GsAligned16(r) && GsAligned16(p) && GsAligned16(q) && GsAligned16(w);
-    gs_k_axpy_pair_t[hx][hw][d][aligned]<<<GsReduceBlocks(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(
+    gs_k_axpy_pair_t[hx][hw][d][aligned]<<<GsReduceGrid(n, dt), GS_CUDA_THREADS, 0, cc->stream>>>(
         n, a);
     GsCheckLaunchCuda(ctx, gs_k_axpy_pair_name[hx][hw]);
     if (a.result == cc->results) GsCall(GsFetchResults(ctx, cc, 1 + hw, res));
