@@ -1315,6 +1315,7 @@ GS_CUDA_BANDED_TILE_ALL(float, f)
 #define GS_TILE2_SCAN_THREADS 256
 /* Chunks a lane of the carries' warp takes: P <= 32 GS_TILE2_Q (GS_BANDED_TILE_MAX_ROWS rows). */
 #define GS_TILE2_Q 4
+static_assert(GS_TILE2_L == 32, "a warp stages a chunk's table rows one row a lane");
 static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
               "the carries' warp holds at most 32 GS_TILE2_Q chunks a system");
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the carries' kernel. */
@@ -1360,9 +1361,35 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
       _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;       \
     }                                                                                              \
   }                                                                                                \
-  const T *ta = gtab + GS_TAB_A * np + r0, *tb = gtab + GS_TAB_B * np + r0;                        \
-  const T *ti = gtab + GS_TAB_IA * np + r0, *tg = gtab + GS_TAB_G * np + r0;                       \
-  const T *td = gtab + GS_TAB_D * np + r0;
+  /* The chunk's rows of the five sweep arrays. Where the warp's lanes all run one chunk k (a      \
+   * batch of 32 systems or more, but for warps across a chunk boundary), the warp stages them     \
+   * in shared memory (row `lane` of each by lane `lane`: five coalesced loads) and every lane     \
+   * then reads the same word (a broadcast); else each lane reads the table in global memory.      \
+   * From global memory the sweeps' loads of them, at the L1's latency and an L2 round trip for a  \
+   * miss, held each warp up between the rows of its recurrences. */                               \
+  const int tsh = __all_sync(0xffffffffu, on && k == kl0);                                         \
+  const T *ta, *tb, *ti, *tg, *td;                                                                 \
+  if (tsh) {                                                                                       \
+    T *tw = gs_tile2_tab_##S + (threadIdx.x / 32) * 5 * (L);                                       \
+    const T *tr = gtab + r0 + lane;                                                                \
+    tw[lane] = tr[GS_TAB_A * np];                                                                  \
+    tw[(L) + lane] = tr[GS_TAB_B * np];                                                            \
+    tw[2 * (L) + lane] = tr[GS_TAB_IA * np];                                                       \
+    tw[3 * (L) + lane] = tr[GS_TAB_G * np];                                                        \
+    tw[4 * (L) + lane] = tr[GS_TAB_D * np];                                                        \
+    __syncwarp();                                                                                  \
+    ta = tw;                                                                                       \
+    tb = tw + (L);                                                                                 \
+    ti = tw + 2 * (L);                                                                             \
+    tg = tw + 3 * (L);                                                                             \
+    td = tw + 4 * (L);                                                                             \
+  } else {                                                                                         \
+    ta = gtab + GS_TAB_A * np + r0;                                                                \
+    tb = gtab + GS_TAB_B * np + r0;                                                                \
+    ti = gtab + GS_TAB_IA * np + r0;                                                               \
+    tg = gtab + GS_TAB_G * np + r0;                                                                \
+    td = gtab + GS_TAB_D * np + r0;                                                                \
+  }
 /* Threads a block of the passes and the registers they are held to (4 blocks a SM). */
 #define GS_TILE2_MIN_BLOCKS 4
 #define GS_CUDA_BANDED_TILE2(T, S, PER, CONTIG)                                                    \
@@ -1577,6 +1604,9 @@ GS_CUDA_BANDED_TILE2_SCAN(double, d, 0)
 GS_CUDA_BANDED_TILE2_SCAN(double, d, 1)
 GS_CUDA_BANDED_TILE2_SCAN(float, f, 0)
 GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
+/* The passes' table rows (static, a warp's 5 x 32 values each). */
+static __shared__ double gs_tile2_tab_d[GS_TILE2_THREADS / 32 * 5 * GS_TILE2_L];
+static __shared__ float gs_tile2_tab_f[GS_TILE2_THREADS / 32 * 5 * GS_TILE2_L];
 /* The contiguous kernels' staging buffers (static, a warp's 32 x 33 values each). */
 static __shared__ double gs_tile2_buf_d[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
 static __shared__ float gs_tile2_buf_f[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
