@@ -175,6 +175,13 @@ typedef struct {
  * the back end's memory; the summary is delivered to the host, except in deferred mode
  * (bi->deferred), where status_read delivers it later. With bi->accumulate, a call keeps the
  * statuses of earlier calls (a system keeps its first failure). */
+/* The update a solve may store in place of its solution (GsBandedSolveAXPBYPCZ): z = alpha x +
+ * beta y + gamma A^-1 f, x and y arrays of the back end laid out as z. */
+typedef struct {
+  const void *x, *y;
+  double alpha, beta, gamma;
+} GsBandedUpdate;
+
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                 void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);
@@ -182,6 +189,14 @@ typedef struct {
   int (*solve)(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                GsBandedSummary *sum);
+  /* Optional (NULL: never): the solve of f into z storing u's combination instead of the
+   * solution, where this batch's kernel can do it in its own pass (*done = 1), summed as
+   * GsVecAXPBYPCZ sums it, so the same bits as solve then that vector operation; *done = 0 and
+   * nothing queued where it cannot. Neither u->x nor u->y is z (z may be f). */
+  int (*solve_update)(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+                      const int *fstatus, GsInt nrhs, const void *f, void *z,
+                      const GsBandedUpdate *u, int *status, void *work, GsBandedSummary *sum,
+                      int *done);
   int (*mult)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
               const void *x, void *y);
   /* Refactor-each-call for per-system, non-periodic batches and one block: factor and solve in one

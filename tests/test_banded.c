@@ -2289,15 +2289,18 @@ static void test_solve_axpbypcz(GsContext ctx, HsRng *r) {
   static const GsBandedAlgorithm algos[3] = {GS_BANDED_ALGORITHM_THREAD, GS_BANDED_ALGORITHM_SPIKE,
                                              GS_BANDED_ALGORITHM_TILE};
   /* Cases 0-95: algorithm, layout, periodicity, bands, type and block count, each combination
-   * once (c % 48), with shared matrices for TILE and half the others; 96-99: TILE past 1024 rows
-   * (the GPU's long kernel). */
-  for (int c = 0; c < 100; c++) {
-    const int q = c % 48, alg = c < 96 ? q % 3 : 2, contig = (q / 3) % 2, periodic = (q / 6) % 2;
+   * once (c % 48), with shared matrices for TILE and half the others; 96-103: TILE past 1024 rows
+   * (the GPU's two-pass kernels, which store the combination themselves), each layout,
+   * periodicity and type. */
+  for (int c = 0; c < 104; c++) {
+    const int t = c - 96; /* the long cases' layout, periodicity and type bits */
+    const int q = c < 96 ? c % 48 : 3 * (t & 1) + 6 * ((t >> 1) & 1) + 24 * ((t >> 2) & 1);
+    const int alg = c < 96 ? q % 3 : 2, contig = (q / 3) % 2, periodic = (q / 6) % 2;
     GsBandedDesc d;
     memset(&d, 0, sizeof d);
     d.bands = (q / 12) % 2 ? 3 : 5;
     d.n = c < 96 ? 300 + c : 1100 + 333 * (c - 96);
-    d.batch = 7;
+    d.batch = c < 96 || c % 2 ? 7 : 64; /* 64: warps whose lanes share one chunk (GPU TILE) */
     d.dt = (q / 24) % 2 ? GS_FLOAT : GS_DOUBLE;
     d.layout = contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED;
     d.shared = alg == 2 || (c / 48 + q) % 2; /* TILE needs a shared matrix */

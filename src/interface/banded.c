@@ -629,6 +629,45 @@ int GsBandedSolve(GsBanded A, GsVec f, GsVec x) {
   return 0;
 }
 
+/* The solve storing z = alpha x + beta y + gamma A^-1 f in its own pass, where the back end's
+ * kernel for this batch does (*done = 1); *done = 0 and nothing done where it does not, or where
+ * x or y is not the size of z (the separate vector operation then says so). */
+static int solve_update(GsBanded A, GsVec f, double alpha, double beta, double gamma, GsVec x,
+                        GsVec y, GsVec z, int *done) {
+  GsContext ctx = A->ctx;
+  *done = 0;
+  GsInt nf = 0, nz = 0, nx = 0, ny = 0;
+  GsCall(check_vec(A, f, "right-hand side f", A->info.rhs_len, &nf));
+  GsCall(check_vec(A, z, "solution z", A->info.rhs_len, &nz));
+  GsCheck(nf == nz, ctx, GS_ERR_ARG_SIZE, "f holds %lld blocks of right-hand sides but z %lld",
+          (long long)nf, (long long)nz);
+  GsCall(GsVecCheckFor(ctx, x, "x", "the batch", A->info.dt, &nx));
+  GsCall(GsVecCheckFor(ctx, y, "y", "the batch", A->info.dt, &ny));
+  if (nx != nz * A->info.rhs_len || ny != nx) return 0; /* the vector operation names the sizes */
+  GsBandedUpdate u = {.alpha = alpha, .beta = beta, .gamma = gamma};
+  GsCall(GsVecGetComputeArray(x, GS_ACCESS_READ, (void **)&u.x));
+  GsCall(GsVecGetComputeArray(y, GS_ACCESS_READ, (void **)&u.y));
+  void *pf = NULL, *pz = NULL;
+  GsCall(rhs_arrays(A, f, z, &pf, &pz));
+  begin_call(A);
+  GsCall(GsLogEventBegin(ctx, A->ev_solve));
+  int ierr =
+      ctx->ops->banded.solve_update(ctx, &A->info, (const void *const *)A->fac, A->corner,
+                                    A->fstatus, nf, pf, pz, &u, A->status, A->work, &A->last, done);
+  if (ierr || !*done) {
+    GsLogEventCancel(ctx, A->ev_solve);
+    if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+    return 0;
+  }
+  size_t es = GsDataTypeSize(A->info.dt);
+  double fac_bytes =
+      (double)(A->info.shared ? A->info.n : A->info.rhs_len) * (double)es * A->info.nfac;
+  double rhs_bytes = 4.0 * (double)A->info.n * (double)A->info.batch * (double)es * (double)nf;
+  GsCall(GsLogEventEnd(ctx, A->ev_solve, fac_bytes + rhs_bytes, 0));
+  GsCall(end_call(A, "GsBandedSolveAXPBYPCZ"));
+  return 0;
+}
+
 int GsBandedSolveAXPBYPCZ(GsBanded A, GsVec f, double alpha, double beta, double gamma, GsVec x,
                           GsVec y, GsVec z) {
   GsCheckHandle(NULL, A);
@@ -649,6 +688,11 @@ int GsBandedSolveAXPBYPCZ(GsBanded A, GsVec f, double alpha, double beta, double
           "GsBandedSolveAXPBYPCZ: a contiguous layout with stride %lld > n = %lld has gaps "
           "between the systems, which the combination would reach",
           (long long)A->info.stride, (long long)A->info.n);
+  if (ctx->ops->banded.solve_update) {
+    int done = 0;
+    GsCall(solve_update(A, f, alpha, beta, gamma, x, y, z, &done));
+    if (done) return 0;
+  }
   GsCall(solve(A, f, z));
   GsCall(GsVecAXPBYPCZ(z, alpha, beta, gamma, x, y));
   return 0;

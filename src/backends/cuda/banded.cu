@@ -59,6 +59,10 @@ typedef struct {
   int scan_threads;   /* SCAN: threads a block */
   int tile_split;     /* TILE in two passes (the maps after the table) */
   GsInt blk;          /* right-hand-side block of a partitioned solve */
+  /* A solve's fused update (GsBandedSolveAXPBYPCZ, where the kernel does it): x becomes ua ux +
+   * ub uy + uc (solution); ux NULL: none. */
+  const void *ux, *uy;
+  double ua, ub, uc;
 } GsBandedKArgs;
 
 typedef struct {
@@ -1427,10 +1431,43 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
     }                                                                                              \
     const T o[4] = {p2, p1, q1, q2};                                                               \
     GS_TILE_STORE(T, 4, sm + 4 * i, 1, o)                                                          \
-  }                                                                                                \
-  /* Pass 2: each chunk's sweeps from its true carries, y -= W z where W reaches, the store. */    \
+  }
+/* z = alpha u + beta w + gamma z, each product and sum rounded on its own, in GsVecAXPBYPCZ's
+ * order (vec.cu, built without contraction; this file is not), so that a fused update gives the
+ * bits of the solve followed by that vector operation. */
+static __device__ __forceinline__ double gs_axpbypcz_d(double al, double u, double be, double w,
+                                                       double ga, double z) {
+  return __dadd_rn(__dadd_rn(__dmul_rn(al, u), __dmul_rn(be, w)), __dmul_rn(ga, z));
+}
+static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float be, float w,
+                                                      float ga, float z) {
+  return __fadd_rn(__fadd_rn(__fmul_rn(al, u), __fmul_rn(be, w)), __fmul_rn(ga, z));
+}
+/* v[j] (j < L = 32, rows j < cnt) becomes the update's combination with u and w at p0 + j ps,
+ * their loads GS_TILE2_UPD_GROUP rows at a time in flight (8, 16 and 32 measured the same). */
+#define GS_TILE2_UPD_GROUP 8
+#define GS_TILE2_UPD(T, S, p0, ps, cnt, v)                                                         \
+  {                                                                                                \
+    const T *__restrict__ up_ = (const T *)a.ux + (p0);                                            \
+    const T *__restrict__ wp_ = (const T *)a.uy + (p0);                                            \
+    const T al_ = (T)a.ua, be_ = (T)a.ub, ga_ = (T)a.uc;                                           \
+    _Pragma("unroll") for (int j0_ = 0; j0_ < 32; j0_ += GS_TILE2_UPD_GROUP) {                     \
+      T u_[GS_TILE2_UPD_GROUP], w_[GS_TILE2_UPD_GROUP];                                            \
+      _Pragma("unroll") for (int j_ = 0; j_ < GS_TILE2_UPD_GROUP; j_++) {                          \
+        const int ok_ = j0_ + j_ < (cnt);                                                          \
+        u_[j_] = ok_ ? up_[(GsInt)(j0_ + j_) * (ps)] : (T)0;                                       \
+        w_[j_] = ok_ ? wp_[(GsInt)(j0_ + j_) * (ps)] : (T)0;                                       \
+      }                                                                                            \
+      _Pragma("unroll") for (int j_ = 0; j_ < GS_TILE2_UPD_GROUP; j_++) v[j0_ + j_] =              \
+          gs_axpbypcz_##S(al_, u_[j_], be_, w_[j_], ga_, v[j0_ + j_]);                             \
+    }                                                                                              \
+  }
+/* Pass 2: each chunk's sweeps from its true carries, y -= W z where W reaches, the store; with
+ * UPD the store of alpha u + beta w + gamma (solution) (a.ux, a.uy; a.ua, a.ub, a.uc) instead,
+ * summed as GsVecAXPBYPCZ sums it (GsBandedSolveAXPBYPCZ). */
+#define GS_CUDA_BANDED_TILE2B(T, S, PER, CONTIG, UPD, SUF)                                         \
   static __global__ void __launch_bounds__(GS_TILE2_THREADS, GS_TILE2_MIN_BLOCKS)                  \
-      gs_banded_tile2b_k_##S##PER##CONTIG(                                                         \
+      gs_banded_tile2b_k_##S##PER##CONTIG##SUF(                                                    \
           GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                    \
           const int *__restrict__ fstatus, const T *f, T *x, const T *__restrict__ sm,             \
           int *status, GsBandedDevSummary *sum) {                                                  \
@@ -1472,10 +1509,12 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
       _Pragma("unroll") for (int j = 0; j < L; j++) wb[lane * (L + 1) + j] = v[j];                 \
       __syncwarp();                                                                                \
       _Pragma("unroll") for (int q = 0; q < 32; q++) v[q] = wb[q * (L + 1) + lane];                \
+      if (UPD) GS_TILE2_UPD(T, S, rb0 + r0 + lane, a.stride, 32, v)                                \
       _Pragma("unroll") for (int q = 0; q < 32; q++) x[rb0 + (GsInt)q * a.stride + r0 + lane] =    \
           v[q];                                                                                    \
     } else if (on) {                                                                               \
       T *xp = x + rb + (GsInt)r0 * rs;                                                             \
+      if (UPD) GS_TILE2_UPD(T, S, rb + (GsInt)r0 * rs, rs, m - r0, v)                              \
       if (r0 + L <= m) {                                                                           \
         GS_TILE_STORE(T, L, xp, rs, v)                                                             \
       } else {                                                                                     \
@@ -1593,6 +1632,12 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
         _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];      \
         T chk = 0;                                                                                 \
         GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                 \
+        if (a.ux) /* the fused update's rows too (pass 2 stores the others) */                     \
+          _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                               \
+            const GsInt ir = rb + (m + r) * rs;                                                    \
+            x[ir] = gs_axpbypcz_##S((T)a.ua, ((const T *)a.ux)[ir], (T)a.ub,                       \
+                                    ((const T *)a.uy)[ir], (T)a.uc, z[r]);                         \
+          }                                                                                        \
         T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                     \
         zb[0] = z[0];                                                                              \
         zb[1] = h > 1 ? z[1] : (T)0;                                                               \
@@ -1611,13 +1656,29 @@ static __shared__ float gs_tile2_tab_f[GS_TILE2_THREADS / 32 * 5 * GS_TILE2_L];
 static __shared__ double gs_tile2_buf_d[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
 static __shared__ float gs_tile2_buf_f[GS_TILE2_THREADS / 32 * 32 * (GS_TILE2_L + 1)];
 GS_CUDA_BANDED_TILE2(double, d, 0, 0)
+GS_CUDA_BANDED_TILE2B(double, d, 0, 0, 0, )
+GS_CUDA_BANDED_TILE2B(double, d, 0, 0, 1, u)
 GS_CUDA_BANDED_TILE2(double, d, 1, 0)
+GS_CUDA_BANDED_TILE2B(double, d, 1, 0, 0, )
+GS_CUDA_BANDED_TILE2B(double, d, 1, 0, 1, u)
 GS_CUDA_BANDED_TILE2(double, d, 0, 1)
+GS_CUDA_BANDED_TILE2B(double, d, 0, 1, 0, )
+GS_CUDA_BANDED_TILE2B(double, d, 0, 1, 1, u)
 GS_CUDA_BANDED_TILE2(double, d, 1, 1)
+GS_CUDA_BANDED_TILE2B(double, d, 1, 1, 0, )
+GS_CUDA_BANDED_TILE2B(double, d, 1, 1, 1, u)
 GS_CUDA_BANDED_TILE2(float, f, 0, 0)
+GS_CUDA_BANDED_TILE2B(float, f, 0, 0, 0, )
+GS_CUDA_BANDED_TILE2B(float, f, 0, 0, 1, u)
 GS_CUDA_BANDED_TILE2(float, f, 1, 0)
+GS_CUDA_BANDED_TILE2B(float, f, 1, 0, 0, )
+GS_CUDA_BANDED_TILE2B(float, f, 1, 0, 1, u)
 GS_CUDA_BANDED_TILE2(float, f, 0, 1)
+GS_CUDA_BANDED_TILE2B(float, f, 0, 1, 0, )
+GS_CUDA_BANDED_TILE2B(float, f, 0, 1, 1, u)
 GS_CUDA_BANDED_TILE2(float, f, 1, 1)
+GS_CUDA_BANDED_TILE2B(float, f, 1, 1, 0, )
+GS_CUDA_BANDED_TILE2B(float, f, 1, 1, 1, u)
 typedef void (*GsTile2A_d)(GsBandedKArgs, const double *, const int *, const double *, double *);
 typedef void (*GsTile2A_f)(GsBandedKArgs, const float *, const int *, const float *, float *);
 typedef void (*GsTile2S_d)(GsBandedKArgs, const double *, const double *, const int *,
@@ -1635,10 +1696,17 @@ static const GsTile2A_f gs_tile2a_f[2][2] = {{gs_banded_tile2a_k_f00, gs_banded_
                                              {gs_banded_tile2a_k_f10, gs_banded_tile2a_k_f11}};
 static const GsTile2S_d gs_tile2s_d[2] = {gs_banded_tile2s_k_d0, gs_banded_tile2s_k_d1};
 static const GsTile2S_f gs_tile2s_f[2] = {gs_banded_tile2s_k_f0, gs_banded_tile2s_k_f1};
-static const GsTile2B_d gs_tile2b_d[2][2] = {{gs_banded_tile2b_k_d00, gs_banded_tile2b_k_d01},
-                                             {gs_banded_tile2b_k_d10, gs_banded_tile2b_k_d11}};
-static const GsTile2B_f gs_tile2b_f[2][2] = {{gs_banded_tile2b_k_f00, gs_banded_tile2b_k_f01},
-                                             {gs_banded_tile2b_k_f10, gs_banded_tile2b_k_f11}};
+/* [periodic][contiguous][update] */
+static const GsTile2B_d gs_tile2b_d[2][2][2] = {
+    {{gs_banded_tile2b_k_d00, gs_banded_tile2b_k_d00u},
+     {gs_banded_tile2b_k_d01, gs_banded_tile2b_k_d01u}},
+    {{gs_banded_tile2b_k_d10, gs_banded_tile2b_k_d10u},
+     {gs_banded_tile2b_k_d11, gs_banded_tile2b_k_d11u}}};
+static const GsTile2B_f gs_tile2b_f[2][2][2] = {
+    {{gs_banded_tile2b_k_f00, gs_banded_tile2b_k_f00u},
+     {gs_banded_tile2b_k_f01, gs_banded_tile2b_k_f01u}},
+    {{gs_banded_tile2b_k_f10, gs_banded_tile2b_k_f10u},
+     {gs_banded_tile2b_k_f11, gs_banded_tile2b_k_f11u}}};
 
 /* Chunked solves with each system's own LU (SCAN, banded_algo.h): thread t = k * ns + s of a
  * block owns chunk k (L rows) of system s, so that in the interleaved layout the threads of a warp
@@ -2306,15 +2374,29 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
         a, tab, fstatus, (const T *)f, sm);                                                        \
     gs_tile2s_##S[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(                             \
         a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
-    gs_tile2b_##S[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(                 \
+    gs_tile2b_##S[per][ct][upd]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(            \
         a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
   }
-static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
-                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
-                   GsBandedSummary *sum) {
+/* The solve; with u (not NULL) only where the two-pass tiled kernels run (*done = 1), which store
+ * the update's combination instead of the solution. */
+static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+                       const int *fstatus, GsInt nrhs, const void *f, void *x,
+                       const GsBandedUpdate *u, int *status, void *work, GsBandedSummary *sum,
+                       int *done) {
+  if (done) *done = 0;
+  if (u && !(bi->algo == GS_BANDED_ALGORITHM_TILE && bi->tile_split)) return 0;
   GsCudaContext *cc = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
   GsBandedKArgs a = kargs(bi, nrhs);
+  const int upd = u != NULL;
+  if (u) {
+    a.ux = u->x;
+    a.uy = u->y;
+    a.ua = u->alpha;
+    a.ub = u->beta;
+    a.uc = u->gamma;
+    *done = 1;
+  }
   GsPtrs Fp = ptrs(F, bi->nfac);
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, bi, &dsum, status));
@@ -2501,6 +2583,19 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
   return 0;
 }
 
+static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
+                   const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
+                   GsBandedSummary *sum) {
+  return k_solve_any(ctx, bi, F, C, fstatus, nrhs, f, x, NULL, status, work, sum, NULL);
+}
+
+static int k_solve_update(GsContext ctx, const GsBandedInfo *bi, const void *const *F,
+                          const void *C, const int *fstatus, GsInt nrhs, const void *f, void *z,
+                          const GsBandedUpdate *u, int *status, void *work, GsBandedSummary *sum,
+                          int *done) {
+  return k_solve_any(ctx, bi, F, C, fstatus, nrhs, f, z, u, status, work, sum, done);
+}
+
 static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, GsInt nrhs,
                   const void *x, void *y) {
   GsCudaContext *cc = NULL;
@@ -2553,6 +2648,7 @@ extern "C" void GsCudaFillBandedKernels(GsBandedKernels *k) {
   k->factor_solve = k_factor_solve;
   k->factor = k_factor;
   k->solve = k_solve;
+  k->solve_update = k_solve_update;
   k->mult = k_mult;
   k->staged_auto = k_staged_auto;
 }
