@@ -2008,6 +2008,21 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
             (long long)ds.n, opt, passes);
       CHECK_ERR(GsBandedGetTilePasses(A, NULL), GS_ERR_ARG_NULL);
       CHECK_ERR(GsBandedGetTilePasses(NULL, &passes), GS_ERR_ARG_NULL);
+      /* Per object: one or two passes whatever the option (a GPU's; one on the CPU), the
+       * algorithm kept; 0 goes back to the option's choice. */
+      for (int k = 0; k < 3; k++) {
+        const int w = (k + 1) % 3; /* 1, 2, then 0 */
+        CHECK_OK(GsBandedSetTilePasses(A, w));
+        CHECK_OK(GsBandedGetTilePasses(A, &passes));
+        CHECK_OK(GsBandedGetAlgorithm(A, &got));
+        const int expect = dinfo.device_id < 0 ? 1 : w ? w : want2 ? 2 : 1;
+        CHECK(passes == expect && got == GS_BANDED_ALGORITHM_TILE,
+              "GsBandedSetTilePasses(%d) at %lld rows: %d passes (expect %d), %s", w,
+              (long long)ds.n, passes, expect, GsBandedAlgorithmName(got));
+      }
+      CHECK_ERR(GsBandedSetTilePasses(A, 3), GS_ERR_ARG_OUTOFRANGE);
+      CHECK_ERR(GsBandedSetTilePasses(A, -1), GS_ERR_ARG_OUTOFRANGE);
+      CHECK_ERR(GsBandedSetTilePasses(NULL, 1), GS_ERR_ARG_NULL);
       if (per) { /* periodic systems are partitioned too */
         CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SPIKE));
         CHECK_OK(GsBandedGetAlgorithm(A, &got));

@@ -145,6 +145,11 @@ int GsBandedGetPartitions(GsBanded A, int *parts);
 /* The passes of a TILE solve over its right-hand sides: 2 where a GPU runs it in two passes
  * (-banded_tile_passes, above), 1 for other TILE solves, 0 for the other algorithms. */
 int GsBandedGetTilePasses(GsBanded A, int *passes);
+/* Ask for TILE solves in one pass (1) or two (2) on a GPU, or the automatic choice (0), as the
+ * option -banded_tile_passes does, for this object; drops any factors. Two passes let
+ * GsBandedSolveAXPBYPCZ store its combination from the solve's own pass, which pays for large
+ * batches of short systems too (a 65536 x 1024 ensemble on the H200), not for small ones. */
+int GsBandedSetTilePasses(GsBanded A, int passes);
 
 /* When calls report bad systems. GS_BANDED_CHECK_EACH (the default): Factor, Solve and
  * FactorSolve wait for their result and return the error naming the first bad system.

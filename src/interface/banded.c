@@ -416,6 +416,18 @@ int GsBandedGetPartitions(GsBanded A, int *parts) {
   return 0;
 }
 
+int GsBandedSetTilePasses(GsBanded A, int passes) {
+  GsCheckHandle(NULL, A);
+  GsCheck(passes >= 0 && passes <= 2, A->ctx, GS_ERR_ARG_OUTOFRANGE,
+          "tile passes = %d: must be 0 (automatic), 1 or 2", passes);
+  A->info.tile_passes = passes == 1   ? GS_BANDED_TILE_PASSES_ONE
+                        : passes == 2 ? GS_BANDED_TILE_PASSES_TWO
+                                      : GS_BANDED_TILE_PASSES_AUTO;
+  GsCall(configure(A, A->auto_algo ? GS_BANDED_ALGORITHM_AUTO : (GsBandedAlgorithm)A->info.algo,
+                   A->info.algo == GS_BANDED_ALGORITHM_SPIKE ? A->info.parts : 0));
+  return 0;
+}
+
 int GsBandedGetTilePasses(GsBanded A, int *passes) {
   GsCheckHandle(NULL, A);
   GsCheckHandle(A->ctx, passes);
