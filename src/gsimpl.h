@@ -167,6 +167,13 @@ typedef struct {
   int staged;
 } GsBandedSummary;
 
+/* The update a solve may store in place of its solution (GsBandedSolveAXPBYPCZ): z = alpha x +
+ * beta y + gamma A^-1 f, x and y arrays of the back end laid out as z. */
+typedef struct {
+  const void *x, *y;
+  double alpha, beta, gamma;
+} GsBandedUpdate;
+
 /* Banded kernels. D: bands diagonal arrays; F: nfac factor arrays (layout of the matrix data);
  * C: nmat * corner_len corner entries; fstatus[nmat]: factor status per matrix; status[batch]: per
  * system; work: scratch for partitioned batches (factor: nmat * parts ints; solve: batch * parts *
@@ -175,13 +182,6 @@ typedef struct {
  * the back end's memory; the summary is delivered to the host, except in deferred mode
  * (bi->deferred), where status_read delivers it later. With bi->accumulate, a call keeps the
  * statuses of earlier calls (a system keeps its first failure). */
-/* The update a solve may store in place of its solution (GsBandedSolveAXPBYPCZ): z = alpha x +
- * beta y + gamma A^-1 f, x and y arrays of the back end laid out as z. */
-typedef struct {
-  const void *x, *y;
-  double alpha, beta, gamma;
-} GsBandedUpdate;
-
 typedef struct {
   int (*factor)(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                 void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum);
