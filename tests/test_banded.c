@@ -2080,6 +2080,28 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           cases++;
         }
   }
+  /* The automatic choice takes two passes on a GPU for contiguous batches of 4096 systems or more
+   * of 993 to 1024 rows, one for fewer systems, shorter ones or the interleaved layout. */
+  {
+    CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", "auto"));
+    static const GsInt cn[5] = {1024, 1024, 1024, 993, 992}, cb[5] = {4096, 4095, 4096, 8192, 8192};
+    for (int c = 0; c < 5; c++) {
+      const int inter = c == 2;
+      GsBandedDesc dc = {
+          5, cn[c], cb[c], GS_DOUBLE, inter ? GS_BANDED_INTERLEAVED : GS_BANDED_CONTIGUOUS,
+          0, 1,     0,     0};
+      GsBanded Ac = NULL;
+      if (CHECK_OK(GsBandedCreate(ctx, &dc, &Ac))) continue;
+      int passes = -1;
+      CHECK_OK(GsBandedSetAlgorithm(Ac, GS_BANDED_ALGORITHM_TILE));
+      CHECK_OK(GsBandedGetTilePasses(Ac, &passes));
+      const int wantp = dinfo.device_id >= 0 && (c == 0 || c == 3) ? 2 : 1;
+      CHECK(passes == wantp, "tile passes, %s batch of %lld systems of %lld rows: %d, expected %d",
+            inter ? "interleaved" : "contiguous", (long long)cb[c], (long long)cn[c], passes,
+            wantp);
+      CHECK_OK(GsBandedDestroy(&Ac));
+    }
+  }
   /* A short shared batch (4 chunks): one pass unless -banded_tile_passes two on a GPU; an unknown
    * value is a named error of GsBandedCreate. */
   {

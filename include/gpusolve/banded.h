@@ -122,12 +122,13 @@ typedef enum {
  * option -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp
  * per SM of such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB),
  * on wherever the layout allows, off never.
- * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32) run in two passes over
- * the right-hand sides: each chunk's sweeps from zero carries, the carries between chunks by one
- * thread per system, then each chunk again from its true carries, with the same chunk of 32
- * consecutive systems on a warp's lanes (scratch: 4 values per 32 rows of each system, 2 more
- * per periodic system). The option -banded_tile_passes auto|one|two (read at GsBandedCreate)
- * forces one pass on chip (a block holds whole systems) or two passes for any length. */
+ * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
+ * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
+ * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then
+ * each chunk again from its true carries, with the same chunk of 32 consecutive systems on a warp's
+ * lanes (scratch: 4 values per 32 rows of each system, 2 more per periodic system). The option
+ * -banded_tile_passes auto|one|two (read at GsBandedCreate) forces one pass on chip (a block holds
+ * whole systems) or two passes for any length. */
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);

@@ -337,10 +337,17 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   bi->tile_p = bi->tile_l ? (int)((bi->m + bi->tile_l - 1) / bi->tile_l) : 0;
   /* A GPU's TILE solves of more than 32 chunks run in two passes over f (banded_algo.h,
    * GS_TILE2_L) unless -banded_tile_passes one; -banded_tile_passes two takes them for any
-   * length. */
-  bi->tile_split = gpu && algo == GS_BANDED_ALGORITHM_TILE &&
-                   (bi->tile_passes == GS_BANDED_TILE_PASSES_TWO ||
-                    (bi->tile_passes == GS_BANDED_TILE_PASSES_AUTO && bi->tile_p > 32));
+   * length. So do contiguous batches of 4096 systems or more of 993 to 1024 rows (32 chunks of
+   * 32), whose one-pass kernel loads each thread's own rows where the two passes stage 32
+   * systems' rows through shared memory: H200, de452f9, deferred checks, one pass -> two (us):
+   * periodic stiff 1024 x 4096 / 16384 / 65536 systems 70.2 -> 66.9, 226.3 -> 191.8, 774.3 ->
+   * 682.5, not periodic 61.6 -> 53.6, 200.3 -> 163.2, 712.2 -> 576.0; at 512 rows level or worse
+   * (periodic 4096 systems 37.6 -> 44.4), so those keep one pass. */
+  const int contig_long = !bi->interleaved && bi->batch >= 4096 && bi->m > 992;
+  bi->tile_split =
+      gpu && algo == GS_BANDED_ALGORITHM_TILE &&
+      (bi->tile_passes == GS_BANDED_TILE_PASSES_TWO ||
+       (bi->tile_passes == GS_BANDED_TILE_PASSES_AUTO && (bi->tile_p > 32 || contig_long)));
   if (bi->tile_split) {
     bi->tile_l = GS_TILE2_L;
     bi->tile_p = (int)((bi->m + GS_TILE2_L - 1) / GS_TILE2_L);
