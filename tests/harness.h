@@ -194,7 +194,6 @@ typedef struct {
   uint64_t s;
 } HsRng;
 
-/* Machine epsilon of a vector element type. */
 /* The folder of the test matrix collection: $GS_TEST_MATRIX_DIR, else the compiled-in default;
  * NULL when it holds no README.md (tests that need the matrices then skip). */
 static HS_UNUSED const char *hs_matrix_dir(const char *compiled) {
@@ -207,6 +206,7 @@ static HS_UNUSED const char *hs_matrix_dir(const char *compiled) {
   return dir;
 }
 
+/* Machine epsilon of a vector element type. */
 static HS_UNUSED double hs_type_eps(GsDataType dt) {
   return dt == GS_DOUBLE ? DBL_EPSILON : FLT_EPSILON;
 }

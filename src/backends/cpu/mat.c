@@ -28,12 +28,6 @@ static inline double row_sum_g(const int *col, const double *val, GsInt stride, 
 
 static inline double row_sum(const GsInt *rp, const int *col, const double *val, const double *x,
                              GsInt i, int G) {
-  if (G == 1) { /* the common case, as a plain loop */
-    double s = 0;
-    for (GsInt k = rp[i]; k < rp[i + 1]; k++)
-      s += val[k] * x[col[k]];
-    return s;
-  }
   return row_sum_g(col + rp[i], val + rp[i], 1, rp[i + 1] - rp[i], x, G);
 }
 

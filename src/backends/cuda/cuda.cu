@@ -79,10 +79,8 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
           cc->sm_count);
 
   GsCallCuda(ctx, cudaStreamCreateWithFlags(&cc->stream, cudaStreamNonBlocking));
-  const size_t nblocks =
-      (size_t)(cc->launch_blocks > GS_REDUCE_BLOCKS ? cc->launch_blocks : GS_REDUCE_BLOCKS);
-  GsCallCuda(ctx,
-             cudaMalloc((void **)&cc->partials, (size_t)GS_CUDA_MAX_NV * nblocks * sizeof(double)));
+  GsCallCuda(ctx, cudaMalloc((void **)&cc->partials,
+                             (size_t)GS_CUDA_MAX_NV * GS_REDUCE_BLOCKS * sizeof(double)));
   GsCallCuda(ctx, cudaMalloc((void **)&cc->counter, sizeof(unsigned int)));
   GsCallCuda(ctx, cudaMalloc((void **)&cc->results, GS_CUDA_RESULT_CAP * sizeof(double)));
   GsCallCuda(ctx, cudaMallocHost((void **)&cc->results_host, GS_CUDA_RESULT_CAP * sizeof(double)));

@@ -41,9 +41,10 @@ typedef struct {
   int sm_count, max_threads_per_sm, cc_major, cc_minor;
   size_t l2_bytes;
   int launch_blocks; /* grid size cap of every vector kernel (see above) */
-  /* Reductions: each block writes its partials to `partials` (GS_CUDA_MAX_NV * launch_blocks
-   * doubles, value-major), the last block to finish (counted in `counter`, which it leaves at 0)
-   * folds them into `results`, and the host reads `results` through the pinned `results_host`. */
+  /* Reductions: each block writes its partials to `partials` (GS_CUDA_MAX_NV * GS_REDUCE_BLOCKS
+   * doubles, value-major: every reduction runs GsReduceGrid's at most GS_REDUCE_BLOCKS blocks), the
+   * last block to finish (counted in `counter`, which it leaves at 0) folds them into `results`,
+   * and the host reads `results` through the pinned `results_host`. */
   double *partials;
   unsigned int *counter;
   double *results;
