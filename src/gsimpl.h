@@ -146,7 +146,8 @@ typedef struct {
   int parts;          /* partitions per system (SPIKE); 1 otherwise */
   int tile_l, tile_p; /* TILE: rows per chunk, chunks per system */
   int scan_layout;    /* GPU SCAN with a matrix per system: factors in the scan's own layout
-                       * (gs_scan_layout_len), rearranged by the back end's Factor */
+                       * (gs_scan_layout_len), rearranged by the back end's Factor; GPU SPIKE
+                       * whose partial solves are scans (gs_banded_part_scan): the LU arrays */
   int scan_threads;   /* GPU SCAN: threads a block */
   int tile_passes;    /* GsBandedTilePasses: -banded_tile_passes */
   int tile_split;     /* GPU TILE in two passes (banded_algo.h, GS_TILE2_L); the work after the

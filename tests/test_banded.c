@@ -1510,6 +1510,8 @@ static void test_partitions(GsContext ctx, HsRng *r) {
             /* more partitions than a warp's lanes (a GPU's reduced solve: several a lane) */
             {5, 0, 0, 70, MODE_NRHS, 3002, 3, GS_DOUBLE},
             {3, 1, 0, 100, MODE_TWICE, 2001, 5, GS_FLOAT},
+            /* more than a reduced-solve block's 128 threads (several partitions a thread) */
+            {5, 0, 0, 150, MODE_NRHS, 3002, 3, GS_DOUBLE},
             /* partitions a GPU solves as chunked scans (penta 257 to 512 rows, tri up to 512) */
             {5, 0, 0, 3, MODE_TWICE, 1002, 5, GS_DOUBLE},
             {5, 0, 1, 2, MODE_NRHS, 702, 3, GS_FLOAT},
@@ -1534,8 +1536,9 @@ static void test_partitions(GsContext ctx, HsRng *r) {
    * solves as chunked scans where a partition has at most 512 rows (tri) or 257 to 512 (penta),
    * including uneven partitions, partitions shorter than a chunk, LDL^T, several right-hand-side
    * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition;
-   * the next three have more partitions than a warp has lanes (the GPU's reduced solve); the last
-   * has partitions of 4500 rows (one thread each on a GPU: more than a scan block's chunks). */
+   * the next five have more partitions than a warp has lanes (the GPU's reduced solve; the last
+   * two more than its block has threads); the last has partitions of 4500 rows (one thread each on
+   * a GPU: more than a scan block's chunks). */
   static const struct {
     int bands, spd, parts, mode;
     GsInt n, batch;
@@ -1551,6 +1554,8 @@ static void test_partitions(GsContext ctx, HsRng *r) {
             {3, 0, 3, MODE_FACTORSOLVE, 1500, 33, GS_DOUBLE},
             {3, 0, 100, MODE_NRHS, 2000, 6, GS_DOUBLE},
             {5, 1, 70, MODE_TWICE, 3000, 4, GS_DOUBLE},
+            {3, 0, 300, MODE_TWICE, 3000, 5, GS_DOUBLE},
+            {5, 0, 200, MODE_INPLACE, 4000, 3, GS_FLOAT},
             {5, 0, 33, MODE_INPLACE, 9000, 2, GS_FLOAT},
             {3, 0, 2, MODE_TWICE, 9000, 2, GS_DOUBLE}};
   for (size_t k = 0; k < sizeof pn / sizeof pn[0]; k++) {

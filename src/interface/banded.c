@@ -154,7 +154,10 @@ static int alloc_factors(GsBanded A) {
   size_t es = GsDataTypeSize(bi->dt);
   GsInt diag_len = bi->shared ? bi->n : bi->rhs_len, fac_len = diag_len;
   if (bi->scan_layout) { /* the scan's own layout, padded to whole blocks */
-    const GsInt sl = gs_scan_layout_len(bi->batch, bi->tile_p, bi->tile_l, bi->scan_threads);
+    const GsInt sl = bi->parts > 1
+                         ? gs_scan_layout_len(bi->batch * bi->parts, gs_banded_part_scan_p(bi),
+                                              GS_BANDED_PART_SCAN_L, GS_BANDED_SCAN_THREADS)
+                         : gs_scan_layout_len(bi->batch, bi->tile_p, bi->tile_l, bi->scan_threads);
     if (sl > fac_len) fac_len = sl;
   }
   for (int k = 0; k < bi->nfac; k++)
@@ -167,7 +170,10 @@ static int alloc_factors(GsBanded A) {
      * the same scratch per matrix. */
     size_t sw =
         (size_t)bi->batch * (size_t)GS_BANDED_PART_X(bi->bands, bi->parts, bi->periodic) * es;
-    GsCall(GsMemAlloc(ctx, fw > sw ? fw : sw, &A->work));
+    if (sw < fw) sw = fw;
+    /* a GPU's scan layout: one factor array in the matrix layout, to rearrange from */
+    if (bi->scan_layout && sw < (size_t)diag_len * es) sw = (size_t)diag_len * es;
+    GsCall(GsMemAlloc(ctx, sw, &A->work));
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     size_t len = (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * (size_t)bi->tile_p * bi->tile_l;
     if (bi->tile_split) len += (size_t)gs_tile2_work_len(bi->periodic, bi->tile_p, bi->batch);
@@ -352,7 +358,9 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
     bi->tile_l = GS_TILE2_L;
     bi->tile_p = (int)((bi->m + GS_TILE2_L - 1) / GS_TILE2_L);
   }
-  bi->scan_layout = gpu && algo == GS_BANDED_ALGORITHM_SCAN && !bi->shared;
+  bi->scan_layout = gpu && !bi->shared &&
+                    (algo == GS_BANDED_ALGORITHM_SCAN ||
+                     (algo == GS_BANDED_ALGORITHM_SPIKE && gs_banded_part_scan(bi)));
   /* Tri systems of over 64 chunks (past 1024 rows) in 512-thread blocks: twice the systems a
    * block, so each row of f and x is twice as wide (16 bytes at 2048 rows, 8 at 4096 with 256
    * threads). H200, deferred checks, 256 -> 512 threads, two rounds (us): tri 2048 x 2048 95.7 /

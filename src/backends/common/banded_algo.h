@@ -1060,40 +1060,80 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     if (sh->periodic) gs_banded_part_reduce_tail_##S(sh, C, parts, f, rb, rs, X);                  \
   }                                                                                                \
                                                                                                    \
+  /* What partition j's correction needs: the interface values T_{j+1} (Tn), U_{j-1} (Up) and,     \
+   * periodic, z; the rows [r0, whi) where its W spikes matter and [vlo, r1) where its V spikes or \
+   * (periodic) E^-1 F do, from the factorisation's extents. */                                    \
+  GS_BANDED_ROW_FN void gs_banded_part_iface_##S(const GsBandedShape *sh, int parts, int j,        \
+                                                 const T *X, const T *ext, T *Tn, T *Up, T *z,     \
+                                                 GsInt *r0, GsInt *r1, GsInt *whi, GsInt *vlo) {   \
+    const int h = sh->h, q = 2 * h;                                                                \
+    for (int k = 0; k < 2; k++)                                                                    \
+      Tn[k] = Up[k] = z[k] = 0;                                                                    \
+    for (int k = 0; k < h; k++) {                                                                  \
+      if (j + 1 < parts) Tn[k] = X[(j + 1) * q + k];                                               \
+      if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
+      if (sh->periodic) z[k] = X[parts * q + k];                                                   \
+    }                                                                                              \
+    gs_part_range(sh->m, parts, j, r0, r1);                                                        \
+    *whi = *r0 + (GsInt)ext[0];                                                                    \
+    *vlo = *r0 + (GsInt)ext[1];                                                                    \
+  }                                                                                                \
+                                                                                                   \
+  /* Row qf's correction: V T_{j+1} where the V spikes matter (uv: rows >= vlo), W U_{j-1} where   \
+   * the W spikes do (uw: rows < whi) and (E^-1 F) z when periodic (per), from the arrays Z = V_0, \
+   * V_1, W_0, W_1, (E^-1 F)_0, (E^-1 F)_1. Only the arrays that matter at the row are read: the   \
+   * others' entries there are below rounding (that is what the extents mean). */                  \
+  GS_BANDED_ROW_FN T gs_banded_part_row_fix_##S(int h, int per, int uv, int uw, const T *const *Z, \
+                                                GsInt qf, const T *Tn, const T *Up, const T *z) {  \
+    T c = 0;                                                                                       \
+    if (uv) {                                                                                      \
+      c += Z[0][qf] * Tn[0];                                                                       \
+      if (h > 1) c += Z[1][qf] * Tn[1];                                                            \
+    }                                                                                              \
+    if (uw) {                                                                                      \
+      c += Z[2][qf] * Up[0];                                                                       \
+      if (h > 1) c += Z[3][qf] * Up[1];                                                            \
+    }                                                                                              \
+    if (per) {                                                                                     \
+      c += Z[4][qf] * z[0];                                                                        \
+      if (h > 1) c += Z[5][qf] * z[1];                                                             \
+    }                                                                                              \
+    return c;                                                                                      \
+  }                                                                                                \
+                                                                                                   \
   /* x_j = y_j - V_j T_{j+1} - W_j U_{j-1} (- (E^-1 F) z when periodic) over the rows of partition \
    * j where a spike or a periodic column matters (y in x; ext from the factorisation), and the    \
    * last h rows = z for the last partition of a periodic system; returns 1 if all finite. */      \
   GS_BANDED_FN int gs_banded_part_correct_##S(const GsBandedShape *sh, const T *const *F,          \
                                               GsInt fb, GsInt fs, int parts, int j, const T *X,    \
                                               const T *ext, T *x, GsInt rb, GsInt rs) {            \
-    const int h = sh->h, q = 2 * h, nlu = GS_BANDED_NLU(sh->bands, sh->spd);                       \
-    GsInt r0, r1;                                                                                  \
-    gs_part_range(sh->m, parts, j, &r0, &r1);                                                      \
-    T Tn[2] = {0, 0}, Up[2] = {0, 0}, z[2] = {0, 0};                                               \
-    const int per = sh->periodic, np = nlu + 2 * h;                                                \
+    const int h = sh->h, nlu = GS_BANDED_NLU(sh->bands, sh->spd), per = sh->periodic;              \
+    const T *Z[6];                                                                                 \
+    for (int k = 0; k < 6; k++)                                                                    \
+      Z[k] = F[nlu];                                                                               \
     for (int k = 0; k < h; k++) {                                                                  \
-      if (j + 1 < parts) Tn[k] = X[(j + 1) * q + k];                                               \
-      if (j > 0) Up[k] = X[(j - 1) * q + h + k];                                                   \
-      if (per) z[k] = X[parts * q + k];                                                            \
+      Z[k] = F[nlu + k];                                                                           \
+      Z[2 + k] = F[nlu + h + k];                                                                   \
+      if (per) Z[4 + k] = F[nlu + 2 * h + k];                                                      \
     }                                                                                              \
-    const GsInt whi = r0 + (GsInt)ext[0], vlo0 = r0 + (GsInt)ext[1];                               \
-    const GsInt vlo = vlo0 > whi ? vlo0 : whi;                                                     \
+    T Tn[2], Up[2], z[2];                                                                          \
+    GsInt r0, r1, whi, vlo;                                                                        \
+    gs_banded_part_iface_##S(sh, parts, j, X, ext, Tn, Up, z, &r0, &r1, &whi, &vlo);               \
+    const GsInt vs = vlo > whi ? vlo : whi;                                                        \
     int finite = 1;                                                                                \
     enum { K = KK };                                                                               \
-    for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [vlo, r1) */                    \
-      const GsInt ra = part ? vlo : r0, re = part ? r1 : whi;                                      \
+    for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [max(vlo, whi), r1) */          \
+      const GsInt ra = part ? vs : r0, re = part ? r1 : whi;                                       \
       for (GsInt i0 = ra; i0 < re; i0 += K) {                                                      \
         /* Each row's correction is summed as its loads arrive: one value per row in flight, not   \
          * one per factor array (which made the periodic double penta kernel spill). */            \
         T vx[K] = {0}, cr[K] = {0};                                                                \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u, qf = fb + i * fs;                                                \
+          const GsInt i = i0 + u;                                                                  \
           if (i < re) {                                                                            \
             vx[u] = x[rb + i * rs];                                                                \
-            T c = F[nlu][qf] * Tn[0] + F[nlu + h][qf] * Up[0];                                     \
-            if (h > 1) c += F[nlu + 1][qf] * Tn[1] + F[nlu + h + 1][qf] * Up[1];                   \
-            if (per) c += F[np][qf] * z[0] + (h > 1 ? F[np + 1][qf] * z[1] : (T)0);                \
-            cr[u] = c;                                                                             \
+            cr[u] =                                                                                \
+                gs_banded_part_row_fix_##S(h, per, i >= vlo, i < whi, Z, fb + i * fs, Tn, Up, z);  \
           }                                                                                        \
         }                                                                                          \
         GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
@@ -1451,6 +1491,34 @@ GS_BANDED_FN int gs_tile_pow2(int p) {
 GS_BANDED_FN GsInt gs_scan_layout_len(GsInt batch, int P, int L, int NT) {
   const GsInt ns = NT / P;
   return (batch + ns - 1) / ns * (GsInt)L * NT;
+}
+
+/* Rows of a chunk of a GPU's partial solves by scans (below). */
+#define GS_BANDED_PART_SCAN_L 16
+/* Whether a GPU's partitioned (SPIKE) solve runs its partial solves y_j = A_j^-1 f_j as chunked
+ * scans (each partition a system of its own, its LU the partition's factor rows, kept by Factor in
+ * the scan's layout: GsBandedInfo.scan_layout) instead of one thread per partition. The scan keeps
+ * the forward result in registers (56 bytes per unknown instead of 72) and, with at most 512 rows
+ * a partition, holds 8 or more systems a block, so rows of f and x move in 64- or 128-byte pieces
+ * (interleaved), or a thread's 16 rows in 16-byte loads (contiguous, where one thread a partition
+ * walks rows a stride apart from its neighbours'). H200, deferred checks, one thread per
+ * partition -> scan, same partitions, before the warp's reduced solve (us): tri 1024 x 65536 with
+ * 128 partitions 1190 -> 1015, 256: 1450 -> 1208, 512: 2075 -> 1864; penta 1024 x 65536 with 128
+ * (512 rows) 2079 -> 1982 and LDL^T 2085 -> 2018, but with 256 (256 rows) 2881 -> 3056 and 512
+ * 4496 -> 5002 (LDL^T 2941 -> 2756, 4645 -> 4426); penta 2048 x 4096 with 8 partitions: 250
+ * against the automatic (one thread a partition) 275. After it, 128 partitions: periodic penta
+ * 1024 x 65536 1514 -> 1436, periodic tri 1050 -> 848; contiguous penta 3539 -> 2095, tri 2944 ->
+ * 1246, tri 64 x 65536 387 -> 112. Not for a shared matrix (penta 1024 x 16384, 32 partitions: 241
+ * -> 273). */
+GS_BANDED_FN int gs_banded_part_scan(const GsBandedInfo *bi) {
+  const GsInt rows = (bi->m + bi->parts - 1) / bi->parts; /* the longest partition */
+  return bi->parts > 1 && !bi->shared && rows <= 32 * GS_BANDED_PART_SCAN_L &&
+         (bi->bands == 3 || rows > 256);
+}
+/* Chunks a partition of such a solve takes (the scan's P). */
+GS_BANDED_FN int gs_banded_part_scan_p(const GsBandedInfo *bi) {
+  const GsInt rows = (bi->m + bi->parts - 1) / bi->parts;
+  return (int)((rows + GS_BANDED_PART_SCAN_L - 1) / GS_BANDED_PART_SCAN_L);
 }
 
 #define GS_BANDED_SCAN_ALGOS(T, S)                                                                 \

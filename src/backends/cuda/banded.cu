@@ -529,8 +529,89 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
       gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                               \
   }
 
-/* Threads of a block of the warp-per-system reduced solve. */
-#define GS_PART_WARP_THREADS 128
+/* Warps of a block of the reduced solve (one block a system): up to 32 x 4 partitions a thread
+ * each. */
+#ifndef GS_PART_RED_WARPS
+#define GS_PART_RED_WARPS 4
+#endif
+#ifndef GS_PART_RED_MIN_BLOCKS
+#define GS_PART_RED_MIN_BLOCKS 4
+#endif
+/* The corrections after the reduced solve: chunks of GS_PCORR_K rows, GS_PCORR_U threads for each
+ * end of a partition (the spikes decay over a few dozen rows: each thread a chunk or two, many
+ * threads in flight), blocks of GS_PCORR_THREADS. */
+#ifndef GS_PCORR_K
+#define GS_PCORR_K 4
+#endif
+#ifndef GS_PCORR_U
+#define GS_PCORR_U 4
+#endif
+#define GS_PCORR_THREADS 128
+#ifndef GS_PCORR_MIN_BLOCKS
+#define GS_PCORR_MIN_BLOCKS 1
+#endif
+/* Rows [i0, i0 + K) (those below re) of a partition's correction with the spikes V (UV) and W
+ * (UW), their loads all issued before the stores. */
+#define GS_PCORR_CHUNK(T, S, K, UV, UW)                                                            \
+  {                                                                                                \
+    T vx_[K], cr_[K];                                                                              \
+    _Pragma("unroll") for (int e = 0; e < (K); e++) {                                              \
+      const GsInt i = i0 + e;                                                                      \
+      vx_[e] = cr_[e] = 0;                                                                         \
+      if (i < re) {                                                                                \
+        vx_[e] = x[rb + i * rs];                                                                   \
+        cr_[e] = gs_banded_part_row_fix_##S(h, per, UV, UW, Z, fb + i * fs, Tn, Up, z);            \
+      }                                                                                            \
+    }                                                                                              \
+    _Pragma("unroll") for (int e = 0; e < (K); e++) {                                              \
+      const GsInt i = i0 + e;                                                                      \
+      if (i < re) {                                                                                \
+        const T xi = vx_[e] - cr_[e];                                                              \
+        x[rb + i * rs] = xi;                                                                       \
+        finite &= isfinite((double)xi) ? 1 : 0;                                                    \
+      }                                                                                            \
+    }                                                                                              \
+  }
+/* Inside gs_banded_psolve2w_k, after a warp's scan of the threads' maps (A, c): z = the state
+ * entering this thread's partitions (forward, BACK 0: from partition 0 on; BACK 1: from the last
+ * down), from the zero state through the whole maps of the warps before it (after it), kept in
+ * shared memory, and the scanned map of the lane before it (after it). */
+#define GS_PART_RED_ENTER(T, S, BANDS, BACK)                                                       \
+  {                                                                                                \
+    const int edge = (BACK) ? 31 : 0;                                                              \
+    if (nw > 1) {                                                                                  \
+      __syncthreads(); /* the previous pass's maps are read */                                     \
+      if (lane == 31 - edge) {                                                                     \
+        _Pragma("unroll") for (int e = 0; e < qq; e++) s_map[warp][e] = A[e];                      \
+        _Pragma("unroll") for (int r = 0; r < q; r++) s_map[warp][qq + r] = c[r];                  \
+      }                                                                                            \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+    _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = 0;                                        \
+    for (int k = (BACK) ? nw - 1 : 0; (BACK) ? k > warp : k < warp; k += (BACK) ? -1 : 1) {        \
+      T zn[q];                                                                                     \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        T v = s_map[k][qq + r];                                                                    \
+        _Pragma("unroll") for (int e = 0; e < q; e++) v += s_map[k][r * q + e] * z[e];             \
+        zn[r] = v;                                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = zn[r];                                  \
+    }                                                                                              \
+    T An[qq], cn[q]; /* the neighbour lane's scanned map */                                        \
+    _Pragma("unroll") for (int e = 0; e < qq; e++) An[e] =                                         \
+        (BACK) ? __shfl_down_sync(0xffffffffu, A[e], 1) : __shfl_up_sync(0xffffffffu, A[e], 1);    \
+    _Pragma("unroll") for (int r = 0; r < q; r++) cn[r] =                                          \
+        (BACK) ? __shfl_down_sync(0xffffffffu, c[r], 1) : __shfl_up_sync(0xffffffffu, c[r], 1);    \
+    if (lane != edge) {                                                                            \
+      T zn[q];                                                                                     \
+      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
+        T v = cn[r];                                                                               \
+        _Pragma("unroll") for (int e = 0; e < q; e++) v += An[r * q + e] * z[e];                   \
+        zn[r] = v;                                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = zn[r];                                  \
+    }                                                                                              \
+  }
 /* Helpers of gs_banded_psolve2w_k (q = 2 h unknowns a partition end, blocks of C row-major):
  * partition j's forward map Z_j = A_j Z_{j-1} + c_j, A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j (Y_j:
  * the partial solution's first and last h rows); its backward map X_j = -G_j X_{j+1} + Z_j (Z_j
@@ -565,12 +646,12 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \
-  static __device__ __forceinline__ void gs_part_bmap_##S##BANDS(const T *Cs, int j, const T *Xs,  \
+  static __device__ __forceinline__ void gs_part_bmap_##S##BANDS(const T *Cs, int j, const T *Zj,  \
                                                                  T *Aj, T *cj) {                   \
     enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
     const T *Gj = Cs + (GsInt)j * 3 * qq + 2 * qq;                                                 \
     _Pragma("unroll") for (int e = 0; e < qq; e++) Aj[e] = -Gj[e];                                 \
-    _Pragma("unroll") for (int r = 0; r < q; r++) cj[r] = Xs[j * q + r];                           \
+    _Pragma("unroll") for (int r = 0; r < q; r++) cj[r] = Zj[r];                                   \
   }                                                                                                \
   static __device__ __forceinline__ void gs_part_compose_##S##BANDS(const T *Aj, const T *cj,      \
                                                                     T *A, T *c) {                  \
@@ -662,101 +743,139 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
   }                                                                                                \
   GS_CUDA_BANDED_PSOLVE1(T, S, S, psolve1, BANDS, 0)                                               \
   GS_CUDA_BANDED_PSOLVE1(T, S, S##s, psolve1_st, BANDS, 1)                                         \
-  /* The reduced system of one system by one warp (GS_PART_WARP_THREADS a block): lane l takes     \
-   * partitions [l Q, l Q + Q) (Q = ceil(P / 32)). Block Thomas is two affine recurrences over the \
-   * partitions, forward Z_j = A_j Z_{j-1} + c_j (A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j) and         \
-   * backward X_j = -G_j X_{j+1} + Z_j: each lane composes its partitions' maps, a Kogge-Stone     \
-   * scan with shuffles composes the lanes' (backward: from lane 31 down), and each lane runs its  \
-   * partitions from the state entering them. The loads of all lanes are in flight at once, where  \
-   * one thread per system waited for each partition's blocks in turn: H200, penta 1024 x 65536,   \
-   * Nsight Compute, 16 / 128 / 256 partitions: 98.7 / 785 / 1570 us -> 19.1 / 96.6 / 181 us;      \
-   * whole solves (deferred checks): penta 64 x 65536 1399 -> 224 us, tri 16 x 65536 181.9 ->      \
-   * 43.5, tri 1024 x 65536 1004 -> 799, penta 1024 x 65536 (16 partitions) 1512 -> 1446. */       \
-  static __global__ void __launch_bounds__(GS_PART_WARP_THREADS) gs_banded_psolve2w_k_##S##BANDS(  \
-      GsBandedKArgs a, const T *C, const int *fstatus, const T *f, const T *x, T *X) {             \
+  /* The reduced system of one system by one block of NW = min(GS_PART_RED_WARPS, ceil(P / 32))    \
+   * warps: thread t takes partitions [t Q, t Q + Q) (Q = ceil(P / (32 NW))). Block Thomas is two  \
+   * affine recurrences over the partitions, forward Z_j = A_j Z_{j-1} + c_j (A_j = -M_j^-1 L_j,   \
+   * c_j = M_j^-1 Y_j) and backward X_j = -G_j X_{j+1} + Z_j: each thread composes its partitions' \
+   * maps, a Kogge-Stone scan with shuffles composes a warp's lanes (backward: from lane 31 down), \
+   * the warps' whole maps carry the state from warp to warp through shared memory, and each       \
+   * thread runs its partitions from the state entering them; with Q = 1 (up to 32 NW partitions)  \
+   * a thread keeps its maps in registers between the passes instead of loading them again. Where  \
+   * one warp took every partition of a system (4 a lane at 128 partitions), each lane loaded and  \
+   * composed its partitions in turn, twice: H200, penta 1024 x 65536 with 128 partitions, Nsight  \
+   * Compute, 73 us. */                                                                            \
+  static __global__ void __launch_bounds__(32 * GS_PART_RED_WARPS, GS_PART_RED_MIN_BLOCKS)         \
+      gs_banded_psolve2w_k_##S##BANDS(GsBandedKArgs a, const T *C, const int *fstatus, const T *f, \
+                                      const T *x, T *X) {                                          \
     enum { h = BANDS / 2, q = 2 * h, qq = q * q };                                                 \
-    const GsInt s = ((GsInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;                           \
-    const int lane = (int)(threadIdx.x & 31);                                                      \
-    if (s >= a.batch) return; /* the whole warp */                                                 \
+    __shared__ T s_map[GS_PART_RED_WARPS][qq + q];                                                 \
+    const GsInt s = blockIdx.x;                                                                    \
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;                            \
+    const int nw = (int)(blockDim.x >> 5);                                                         \
     const GsInt mat = a.shared ? 0 : s;                                                            \
-    if (fstatus[mat]) return;                                                                      \
+    if (fstatus[mat]) return; /* the whole block */                                                \
     const GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                  \
     GsInt rb, rs;                                                                                  \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
     const T *Cs = C + mat * a.corner_len;                                                          \
     T *Xs = X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic);                                 \
-    const int P = a.parts, Q = (P + 31) / 32, j0 = lane * Q, j1 = j0 + Q < P ? j0 + Q : P;         \
-    T A[qq], c[q];                                                                                 \
+    const int P = a.parts, Q = (P + (int)blockDim.x - 1) / (int)blockDim.x;                        \
+    const int j0 = tid * Q < P ? tid * Q : P, j1 = j0 + Q < P ? j0 + Q : P;                        \
+    T A[qq], c[q], Aj[qq], cj[q], z[q];                                                            \
     _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = e % (q + 1) == 0 ? (T)1 : (T)0;          \
     _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = 0;                                        \
     for (int j = j0; j < j1; j++) { /* forward: (A, c) <- (A_j A, A_j c + c_j) */                  \
-      T Aj[qq], cj[q];                                                                             \
       gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                                   \
       gs_part_compose_##S##BANDS(Aj, cj, A, c);                                                    \
     }                                                                                              \
     gs_part_scan_##S##BANDS(A, c, lane, 0);                                                        \
-    T z[q];                                                                                        \
-    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
-      z[r] = __shfl_up_sync(0xffffffffu, c[r], 1);                                                 \
-      if (lane == 0) z[r] = 0;                                                                     \
-    }                                                                                              \
-    for (int j = j0; j < j1; j++) { /* Z_j from the state entering lane's partitions */            \
-      T Aj[qq], cj[q];                                                                             \
-      gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                                   \
+    GS_PART_RED_ENTER(T, S, BANDS, 0)                                                              \
+    for (int j = j0; j < j1; j++) { /* Z_j from the state entering the thread's partitions */      \
+      if (Q > 1) gs_part_fmap_##S##BANDS(&sh, Cs, P, j, x, rb, rs, Aj, cj);                        \
       gs_part_step_##S##BANDS(Aj, cj, z, Xs + j * q);                                              \
     }                                                                                              \
+    T Zl[q]; /* with Q = 1: the thread's Z_j, for its backward map */                              \
+    _Pragma("unroll") for (int r = 0; r < q; r++) Zl[r] = z[r];                                    \
     _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = e % (q + 1) == 0 ? (T)1 : (T)0;          \
     _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = 0;                                        \
     for (int j = j1 - 1; j >= j0; j--) { /* backward: (A, c) <- (-G_j A, -G_j c + Z_j) */          \
-      T Aj[qq], cj[q];                                                                             \
-      gs_part_bmap_##S##BANDS(Cs, j, Xs, Aj, cj);                                                  \
+      if (Q > 1)                                                                                   \
+        gs_part_bmap_##S##BANDS(Cs, j, Xs + j * q, Aj, cj);                                        \
+      else                                                                                         \
+        gs_part_bmap_##S##BANDS(Cs, j, Zl, Aj, cj);                                                \
       gs_part_compose_##S##BANDS(Aj, cj, A, c);                                                    \
     }                                                                                              \
     gs_part_scan_##S##BANDS(A, c, lane, 1);                                                        \
-    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
-      z[r] = __shfl_down_sync(0xffffffffu, c[r], 1);                                               \
-      if (lane == 31) z[r] = 0;                                                                    \
-    }                                                                                              \
+    GS_PART_RED_ENTER(T, S, BANDS, 1)                                                              \
     for (int j = j1 - 1; j >= j0; j--) {                                                           \
-      T Aj[qq], cj[q];                                                                             \
-      gs_part_bmap_##S##BANDS(Cs, j, Xs, Aj, cj);                                                  \
+      if (Q > 1) gs_part_bmap_##S##BANDS(Cs, j, Xs + j * q, Aj, cj);                               \
       gs_part_step_##S##BANDS(Aj, cj, z, Xs + j * q);                                              \
     }                                                                                              \
     if (sh.periodic) {                                                                             \
-      __syncwarp(); /* every lane's X written */                                                   \
-      if (lane == 0) gs_banded_part_reduce_tail_##S(&sh, Cs, P, f, rb, rs, Xs);                    \
+      __syncthreads(); /* every thread's X written */                                              \
+      if (tid == 0) gs_banded_part_reduce_tail_##S(&sh, Cs, P, f, rb, rs, Xs);                     \
     }                                                                                              \
   }                                                                                                \
-  static __global__ void __launch_bounds__(GS_PART_THREADS, 1)                                     \
+  /* The corrections: GS_PCORR_U threads for each end (side 0: the rows [r0, whi) from the top,    \
+   * side 1: [max(vlo, whi), r1)) of each partition j of each system s, systems fastest (coalesced \
+   * interleaved rows), thread u taking the side's chunks u, u + U, ... of GS_PCORR_K rows. */     \
+  static __global__ void __launch_bounds__(GS_PCORR_THREADS, GS_PCORR_MIN_BLOCKS)                  \
       gs_banded_psolve3_k_##S##BANDS(GsBandedKArgs a, GsPtrs Fp, const T *C, const int *fstatus,   \
                                      const T *X, T *x, int *status, GsBandedDevSummary *sum) {     \
+    enum { h = BANDS / 2, K = GS_PCORR_K, U = GS_PCORR_U };                                        \
     const GsInt t = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
-    if (t >= a.batch * a.parts) return;                                                            \
-    const GsInt s = t % a.batch;                                                                   \
-    const int j = (int)(t / a.batch);                                                              \
-    GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                        \
-    const T *F[GS_BANDED_MAX_FAC];                                                                 \
-    _Pragma("unroll") for (int k = 0; k < GS_BANDED_MAX_FAC; k++) F[k] = (const T *)Fp.p[k];       \
+    if (t >= a.batch * a.parts * 2 * U) return;                                                    \
+    const GsInt s = t % a.batch, w = t / a.batch;                                                  \
+    const int u = (int)(w % U), side = (int)((w / U) & 1), j = (int)(w / (2 * U));                 \
+    const GsBandedShape sh = gs_kshape(&a, BANDS, a.sh.periodic);                                  \
     GsInt rb, rs, fb, fs;                                                                          \
     gs_rhs_place(&a, s, &rb, &rs);                                                                 \
     rb += a.blk * a.rhs_len;                                                                       \
     gs_mat_place(&a, s, &fb, &fs);                                                                 \
     int st = fstatus[a.shared ? 0 : s];                                                            \
-    if (st) {                                                                                      \
-      GsInt r0, r1;                                                                                \
-      gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                   \
-      if (j == a.parts - 1) r1 = sh.n; /* and the last h rows of a periodic system */              \
-      for (GsInt i = r0; i < r1; i++)                                                              \
-        x[rb + i * rs] = (T)NAN;                                                                   \
-    } else if (!gs_banded_part_correct_##S(&sh, F, fb, fs, a.parts, j,                             \
-                                           X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic),  \
-                                           C + (a.shared ? 0 : s) * a.corner_len +                 \
-                                               GS_BANDED_PART_EXT(BANDS, a.parts, j),              \
-                                           x, rb, rs)) {                                           \
-      st = GS_BANDED_NOT_FINITE;                                                                   \
+    if (st) { /* one thread fills the partition (and a periodic system's last rows) with NaN */    \
+      if (side == 0 && u == 0) {                                                                   \
+        GsInt r0, r1;                                                                              \
+        gs_part_range(sh.m, a.parts, j, &r0, &r1);                                                 \
+        if (j == a.parts - 1) r1 = sh.n;                                                           \
+        for (GsInt i = r0; i < r1; i++)                                                            \
+          x[rb + i * rs] = (T)NAN;                                                                 \
+        gs_mark(status, s, st, sum);                                                               \
+      }                                                                                            \
+      return;                                                                                      \
     }                                                                                              \
-    if (st) gs_mark(status, s, st, sum);                                                           \
+    /* the spike arrays (and E^-1 F), by constant indices: no local copy of the pointers */        \
+    const T *Z[6];                                                                                 \
+    _Pragma("unroll") for (int k = 0; k < 6; k++) {                                                \
+      const int e = k < 2 ? k : k < 4 ? h + k - 2 : 2 * h + k - 4; /* past nlu */                  \
+      const int ok = (k & 1) < h;                                                                  \
+      Z[k] = (const T *)(!ok      ? Fp.p[0]                                                        \
+                         : sh.spd ? Fp.p[GS_BANDED_NLU(BANDS, 1) + e]                              \
+                                  : Fp.p[GS_BANDED_NLU(BANDS, 0) + e]);                            \
+    }                                                                                              \
+    T Tn[2], Up[2], z[2];                                                                          \
+    GsInt r0, r1, whi, vlo;                                                                        \
+    gs_banded_part_iface_##S(                                                                      \
+        &sh, a.parts, j, X + s * GS_BANDED_PART_X(BANDS, a.parts, sh.periodic),                    \
+        C + (a.shared ? 0 : s) * a.corner_len + GS_BANDED_PART_EXT(BANDS, a.parts, j), Tn, Up, z,  \
+        &r0, &r1, &whi, &vlo);                                                                     \
+    const GsInt ra = side ? (vlo > whi ? vlo : whi) : r0, re = side ? r1 : whi;                    \
+    int finite = 1;                                                                                \
+    const int per = sh.periodic;                                                                   \
+    for (GsInt i0 = ra + (GsInt)u * K; i0 < re; i0 += (GsInt)U * K) {                              \
+      /* Side 0's rows all need W (they are below whi), side 1's V and not W; V also matters on    \
+       * side 0 from vlo on (a short partition): chunks that straddle vlo go row by row. */        \
+      if (side)                                                                                    \
+        GS_PCORR_CHUNK(T, S, K, 1, 0)                                                              \
+      else if (i0 + K <= vlo)                                                                      \
+        GS_PCORR_CHUNK(T, S, K, 0, 1)                                                              \
+      else if (i0 >= vlo)                                                                          \
+        GS_PCORR_CHUNK(T, S, K, 1, 1)                                                              \
+      else                                                                                         \
+        for (GsInt i = i0; i < i0 + K && i < re; i++) {                                            \
+          const T xi = x[rb + i * rs] -                                                            \
+                       gs_banded_part_row_fix_##S(h, per, i >= vlo, 1, Z, fb + i * fs, Tn, Up, z); \
+          x[rb + i * rs] = xi;                                                                     \
+          finite &= isfinite((double)xi) ? 1 : 0;                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    if (sh.periodic && j == a.parts - 1 && side == 1 && u == 0)                                    \
+      _Pragma("unroll") for (int r = 0; r < h; r++) {                                              \
+        x[rb + (sh.m + r) * rs] = z[r];                                                            \
+        finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \
+      }                                                                                            \
+    if (!finite) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                    \
   }
 
 GS_CUDA_PART_WARP_HELPERS(double, dw, 3)
@@ -2066,6 +2185,27 @@ GS_CUDA_BANDED_SCAN_ALL(float, f)
   }
 GS_CUDA_SCAN_RELAYOUT(double, d)
 GS_CUDA_SCAN_RELAYOUT(float, f)
+/* The same for the LU of a partitioned batch whose partial solves are scans: partition j of system
+ * s is the scan's system j batch + s, of rows i - r0(j). */
+#define GS_CUDA_PART_RELAYOUT(T, S)                                                                \
+  static __global__ void gs_banded_part_relayout_k_##S(GsBandedKArgs a, const T *src, T *dst) {    \
+    const int L = GS_BANDED_PART_SCAN_L, NT = GS_SCAN_THREADS, ns = NT / a.tile_p;                 \
+    const GsInt m = a.sh.m, total = m * a.batch;                                                   \
+    for (GsInt q = blockIdx.x * (GsInt)blockDim.x + threadIdx.x; q < total;                        \
+         q += (GsInt)gridDim.x * blockDim.x) {                                                     \
+      const GsInt i = a.interleaved ? q / a.batch : q % m;                                         \
+      const GsInt s = a.interleaved ? q % a.batch : q / m;                                         \
+      GsInt b, st, r0, r1;                                                                         \
+      gs_mat_place(&a, s, &b, &st);                                                                \
+      const int j = (int)(((i + 1) * a.parts - 1) / m); /* the last j with r0(j) <= i */           \
+      gs_part_range(m, a.parts, j, &r0, &r1);                                                      \
+      const GsInt sv = (GsInt)j * a.batch + s, g = sv / ns, ii = i - r0;                           \
+      const int sl = (int)(sv % ns), k = (int)(ii / L), jj = (int)(ii % L);                        \
+      dst[(g * L + jj) * NT + k * ns + sl] = src[b + i * st];                                      \
+    }                                                                                              \
+  }
+GS_CUDA_PART_RELAYOUT(double, d)
+GS_CUDA_PART_RELAYOUT(float, f)
 
 /* Spread the factor status over the systems (a shared matrix's status applies to all) and count
  * the bad ones (status was cleared before, unless earlier failures are kept). */
@@ -2199,10 +2339,21 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   if (bi->scan_layout) { /* each factor array into the scan's own layout, through work */
     const GsInt total = bi->m * bi->batch;
     const unsigned int nb = blocks_for(total < ((GsInt)1 << 22) ? total : ((GsInt)1 << 22));
-    for (int q = 0; q < bi->nfac; q++) {
+    /* partitioned: the LU arrays only (the spikes and E^-1 F stay where the corrections read
+     * them), after every kernel above that solves with them */
+    const int part = bi->parts > 1;
+    GsBandedKArgs ap = a;
+    ap.tile_p = gs_banded_part_scan_p(bi);
+    for (int q = 0; q < (part ? GS_BANDED_NLU(bi->bands, bi->spd) : bi->nfac); q++) {
       GsCallCuda(ctx, cudaMemcpyAsync(work, F[q], (size_t)bi->rhs_len * GsDataTypeSize(bi->dt),
                                       cudaMemcpyDeviceToDevice, cc->stream));
-      if (bi->dt == GS_DOUBLE)
+      if (part && bi->dt == GS_DOUBLE)
+        gs_banded_part_relayout_k_d<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+            ap, (const double *)work, (double *)F[q]);
+      else if (part)
+        gs_banded_part_relayout_k_f<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
+            ap, (const float *)work, (float *)F[q]);
+      else if (bi->dt == GS_DOUBLE)
         gs_banded_scan_relayout_k_d<<<nb, GS_BANDED_THREADS, 0, cc->stream>>>(
             a, (const double *)work, (double *)F[q]);
       else
@@ -2228,29 +2379,6 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
 }
 
 /* Rows of the longest partition of a partitioned batch. */
-static GsInt part_rows(const GsBandedInfo *bi) {
-  return (bi->m + bi->parts - 1) / bi->parts;
-}
-
-/* Whether a partitioned (SPIKE) solve runs its partial solves y_j = A_j^-1 f_j as chunked scans
- * (gs_scan_p_k: each partition a system of its own, its LU the partition's factor rows) instead
- * of one thread per partition. The scan keeps the forward result in registers (56 bytes per
- * unknown instead of 72) and, with at most 512 rows a partition, holds 8 or more systems a block,
- * so rows of f and x move in 64- or 128-byte pieces (interleaved), or a thread's 16 rows in
- * 16-byte loads (contiguous, where one thread a partition walks rows a stride apart from its
- * neighbours'). H200, deferred checks, one thread per partition -> scan, same partitions, before
- * the warp's reduced solve (us): tri 1024 x 65536 with 128 partitions 1190 -> 1015, 256: 1450 ->
- * 1208, 512: 2075 -> 1864; penta 1024 x 65536 with 128 (512 rows) 2079 -> 1982 and LDL^T 2085 ->
- * 2018, but with 256 (256 rows) 2881 -> 3056 and 512 4496 -> 5002 (LDL^T 2941 -> 2756, 4645 ->
- * 4426); penta 2048 x 4096 with 8 partitions: 250 against the automatic (one thread a partition)
- * 275. After it, 128 partitions: periodic penta 1024 x 65536 1514 -> 1436, periodic tri 1050 ->
- * 848; contiguous penta 3539 -> 2095, tri 2944 -> 1246, tri 64 x 65536 387 -> 112. Not for a
- * shared matrix (penta 1024 x 16384, 32 partitions: 241 -> 273). */
-static int part_scan(const GsBandedInfo *bi) {
-  const GsInt rows = part_rows(bi);
-  return !bi->shared && rows <= 32 * 16 && (bi->bands == 3 || rows > 256);
-}
-
 /* Staged solves (GS_CUDA_BANDED_STAGED): the driver's tensor map encoder, looked up at init. */
 typedef CUresult (*GsTmaEncode)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                                 const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
@@ -2510,11 +2638,11 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
   if (bi->parts > 1) { /* partial solves, reduced systems, corrections; block by block */
     const unsigned int nbt = part_blocks(bi->batch * bi->parts);
     const int b5 = bi->bands == 5;
-    const int d = bi->dt != GS_DOUBLE, pscan = part_scan(bi);
+    const int d = bi->dt != GS_DOUBLE, pscan = gs_banded_part_scan(bi);
     GsBandedKArgs ap = a; /* the scan's view: each partition a system of up to 32 chunks */
-    ap.tile_l = 16;
-    ap.tile_p = (int)((part_rows(bi) + 15) / 16);
-    ap.scan_layout = 0;
+    ap.tile_l = GS_BANDED_PART_SCAN_L;
+    ap.tile_p = gs_banded_part_scan_p(bi);
+    ap.scan_layout = bi->scan_layout; /* the partitions' LU in the scan's layout (Factor) */
     const GsInt pns = pscan ? GS_SCAN_THREADS / ap.tile_p : 1; /* (tile_p <= 32 when pscan) */
     const GsInt pnbl = (bi->batch * bi->parts + pns - 1) / pns;
     GsCheck(!pscan || pnbl <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED,
@@ -2526,8 +2654,15 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
                                            GS_SCAN_CARVEOUT));
       cc->part_scan_carveout[d][b5] = 1;
     }
-    const unsigned int nbw =
-        (unsigned int)((bi->batch * 32 + GS_PART_WARP_THREADS - 1) / GS_PART_WARP_THREADS);
+    const int rw = (int)((bi->parts + 31) / 32);
+    const unsigned int nrt = 32u * (unsigned int)(rw < GS_PART_RED_WARPS ? rw : GS_PART_RED_WARPS);
+    GsCheck(bi->batch <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED,
+            "partitioned solve: %lld systems for one launch", (long long)bi->batch);
+    const unsigned int nbw = (unsigned int)bi->batch;
+    const GsInt ncorr = bi->batch * bi->parts * 2 * GS_PCORR_U;
+    GsCheck((ncorr + GS_PCORR_THREADS - 1) / GS_PCORR_THREADS <= 0x7fffffff, ctx,
+            GS_ERR_UNSUPPORTED, "partitioned solve: %lld threads of corrections", (long long)ncorr);
+    const unsigned int nbc = (unsigned int)((ncorr + GS_PCORR_THREADS - 1) / GS_PCORR_THREADS);
     for (GsInt blk = 0; blk < nrhs; blk++) {
       a.blk = blk;
       ap.blk = blk;
@@ -2541,17 +2676,17 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
         if (!pscan)
           (st ? gs_ps1st_dw : gs_ps1_dw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
               a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
-        gs_ps2w_dw[b5]<<<nbw, GS_PART_WARP_THREADS, 0, cc->stream>>>(
+        gs_ps2w_dw[b5]<<<nbw, nrt, 0, cc->stream>>>(
             a, (const double *)C, fstatus, (const double *)f, (const double *)x, (double *)work);
-        gs_ps3_dw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+        gs_ps3_dw[b5]<<<nbc, GS_PCORR_THREADS, 0, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)work, (double *)x, status, dsum);
       } else {
         if (!pscan)
           (st ? gs_ps1st_fw : gs_ps1_fw)[b5]<<<nbt, GS_PART_THREADS, sm_part, cc->stream>>>(
               a, Fp, fstatus, (const float *)f, (float *)x, status, dsum);
-        gs_ps2w_fw[b5]<<<nbw, GS_PART_WARP_THREADS, 0, cc->stream>>>(
-            a, (const float *)C, fstatus, (const float *)f, (const float *)x, (float *)work);
-        gs_ps3_fw[b5]<<<nbt, GS_PART_THREADS, 0, cc->stream>>>(
+        gs_ps2w_fw[b5]<<<nbw, nrt, 0, cc->stream>>>(a, (const float *)C, fstatus, (const float *)f,
+                                                    (const float *)x, (float *)work);
+        gs_ps3_fw[b5]<<<nbc, GS_PCORR_THREADS, 0, cc->stream>>>(
             a, Fp, (const float *)C, fstatus, (const float *)work, (float *)x, status, dsum);
       }
       GsCheckLaunchCuda(ctx, "gs_banded_psolve_k");
