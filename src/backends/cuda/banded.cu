@@ -547,11 +547,13 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
 #define GS_PCORR_U 4
 #endif
 #define GS_PCORR_THREADS 128
+/* Their resident blocks per SM asked of the compiler (a register cap for tuning; 1: none). With
+ * 8 (64 registers) chunks of 8 rows spilled 248 bytes in double penta, chunks of 4 164. */
 #ifndef GS_PCORR_MIN_BLOCKS
 #define GS_PCORR_MIN_BLOCKS 1
 #endif
-/* Rows [i0, i0 + K) (those below re) of a partition's correction with the spikes V (UV) and W
- * (UW), their loads all issued before the stores. */
+/* Inside gs_banded_psolve3_k: rows [i0, i0 + K) (those below re) of a partition's correction with
+ * the spikes V (UV) and W (UW), their loads all issued before the stores. */
 #define GS_PCORR_CHUNK(T, S, K, UV, UW)                                                            \
   {                                                                                                \
     T vx_[K], cr_[K];                                                                              \
