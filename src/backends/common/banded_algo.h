@@ -865,6 +865,33 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
   *r1 = n * (j + 1) / parts;
 }
 
+/* Rows [i0, i0 + K) (those below re) of partition j's correction, y in x: x -= the row's
+ * correction (gs_banded_part_row_fix) with the V spikes where UV holds and the W spikes where UW
+ * does (expressions in the row i), finite cleared where a result is not. Each row's correction is
+ * summed as its loads arrive: one value per row in flight, not one per factor array (which made
+ * the periodic double penta kernel spill); all loads come before the stores. Used inside
+ * gs_banded_part_correct and the GPU's correction kernel, with their h, per, Z, Tn, Up, z, x, rb,
+ * rs, fb, fs. */
+#define GS_BANDED_PART_FIX_CHUNK(T, S, K, UV, UW)                                                  \
+  {                                                                                                \
+    T vx_[K], cr_[K];                                                                              \
+    GS_UNROLL_ALL for (int e_ = 0; e_ < (K); e_++) {                                               \
+      const GsInt i = i0 + e_;                                                                     \
+      vx_[e_] = cr_[e_] = 0;                                                                       \
+      if (i < re) {                                                                                \
+        vx_[e_] = x[rb + i * rs];                                                                  \
+        cr_[e_] = gs_banded_part_row_fix_##S(h, per, UV, UW, Z, fb + i * fs, Tn, Up, z);           \
+      }                                                                                            \
+    }                                                                                              \
+    GS_UNROLL_ALL for (int e_ = 0; e_ < (K); e_++) {                                               \
+      const GsInt i = i0 + e_;                                                                     \
+      if (i < re) {                                                                                \
+        const T xi_ = vx_[e_] - cr_[e_];                                                           \
+        x[rb + i * rs] = xi_;                                                                      \
+        finite &= isfinite((double)xi_) ? 1 : 0;                                                   \
+      }                                                                                            \
+    }                                                                                              \
+  }
 #define GS_BANDED_PART_ALGOS_K(T, S, EPS, KK)                                                      \
   /* Invert the q x q matrix M (q <= 4) into Mi by Gauss-Jordan with partial pivoting; returns 0   \
    * if a pivot is zero or tiny against the matrix. */                                             \
@@ -1125,25 +1152,7 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
     for (int part = 0; part < 2; part++) { /* rows [r0, whi), then [max(vlo, whi), r1) */          \
       const GsInt ra = part ? vs : r0, re = part ? r1 : whi;                                       \
       for (GsInt i0 = ra; i0 < re; i0 += K) {                                                      \
-        /* Each row's correction is summed as its loads arrive: one value per row in flight, not   \
-         * one per factor array (which made the periodic double penta kernel spill). */            \
-        T vx[K] = {0}, cr[K] = {0};                                                                \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u;                                                                  \
-          if (i < re) {                                                                            \
-            vx[u] = x[rb + i * rs];                                                                \
-            cr[u] =                                                                                \
-                gs_banded_part_row_fix_##S(h, per, i >= vlo, i < whi, Z, fb + i * fs, Tn, Up, z);  \
-          }                                                                                        \
-        }                                                                                          \
-        GS_UNROLL_ALL for (int u = 0; u < K; u++) {                                                \
-          const GsInt i = i0 + u;                                                                  \
-          if (i < re) {                                                                            \
-            const T xi = vx[u] - cr[u];                                                            \
-            x[rb + i * rs] = xi;                                                                   \
-            finite &= isfinite((double)xi) ? 1 : 0;                                                \
-          }                                                                                        \
-        }                                                                                          \
+        GS_BANDED_PART_FIX_CHUNK(T, S, K, i >= vlo, i < whi)                                       \
       }                                                                                            \
     }                                                                                              \
     if (per && j == parts - 1)                                                                     \

@@ -552,28 +552,6 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
 #ifndef GS_PCORR_MIN_BLOCKS
 #define GS_PCORR_MIN_BLOCKS 1
 #endif
-/* Inside gs_banded_psolve3_k: rows [i0, i0 + K) (those below re) of a partition's correction with
- * the spikes V (UV) and W (UW), their loads all issued before the stores. */
-#define GS_PCORR_CHUNK(T, S, K, UV, UW)                                                            \
-  {                                                                                                \
-    T vx_[K], cr_[K];                                                                              \
-    _Pragma("unroll") for (int e = 0; e < (K); e++) {                                              \
-      const GsInt i = i0 + e;                                                                      \
-      vx_[e] = cr_[e] = 0;                                                                         \
-      if (i < re) {                                                                                \
-        vx_[e] = x[rb + i * rs];                                                                   \
-        cr_[e] = gs_banded_part_row_fix_##S(h, per, UV, UW, Z, fb + i * fs, Tn, Up, z);            \
-      }                                                                                            \
-    }                                                                                              \
-    _Pragma("unroll") for (int e = 0; e < (K); e++) {                                              \
-      const GsInt i = i0 + e;                                                                      \
-      if (i < re) {                                                                                \
-        const T xi = vx_[e] - cr_[e];                                                              \
-        x[rb + i * rs] = xi;                                                                       \
-        finite &= isfinite((double)xi) ? 1 : 0;                                                    \
-      }                                                                                            \
-    }                                                                                              \
-  }
 /* Inside gs_banded_psolve2w_k, after a warp's scan of the threads' maps (A, c): z = the state
  * entering this thread's partitions (forward, BACK 0: from partition 0 on; BACK 1: from the last
  * down), from the zero state through the whole maps of the warps before it (after it), kept in
@@ -590,36 +568,21 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
       __syncthreads();                                                                             \
     }                                                                                              \
     _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = 0;                                        \
-    for (int k = (BACK) ? nw - 1 : 0; (BACK) ? k > warp : k < warp; k += (BACK) ? -1 : 1) {        \
-      T zn[q];                                                                                     \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        T v = s_map[k][qq + r];                                                                    \
-        _Pragma("unroll") for (int e = 0; e < q; e++) v += s_map[k][r * q + e] * z[e];             \
-        zn[r] = v;                                                                                 \
-      }                                                                                            \
-      _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = zn[r];                                  \
-    }                                                                                              \
+    for (int k = (BACK) ? nw - 1 : 0; (BACK) ? k > warp : k < warp; k += (BACK) ? -1 : 1)          \
+      gs_part_apply_##S##BANDS(s_map[k], s_map[k] + qq, z);                                        \
     T An[qq], cn[q]; /* the neighbour lane's scanned map */                                        \
     _Pragma("unroll") for (int e = 0; e < qq; e++) An[e] =                                         \
         (BACK) ? __shfl_down_sync(0xffffffffu, A[e], 1) : __shfl_up_sync(0xffffffffu, A[e], 1);    \
     _Pragma("unroll") for (int r = 0; r < q; r++) cn[r] =                                          \
         (BACK) ? __shfl_down_sync(0xffffffffu, c[r], 1) : __shfl_up_sync(0xffffffffu, c[r], 1);    \
-    if (lane != edge) {                                                                            \
-      T zn[q];                                                                                     \
-      _Pragma("unroll") for (int r = 0; r < q; r++) {                                              \
-        T v = cn[r];                                                                               \
-        _Pragma("unroll") for (int e = 0; e < q; e++) v += An[r * q + e] * z[e];                   \
-        zn[r] = v;                                                                                 \
-      }                                                                                            \
-      _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = zn[r];                                  \
-    }                                                                                              \
+    if (lane != edge) gs_part_apply_##S##BANDS(An, cn, z);                                         \
   }
 /* Helpers of gs_banded_psolve2w_k (q = 2 h unknowns a partition end, blocks of C row-major):
  * partition j's forward map Z_j = A_j Z_{j-1} + c_j, A_j = -M_j^-1 L_j, c_j = M_j^-1 Y_j (Y_j:
  * the partial solution's first and last h rows); its backward map X_j = -G_j X_{j+1} + Z_j (Z_j
- * in X); the composition (A, c) <- (Aj A, Aj c + cj); one step z <- Aj z + cj; and the warp's
- * inclusive scan of the lanes' maps, in lane order (backward: from lane 31 down), each lane's map
- * applied after those before it. */
+ * in X); the composition (A, c) <- (Aj A, Aj c + cj); a map applied, z <- Aj z + cj, and one
+ * step (the same, stored); and the warp's inclusive scan of the lanes' maps, in lane order
+ * (backward: from lane 31 down), each lane's map applied after those before it. */
 #define GS_CUDA_PART_WARP_HELPERS(T, S, BANDS)                                                     \
   static __device__ __forceinline__ void gs_part_fmap_##S##BANDS(                                  \
       const GsBandedShape *sh, const T *Cs, int P, int j, const T *x, GsInt rb, GsInt rs, T *Aj,   \
@@ -672,9 +635,9 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
     _Pragma("unroll") for (int e = 0; e < qq; e++) A[e] = An[e];                                   \
     _Pragma("unroll") for (int r = 0; r < q; r++) c[r] = cn[r];                                    \
   }                                                                                                \
-  /* A partition's state from the one entering it, z <- Aj z + cj, also stored at Xj. */           \
-  static __device__ __forceinline__ void gs_part_step_##S##BANDS(const T *Aj, const T *cj, T *z,   \
-                                                                 T *Xj) {                          \
+  /* A map applied to a state: z <- Aj z + cj. */                                                  \
+  static __device__ __forceinline__ void gs_part_apply_##S##BANDS(const T *Aj, const T *cj,        \
+                                                                  T *z) {                          \
     enum { h = BANDS / 2, q = 2 * h };                                                             \
     T zn[q];                                                                                       \
     _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
@@ -682,10 +645,14 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
       _Pragma("unroll") for (int e = 0; e < q; e++) v += Aj[r * q + e] * z[e];                     \
       zn[r] = v;                                                                                   \
     }                                                                                              \
-    _Pragma("unroll") for (int r = 0; r < q; r++) {                                                \
-      z[r] = zn[r];                                                                                \
-      Xj[r] = zn[r];                                                                               \
-    }                                                                                              \
+    _Pragma("unroll") for (int r = 0; r < q; r++) z[r] = zn[r];                                    \
+  }                                                                                                \
+  /* A partition's state from the one entering it, z <- Aj z + cj, also stored at Xj. */           \
+  static __device__ __forceinline__ void gs_part_step_##S##BANDS(const T *Aj, const T *cj, T *z,   \
+                                                                 T *Xj) {                          \
+    enum { h = BANDS / 2, q = 2 * h };                                                             \
+    gs_part_apply_##S##BANDS(Aj, cj, z);                                                           \
+    _Pragma("unroll") for (int r = 0; r < q; r++) Xj[r] = z[r];                                    \
   }                                                                                                \
   static __device__ __forceinline__ void gs_part_scan_##S##BANDS(T *A, T *c, int lane,             \
                                                                  int backward) {                   \
@@ -859,11 +826,11 @@ static const GsStgK_f gs_stg_k_f[2][2] = {{gs_banded_staged_k_f30, gs_banded_sta
       /* Side 0's rows all need W (they are below whi), side 1's V and not W; V also matters on    \
        * side 0 from vlo on (a short partition): chunks that straddle vlo go row by row. */        \
       if (side)                                                                                    \
-        GS_PCORR_CHUNK(T, S, K, 1, 0)                                                              \
+        GS_BANDED_PART_FIX_CHUNK(T, S, K, 1, 0)                                                    \
       else if (i0 + K <= vlo)                                                                      \
-        GS_PCORR_CHUNK(T, S, K, 0, 1)                                                              \
+        GS_BANDED_PART_FIX_CHUNK(T, S, K, 0, 1)                                                    \
       else if (i0 >= vlo)                                                                          \
-        GS_PCORR_CHUNK(T, S, K, 1, 1)                                                              \
+        GS_BANDED_PART_FIX_CHUNK(T, S, K, 1, 1)                                                    \
       else                                                                                         \
         for (GsInt i = i0; i < i0 + K && i < re; i++) {                                            \
           const T xi = x[rb + i * rs] -                                                            \
