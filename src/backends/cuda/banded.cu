@@ -1870,6 +1870,20 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
+/* Pentadiagonal partial solves (PART) load the back substitution's two factor arrays (LU: the
+ * U rows; LDL^T: l1 and l2 a row and two rows down) with the forward sweep's, before the first
+ * chain: one block fits an SM, so its loads had waited until the forward chain and sweep were
+ * done, with nothing else in flight on the SM (32 values a thread more: 166 -> 224 registers in
+ * double, no spills). H200, deferred checks, two rounds each: penta 1024 x 65536 1206.8 / 1206.8
+ * -> 1071.1 / 1070.6 us, periodic 1247.8 / 1237.3 -> 1103.2 / 1105.5, LDL^T 1185.5 / 1185.7 ->
+ * 1159.3 / 1183.8, float 576.6 / 576.4 -> 543.5 / 542.1, 256 x 65536 321.7 / 322.2 -> 294.5 /
+ * 295.4, 2048 x 4096 (SPIKE forced) 186.5 / 181.4 -> 174.1 / 168.6; tri (two blocks a SM, no
+ * registers to spare) not. GS_SCAN_BACK_PREFETCH_ALL 1 does the same
+ * in the other kernels of one block a SM (non-partitioned double penta, 16-row chunks). */
+#ifndef GS_SCAN_BACK_PREFETCH_ALL
+#define GS_SCAN_BACK_PREFETCH_ALL 0
+#endif
+#define GS_SCAN_BACK_EARLY(PART, MB) (penta && ((PART) || (GS_SCAN_BACK_PREFETCH_ALL && (MB) == 1)))
 /* The states entering the chunks of the block's systems (in a kernel of chunk length L): up to 32
  * chunks a system, one thread each carries them in order; more (ns <= 7 systems a block), warp w
  * takes system w's chain across its lanes (gs_scan_chain_host's order). */
@@ -1925,6 +1939,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     GsInt rb = 0, rs = 0, fbase = 0, frs = 0, fkn = 0;                                             \
     int fst = 0;                                                                                   \
     T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
+    T pb1[L], pb2[L]; /* GS_SCAN_BACK_EARLY: the backward sweep's factors */                       \
     const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
     /* SCOR: thread t < ns CORNER_LEN copies entry t % len of system t / len's corner data */      \
     enum { CLEN = GS_BANDED_CORNER_LEN(BANDS) };                                                   \
@@ -1969,6 +1984,15 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
         gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
       }                                                                                            \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
+      if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                          \
+        if (spd) {                                                                                 \
+          GS_SCAN_FLOAD(T, L, F[1], 1, pb1)                                                        \
+          GS_SCAN_FLOAD(T, L, F[0], 2, pb2)                                                        \
+        } else {                                                                                   \
+          GS_SCAN_FLOAD(T, L, F[3], 0, pb1)                                                        \
+          GS_SCAN_FLOAD(T, L, F[4], 0, pb2)                                                        \
+        }                                                                                          \
+      }                                                                                            \
     }                                                                                              \
     if (cget) scor[SCOR ? cq : 0][cr] = cval;                                                      \
     __syncthreads();                                                                               \
@@ -1979,8 +2003,20 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
         GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
         _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
-        GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                               \
-        if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                                \
+        if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                        \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            c1[j] = pb1[j];                                                                        \
+            c2[j] = pb2[j];                                                                        \
+          }                                                                                        \
+        } else {                                                                                   \
+          GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                             \
+          if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                              \
+        }                                                                                          \
+      } else if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                   \
+        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
+          c1[j] = pb1[j];                                                                          \
+          c2[j] = pb2[j];                                                                          \
+        }                                                                                          \
       } else {                                                                                     \
         GS_SCAN_FLOAD(T, L, F[penta ? 3 : 2], 0, c1)                                               \
         if (penta) GS_SCAN_FLOAD(T, L, F[4], 0, c2)                                                \
