@@ -1870,20 +1870,19 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
-/* Pentadiagonal partial solves (PART) load the back substitution's two factor arrays (LU: the
+/* Pentadiagonal kernels of one block a SM load the back substitution's two factor arrays (LU: the
  * U rows; LDL^T: l1 and l2 a row and two rows down) with the forward sweep's, before the first
- * chain: one block fits an SM, so its loads had waited until the forward chain and sweep were
- * done, with nothing else in flight on the SM (32 values a thread more: 166 -> 224 registers in
- * double, no spills). H200, deferred checks, two rounds each: penta 1024 x 65536 1206.8 / 1206.8
- * -> 1071.1 / 1070.6 us, periodic 1247.8 / 1237.3 -> 1103.2 / 1105.5, LDL^T 1185.5 / 1185.7 ->
- * 1159.3 / 1183.8, float 576.6 / 576.4 -> 543.5 / 542.1, 256 x 65536 321.7 / 322.2 -> 294.5 /
- * 295.4, 2048 x 4096 (SPIKE forced) 186.5 / 181.4 -> 174.1 / 168.6; tri (two blocks a SM, no
- * registers to spare) not. GS_SCAN_BACK_PREFETCH_ALL 1 does the same
- * in the other kernels of one block a SM (non-partitioned double penta, 16-row chunks). */
-#ifndef GS_SCAN_BACK_PREFETCH_ALL
-#define GS_SCAN_BACK_PREFETCH_ALL 0
-#endif
-#define GS_SCAN_BACK_EARLY(PART, MB) (penta && ((PART) || (GS_SCAN_BACK_PREFETCH_ALL && (MB) == 1)))
+ * chain: the block's loads had waited until the forward chain and sweep were done, with nothing
+ * else in flight on the SM (32 values a thread more: 166 -> 224 registers in double, no spills).
+ * H200, deferred checks, two rounds each. The partitioned partial solves (PART): penta 1024 x
+ * 65536 1206.8 / 1206.8 -> 1071.1 / 1070.6 us, periodic 1247.8 / 1237.3 -> 1103.2 / 1105.5, LDL^T
+ * 1185.5 / 1185.7 -> 1159.3 / 1183.8, float 576.6 / 576.4 -> 543.5 / 542.1, 256 x 65536 321.7 /
+ * 322.2 -> 294.5 / 295.4, 2048 x 4096 (SPIKE forced) 186.5 / 181.4 -> 174.1 / 168.6. The others,
+ * non-periodic: penta 1024 x 1024 30.3 / 30.8 -> 28.3 / 28.3, 512 x 16384 143.5 / 143.7 -> 129.4 /
+ * 129.9, 1024 x 4096 89.6 / 90.7 -> 89.5 / 86.8, contiguous 1024 x 1024 34.4 / 34.5 -> 34.0 /
+ * 32.5; but periodic 1024 x 4096 113.6 / 113.1 -> 119.1 / 120.5 (1024 x 1024 level), so not
+ * there. Tri kernels run two blocks a SM, with no registers to spare. */
+#define GS_SCAN_BACK_EARLY(PART, MB, PER) (penta && ((PART) || (!(PER) && (MB) == 1)))
 /* The states entering the chunks of the block's systems (in a kernel of chunk length L): up to 32
  * chunks a system, one thread each carries them in order; more (ns <= 7 systems a block), warp w
  * takes system w's chain across its lanes (gs_scan_chain_host's order). */
@@ -1984,7 +1983,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
         gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
       }                                                                                            \
       gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
-      if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                          \
+      if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                     \
         if (spd) {                                                                                 \
           GS_SCAN_FLOAD(T, L, F[1], 1, pb1)                                                        \
           GS_SCAN_FLOAD(T, L, F[0], 2, pb2)                                                        \
@@ -2003,7 +2002,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
         GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
         _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
-        if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                        \
+        if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
             c1[j] = pb1[j];                                                                        \
             c2[j] = pb2[j];                                                                        \
@@ -2012,7 +2011,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
           GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                             \
           if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                              \
         }                                                                                          \
-      } else if (GS_SCAN_BACK_EARLY(PART, MB)) {                                                   \
+      } else if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                              \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           c1[j] = pb1[j];                                                                          \
           c2[j] = pb2[j];                                                                          \
