@@ -1870,10 +1870,13 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
 /* Percent of the SM's unified memory kept as shared memory for the scans: room for the blocks
  * above (12 KB each in double) where the default carve-out gave 16 KB, one block. */
 #define GS_SCAN_CARVEOUT 25
-/* Pentadiagonal kernels of one block a SM load the back substitution's two factor arrays (LU: the
- * U rows; LDL^T: l1 and l2 a row and two rows down) with the forward sweep's, before the first
- * chain: the block's loads had waited until the forward chain and sweep were done, with nothing
- * else in flight on the SM (32 values a thread more: 166 -> 224 registers in double, no spills).
+/* The pentadiagonal partial solves of partitioned batches (PART), and the other non-periodic
+ * pentadiagonal scan kernels of one block a SM, load the back substitution's two factor arrays
+ * (LU: the U rows; LDL^T: l1 and l2 a row and two rows down) with the forward sweep's, before the
+ * first chain: a block's loads had waited until the forward chain (one thread a system carrying
+ * its chunks' maps in turn) and sweep were done, with nothing else in flight on an SM that holds
+ * one block (32 values a thread more: 166 -> 224 registers in double, float 114 -> 128, no
+ * spills).
  * H200, deferred checks, two rounds each. The partitioned partial solves (PART): penta 1024 x
  * 65536 1206.8 / 1206.8 -> 1071.1 / 1070.6 us, periodic 1247.8 / 1237.3 -> 1103.2 / 1105.5, LDL^T
  * 1185.5 / 1185.7 -> 1159.3 / 1183.8, float 576.6 / 576.4 -> 543.5 / 542.1, 256 x 65536 321.7 /
@@ -2002,20 +2005,15 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
         GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
         _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
-        if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                   \
-          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
-            c1[j] = pb1[j];                                                                        \
-            c2[j] = pb2[j];                                                                        \
-          }                                                                                        \
-        } else {                                                                                   \
-          GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                             \
-          if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                              \
-        }                                                                                          \
-      } else if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                              \
+      }                                                                                            \
+      if (GS_SCAN_BACK_EARLY(PART, MB, PER)) { /* loaded with the forward sweep's */               \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           c1[j] = pb1[j];                                                                          \
           c2[j] = pb2[j];                                                                          \
         }                                                                                          \
+      } else if (spd) {                                                                            \
+        GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                               \
+        if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                                \
       } else {                                                                                     \
         GS_SCAN_FLOAD(T, L, F[penta ? 3 : 2], 0, c1)                                               \
         if (penta) GS_SCAN_FLOAD(T, L, F[4], 0, c2)                                                \
