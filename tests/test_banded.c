@@ -1534,8 +1534,9 @@ static void test_partitions(GsContext ctx, HsRng *r) {
   }
   /* Interleaved partitioned batches of their own matrices, not periodic: a GPU runs the partial
    * solves as chunked scans where a partition has at most 512 rows (tri) or 257 to 512 (penta),
-   * including uneven partitions, partitions shorter than a chunk, LDL^T, several right-hand-side
-   * blocks, in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition;
+   * including uneven partitions, partitions shorter than a chunk, LDL^T (double and float: the
+   * back substitution's factors loaded early in both kernels), several right-hand-side blocks,
+   * in place, and a batch of one; 512 x 2 penta (256 rows) stays one thread a partition;
    * the next five have more partitions than a warp has lanes (the GPU's reduced solve; the last
    * two more than its block has threads); the last has partitions of 4500 rows (one thread each on
    * a GPU: more than a scan block's chunks). */
@@ -1546,6 +1547,7 @@ static void test_partitions(GsContext ctx, HsRng *r) {
   } pn[] = {{5, 0, 2, MODE_TWICE, 900, 37, GS_DOUBLE},
             {5, 0, 4, MODE_NRHS, 1537, 5, GS_FLOAT},
             {5, 1, 3, MODE_INPLACE, 1000, 16, GS_DOUBLE},
+            {5, 1, 2, MODE_NRHS, 1001, 6, GS_FLOAT},
             {5, 0, 2, MODE_FACTORSOLVE, 700, 3, GS_DOUBLE},
             {5, 0, 2, MODE_TWICE, 512, 7, GS_DOUBLE},
             {3, 0, 5, MODE_NRHS, 1000, 9, GS_DOUBLE},
