@@ -1504,6 +1504,10 @@ GS_BANDED_FN GsInt gs_scan_layout_len(GsInt batch, int P, int L, int NT) {
 
 /* Rows of a chunk of a GPU's partial solves by scans (below). */
 #define GS_BANDED_PART_SCAN_L 16
+/* Rows of a partitioned batch's longest partition. */
+GS_BANDED_FN GsInt gs_banded_part_rows(const GsBandedInfo *bi) {
+  return (bi->m + bi->parts - 1) / bi->parts;
+}
 /* Whether a GPU's partitioned (SPIKE) solve runs its partial solves y_j = A_j^-1 f_j as chunked
  * scans (each partition a system of its own, its LU the partition's factor rows, kept by Factor in
  * the scan's layout: GsBandedInfo.scan_layout) instead of one thread per partition. The scan keeps
@@ -1520,14 +1524,13 @@ GS_BANDED_FN GsInt gs_scan_layout_len(GsInt batch, int P, int L, int NT) {
  * 1246, tri 64 x 65536 387 -> 112. Not for a shared matrix (penta 1024 x 16384, 32 partitions: 241
  * -> 273). */
 GS_BANDED_FN int gs_banded_part_scan(const GsBandedInfo *bi) {
-  const GsInt rows = (bi->m + bi->parts - 1) / bi->parts; /* the longest partition */
+  const GsInt rows = gs_banded_part_rows(bi);
   return bi->parts > 1 && !bi->shared && rows <= 32 * GS_BANDED_PART_SCAN_L &&
          (bi->bands == 3 || rows > 256);
 }
 /* Chunks a partition of such a solve takes (the scan's P). */
 GS_BANDED_FN int gs_banded_part_scan_p(const GsBandedInfo *bi) {
-  const GsInt rows = (bi->m + bi->parts - 1) / bi->parts;
-  return (int)((rows + GS_BANDED_PART_SCAN_L - 1) / GS_BANDED_PART_SCAN_L);
+  return (int)((gs_banded_part_rows(bi) + GS_BANDED_PART_SCAN_L - 1) / GS_BANDED_PART_SCAN_L);
 }
 
 #define GS_BANDED_SCAN_ALGOS(T, S)                                                                 \

@@ -2380,7 +2380,6 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   return 0;
 }
 
-/* Rows of the longest partition of a partitioned batch. */
 /* Staged solves (GS_CUDA_BANDED_STAGED): the driver's tensor map encoder, looked up at init. */
 typedef CUresult (*GsTmaEncode)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                                 const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
