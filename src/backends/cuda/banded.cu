@@ -1893,7 +1893,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
   if ((L) == 16 && P > 32) { /* (8-row chunks: at most 256 rows, 32 chunks) */                     \
     const int w_ = t / 32;                                                                         \
     if (w_ < ns && (blockIdx.x % groups) * ns + w_ < vb)                                           \
-      gs_scan_chain_warp_##S(smap, P, ns, w_, backward);                                           \
+      gs_scan_chain_warp_##S(smap, P, ns, sst, w_, backward);                                      \
   } else if (on && k == 0) {                                                                       \
     gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
   }
@@ -1916,7 +1916,19 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
     enum { penta = BANDS == 5 };                                                                   \
-    __shared__ T smap[NT][6]; /* a chunk's map, then the state entering it */                      \
+    /* A chunk's map, then the state entering it: chunk kk of system sl at entry (kk / sq) * sst + \
+     * (kk % sq) * ns + sl. Where a warp carries a system's chain (16-row chunks, P > 32), lane j  \
+     * takes chunks j sq .. j sq + sq - 1, and groups of sq chunks sit an odd number sst of        \
+     * entries apart, so that the lanes' loads spread over the banks (sst = sq ns, 8 entries at    \
+     * 64 chunks, put every lane on one bank); else sq = 1, sst = ns: entry t. Bound:              \
+     * ceil(P / sq) (sq ns + 2) <= NT + NT / 16 + 66. H200, deferred checks, two rounds, one bank  \
+     * -> spread (us): tri 65536 x 1024 825.6 / 820.4 -> 781.5 / 781.5, 1024 x 1024 18.7 / 20.0 -> \
+     * 17.0 / 17.5, 2048 x 2048 70.3 / 69.5 -> 63.2 / 62.9; penta 1024 x 1024 29.6 / 29.2 -> 28.6  \
+     * / 27.6, periodic 38.4 / 36.2 -> 35.6 / 35.5, LDL^T 22.7 / 22.8 -> 20.7 / 21.9; penta 16384  \
+     * x 1024 304.4 / 304.4 -> 270.7 / 271.3, 65536 x 1024 1170.5 / 1170.4 -> 1047.0 / 1052.1,     \
+     * periodic 4096 x 1024 117.2 / 115.5 -> 106.4 / 108.3, 512 x 4096 90.0 / 93.8 -> 84.4 / 84.3. \
+     */                                                                                            \
+    __shared__ T smap[NT + ((L) == 16 && !(PART) ? (NT) / 16 + 72 : 0)][6];                        \
     /* periodic: a system's y ends, then z (16-row chunks: over 256 rows, so ns <= NT / 16) */     \
     __shared__ T syz[PER ? ((L) == 16 ? (NT) / 16 : (NT)) : 1][6];                                 \
     /* periodic, 16-row chunks: each system's corner data, read into shared memory while the       \
@@ -1930,6 +1942,9 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     const int P = a.tile_p, ns = (NT) / P, h = sh.h;                                               \
     const int spd = (SPDK) < 0 ? sh.spd : (SPDK);                                                  \
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
+    const int sq = (L) == 16 && !(PART) && P > 32 ? (P + 31) / 32 : 1;                             \
+    const int sst = sq > 1 ? (sq * ns + 1) | 1 : ns,                                               \
+              me = sq > 1 ? (k / sq) * sst + (k % sq) * ns + sl : t;                               \
     const GsInt vb = PART ? a.batch * a.parts : a.batch;                                           \
     const GsInt groups = (vb + ns - 1) / ns;                                                       \
     const GsInt blk = PART ? a.blk : blockIdx.x / groups, sv = (blockIdx.x % groups) * ns + sl;    \
@@ -1985,7 +2000,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
         GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, ia)                                               \
         gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
       }                                                                                            \
-      gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[t], smap[t] + 4);                              \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                            \
       if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                     \
         if (spd) {                                                                                 \
           GS_SCAN_FLOAD(T, L, F[1], 1, pb1)                                                        \
@@ -2001,7 +2016,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     GS_SCAN_CHAIN(S, L, 0) /* the states entering the chunks */                                    \
     __syncthreads();                                                                               \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[t]);                                         \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[me]);                                        \
       if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
         GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
         _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
@@ -2024,12 +2039,12 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       }                                                                                            \
     }                                                                                              \
     __syncthreads(); /* every state read before the backward maps overwrite them */                \
-    if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[t], smap[t] + 4);                        \
+    if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[me], smap[me] + 4);                      \
     __syncthreads();                                                                               \
     GS_SCAN_CHAIN(S, L, 1) /* backward: from the last chunk down */                                \
     __syncthreads();                                                                               \
     T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
-    if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[t]);                                   \
+    if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[me]);                                  \
     if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
       /* W's rows for the chunks that reach where W matters, loaded before the tail's barriers so  \
        * that they arrive while the tail is solved (into c1, c2: the sweeps are done with them);   \
@@ -2091,13 +2106,14 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
    * Q = ceil(P / 32) consecutive chunks, a Kogge-Stone scan with shuffles composes the lanes',    \
    * and each lane carries the state entering its first chunk through its chunks. */               \
   static __device__ __forceinline__ void gs_scan_chain_warp_##S(T(*smap)[6], int P, int ns,        \
-                                                                int sl, int backward) {            \
+                                                                int sst, int sl, int backward) {   \
     const int lane = (int)(threadIdx.x & 31), Q = (P + 31) / 32;                                   \
     T A[4] = {1, 0, 0, 1}, B[2] = {0, 0};                                                          \
     for (int u = 0; u < Q; u++) {                                                                  \
       const int i = lane * Q + u;                                                                  \
       if (i >= P) break;                                                                           \
-      const T *e = smap[(backward ? P - 1 - i : i) * ns + sl];                                     \
+      const int kk = backward ? P - 1 - i : i;                                                     \
+      const T *e = smap[(kk / Q) * sst + (kk % Q) * ns + sl];                                      \
       T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                      \
       gs_tile_compose_##S(M, b, A, B);                                                             \
       _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = M[r];                                   \
@@ -2118,7 +2134,8 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     for (int u = 0; u < Q; u++) {                                                                  \
       const int i = lane * Q + u;                                                                  \
       if (i >= P) break;                                                                           \
-      gs_scan_step_##S(smap[(backward ? P - 1 - i : i) * ns + sl], c);                             \
+      const int kk = backward ? P - 1 - i : i;                                                     \
+      gs_scan_step_##S(smap[(kk / Q) * sst + (kk % Q) * ns + sl], c);                              \
     }                                                                                              \
   }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
