@@ -1959,8 +1959,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   }
   /* On an sm_90 GPU, pentadiagonal LU batches of 4096 systems or more of 513 to 1024 rows run one
    * thread per system, staged, where the scan would otherwise take them (staged_beats_scan); not
-   * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows. (GPU only: the
-   * batches are large, and the CPU's choice is one thread per system anyway.) */
+   * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows, nor double batches
+   * of 8192 systems or more of over 992 rows. (GPU only: the batches are large, and the CPU's
+   * choice is one thread per system anyway.) */
   GsDeviceInfo dinfo;
   memset(&dinfo, 0, sizeof dinfo);
   dinfo.device_id = -1;
@@ -1968,14 +1969,15 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   char prev_staged[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_staged", prev_staged, sizeof prev_staged, NULL));
   if (dinfo.device_id >= 0)
-    for (int v = 0; v < 7; v++) {
+    for (int v = 0; v < 9; v++) {
       GsBandedDesc dv = {v == 4 ? 3 : 5,
                          v == 5   ? 512
                          : v == 1 ? 600
+                         : v == 8 ? 896
                                   : 1024 + 2 * (v == 2),
-                         v == 1   ? 16384
-                         : v == 6 ? 4096
-                                  : 8192,
+                         v == 1 || v == 8 ? 16384
+                         : v == 6         ? 4096
+                                          : 8192,
                          v == 6 ? GS_FLOAT : GS_DOUBLE,
                          GS_BANDED_INTERLEAVED,
                          0,
@@ -1986,7 +1988,7 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
       if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
       GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_SCAN;
       if (v != 0 && dv.bands == 5 && !dv.periodic && !dv.spd && dv.n > 512 &&
-          dinfo.compute_major >= 9)
+          dinfo.compute_major >= 9 && !(dv.dt == GS_DOUBLE && dv.n > 992 && dv.batch >= 8192))
         expect = GS_BANDED_ALGORITHM_THREAD;
       CHECK_OK(GsBandedGetAlgorithm(A, &got));
       CHECK(got == expect,

@@ -215,17 +215,23 @@ static int scan_fits(const GsBandedInfo *bi) {
  * 2048 x 2048 93 / 107 (SPIKE), 4096 x 2048 168 / 153, 512 x 4096 71 / 113, 1024 x 4096
  * 144 / 121.
  * Below 256 rows (8-row chunks) the bound measured before stays: fewer than 16384 systems
- * (penta 1024 x 64: scan 9.0 us, one thread 16.6). */
+ * (penta 1024 x 64: scan 9.0 us, one thread 16.6).
+ * Since the warp chains' maps spread over the banks (4acad11), the scan takes more (H200, deferred
+ * checks, two rounds, scan / the other, medians, us): penta 65536 x 1024 1049.5 / 1106.6 (one
+ * thread a system, staged; staged_beats_scan below), 65536 x 512 473.5 / 536.3, 131072 x 512
+ * 936.0 / 1067.6; LDL^T 65536 x 1024 948.5 / 1116.9; periodic penta, n = 1026: 16384 systems
+ * 373.3 / 413.9, 32768: 648.5 / 625.7 (so the bound stays there), 65536: 1440.7 / 1197.2; tri
+ * periodic 65536 x 1024 820.2 / 921.3; tri 4096 x 2048 108.2 / 116.8 (SPIKE). Not past 2048
+ * rows: penta 2048 x 4096 284.0 / 169.1 (SPIKE), tri 1024 x 4096 98.6 / 66.1. */
 static int scan_auto(const GsBandedInfo *bi) {
   if (bi->shared || !scan_fits(bi) || bi->m < 32) return 0;
   if (bi->m < 256) return bi->batch < 16384;
   GsInt most; /* unknowns */
   if (bi->bands == 3)
-    most = bi->m <= 1024   ? (bi->periodic ? (GsInt)1 << 24 : (GsInt)1 << 26)
-           : bi->m <= 2048 ? (GsInt)1 << 22
-                           : (GsInt)1 << 21;
+    most = bi->m <= 1024 ? (GsInt)1 << 26 : bi->m <= 2048 ? (GsInt)1 << 23 : (GsInt)1 << 21;
   else
-    most = bi->m <= 1024   ? (bi->periodic ? (GsInt)1 << 23 : (GsInt)1 << 24)
+    most = bi->m <= 256    ? (GsInt)1 << 24
+           : bi->m <= 1024 ? (bi->periodic ? (GsInt)1 << 24 : (GsInt)1 << 26)
            : bi->m <= 2048 ? (GsInt)1 << 23
                            : (GsInt)1 << 22;
   return bi->batch <= most / bi->m;
@@ -242,7 +248,14 @@ static int scan_auto(const GsBandedInfo *bi) {
  * scan's chunks number 32) the two are level: 16384 x 512 141.9 against 144.7. Tri batches stay
  * with the scan (16384 x 1024: 203.5 against 219.8), and so do LDL^T ones (staged since 7dad27b:
  * 4096 x 1024 91.1 / 91.0 against 82.7 / 85.2, but 16384 x 1024 276.6 / 277.9 against 297.6 /
- * 301.7). */
+ * 301.7).
+ * Since 4acad11 (the scan's warp chains without bank conflicts) double batches of 8192 systems or
+ * more of 993 to 1024 rows (63 or 64 chunks) go to the scan. H200, deferred checks, two rounds,
+ * medians, scan against staged THREAD (us): n = 1024, 4096 systems 77.8 / 71.5, 8192: 135.2 /
+ * 141.2, 16384: 269.6 / 287.9, 32768: 531.7 / 548.0, 65536: 1049.5 / 1106.6; but n = 960, 16384:
+ * 271.8 / 268.1; n = 896: 250.8 / 246.3; n = 768: 244.0 / 218.6; n = 520: 167.4 / 148.1; float
+ * n = 1024, 16384: 197.6 / 141.1, 65536: 793.7 / 546.7. (LDL^T 4096 x 1024: 72.8 / 69.9, left
+ * with the scan.) */
 static int staged_beats_scan(GsBanded A, int *yes) {
   const GsBandedInfo *bi = &A->info;
   *yes = 0;
@@ -250,6 +263,7 @@ static int staged_beats_scan(GsBanded A, int *yes) {
   if (bi->bands != 5 || bi->spd || bi->m <= 512 || bi->m > 1024 || bi->batch < 4096 ||
       !A->ctx->ops->banded.staged_auto)
     return 0;
+  if (bi->dt == GS_DOUBLE && bi->m > 992 && bi->batch >= 8192) return 0;
   GsCall(A->ctx->ops->banded.staged_auto(A->ctx, bi, yes));
   return 0;
 }
