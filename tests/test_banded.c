@@ -1814,6 +1814,26 @@ static void test_staged(GsContext ctx, HsRng *r) {
         staged_case(ctx, bands, dt, 300, 1028, 1, 1, 1, spd, r);
       }
   }
+  /* -banded_staged auto leaves short systems (under 64 rows) to the plain kernel. */
+  {
+    GsBandedDesc d = {5, 8, 4096, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+    Batch b;
+    batch_init(&b, &d);
+    fill_matrix(&b, KIND_DD, r);
+    double *f = make_rhs(&b, 1, 0.0, r), *x = hs_malloc((size_t)b.rl * sizeof *x);
+    int *st = hs_malloc((size_t)d.batch * sizeof *st), fc = 0, c = 0, sg = -1;
+    if (!staged_run(ctx, &b, "auto", 1, 0, f, x, &fc, &c, st, &sg)) {
+      CHECK(sg == 0 && fc == 0 && c == 0,
+            "4096 systems of 8 rows, -banded_staged auto: staged %d, "
+            "errors %d, %d",
+            sg, fc, c);
+      check_solution(&b, "8 rows, staged auto", f, x, 1, NULL, NULL);
+    }
+    free(f);
+    free(x);
+    free(st);
+    batch_free(&b);
+  }
   /* Where it does not apply (an odd batch: rows not 16-byte aligned), the plain kernel runs. */
   staged_case(ctx, 5, GS_DOUBLE, 100, 33, 1, 0, 1, 0, r);
   staged_case(ctx, 3, GS_DOUBLE, 100, 33, 1, 0, 1, 1, r);

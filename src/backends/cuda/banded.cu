@@ -2411,9 +2411,16 @@ static int staged_warps(const GsCudaContext *cc, const GsBandedInfo *bi) {
   return w > 2 ? 2 : w;
 }
 
+/* Rows a system needs for -banded_staged auto (staged_shape). */
+#define GS_STG_AUTO_ROWS 64
 /* Whether a THREAD solve of this batch runs staged, its arrays aligned: -banded_staged auto (the
- * default) where the g of one warp per SM fits in L2, on where it applies at all; the layout,
- * matrices and row alignment the TMA needs. */
+ * default) where the g of one warp per SM fits in L2 and the systems have GS_STG_AUTO_ROWS rows
+ * or more, on where it applies at all; the layout, matrices and row alignment the TMA needs.
+ * Short systems run plain: a staged block's two warps a SM leave the GPU nearly idle where each
+ * thread has a few rows. H200, each call checked (the banded sweep, 9c7d456 staged against 6f7c55c
+ * plain, us): penta n = 8, 65536 systems 48.8 against 24.9, 262144: 129.8 against 54.6; tri 40.8
+ * against 29.5, 118.8 against 46.0; but n = 64 staged is faster: penta 262144 292.4 against 313.1,
+ * tri 222.8 against 243.7. */
 static int staged_shape(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs) {
   const size_t es = GsDataTypeSize(bi->dt);
   if (bi->staged == GS_BANDED_STAGED_OFF || !bi->interleaved || bi->shared || bi->periodic ||
@@ -2422,7 +2429,8 @@ static int staged_shape(const GsCudaContext *cc, const GsBandedInfo *bi, GsInt n
   if (((size_t)bi->batch * es) % 16 || bi->batch > INT32_MAX - 32 ||
       bi->n * nrhs > INT32_MAX - 2 * GS_STG_ROWS)
     return 0;
-  if (bi->staged == GS_BANDED_STAGED_AUTO && staged_warps(cc, bi) < 1) return 0;
+  if (bi->staged == GS_BANDED_STAGED_AUTO && (bi->n < GS_STG_AUTO_ROWS || staged_warps(cc, bi) < 1))
+    return 0;
   return cc->tma_encode != NULL;
 }
 /* Whether this solve runs staged: a THREAD batch of staged_shape whose arrays are 16-byte
