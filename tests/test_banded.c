@@ -1824,9 +1824,7 @@ static void test_staged(GsContext ctx, HsRng *r) {
     int *st = hs_malloc((size_t)d.batch * sizeof *st), fc = 0, c = 0, sg = -1;
     if (!staged_run(ctx, &b, "auto", 1, 0, f, x, &fc, &c, st, &sg)) {
       CHECK(sg == 0 && fc == 0 && c == 0,
-            "4096 systems of 8 rows, -banded_staged auto: staged %d, "
-            "errors %d, %d",
-            sg, fc, c);
+            "4096 systems of 8 rows, -banded_staged auto: staged %d, errors %d, %d", sg, fc, c);
       check_solution(&b, "8 rows, staged auto", f, x, 1, NULL, NULL);
     }
     free(f);
@@ -1980,8 +1978,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   /* On an sm_90 GPU, pentadiagonal LU batches of 4096 systems or more of 513 to 1024 rows run one
    * thread per system, staged, where the scan would otherwise take them (staged_beats_scan); not
    * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows, nor double batches
-   * of 8192 systems or more of over 992 rows. (GPU only: the batches are large, and the CPU's
-   * choice is one thread per system anyway.) */
+   * of 8192 systems or more of over 992 rows (-banded_staged off at 4096 systems, where auto would
+   * stage). (GPU only: the batches are large, and the CPU's choice is one thread per system
+   * anyway.) */
   GsDeviceInfo dinfo;
   memset(&dinfo, 0, sizeof dinfo);
   dinfo.device_id = -1;
@@ -1995,9 +1994,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
                          : v == 1 ? 600
                          : v == 8 ? 896
                                   : 1024 + 2 * (v == 2),
-                         v == 1 || v == 8 ? 16384
-                         : v == 6         ? 4096
-                                          : 8192,
+                         v == 1 || v == 8   ? 16384
+                         : v == 6 || v == 0 ? 4096
+                                            : 8192,
                          v == 6 ? GS_FLOAT : GS_DOUBLE,
                          GS_BANDED_INTERLEAVED,
                          0,

@@ -1919,7 +1919,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     /* A chunk's map, then the state entering it: chunk kk of system sl at entry (kk / sq) * sst + \
      * (kk % sq) * ns + sl. Where a warp carries a system's chain (16-row chunks, P > 32), lane j  \
      * takes chunks j sq .. j sq + sq - 1, and groups of sq chunks sit an odd number sst of        \
-     * entries apart, so that the lanes' loads spread over the banks (sst = sq ns, 8 entries at    \
+     * entries apart, so that the lanes' loads spread over the banks (sq ns apart, 8 entries at    \
      * 64 chunks, put every lane on one bank); else sq = 1, sst = ns: entry t. Bound:              \
      * ceil(P / sq) (sq ns + 2) <= NT + NT / 16 + 66. H200, deferred checks, two rounds, one bank  \
      * -> spread (us): tri 65536 x 1024 825.6 / 820.4 -> 781.5 / 781.5, 1024 x 1024 18.7 / 20.0 -> \
