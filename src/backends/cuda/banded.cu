@@ -1886,6 +1886,11 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
  * 32.5; but periodic 1024 x 4096 113.6 / 113.1 -> 119.1 / 120.5 (1024 x 1024 level), so not
  * there. Tri kernels run two blocks a SM, with no registers to spare. */
 #define GS_SCAN_BACK_EARLY(PART, MB, PER) (penta && ((PART) || (!(PER) && (MB) == 1)))
+/* The smap entry of chunk kk of system sl in a scan block (GS_CUDA_BANDED_SCAN_NT): groups of sq
+ * consecutive chunks, sst entries apart. */
+static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int ns, int sl) {
+  return (kk / sq) * sst + (kk % sq) * ns + sl;
+}
 /* The states entering the chunks of the block's systems (in a kernel of chunk length L): up to 32
  * chunks a system, one thread each carries them in order; more (ns <= 7 systems a block), warp w
  * takes system w's chain across its lanes (gs_scan_chain_host's order). */
@@ -1944,7 +1949,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
     const int t = threadIdx.x, sl = t % ns, k = t / ns, r0 = k * L;                                \
     const int sq = (L) == 16 && !(PART) && P > 32 ? (P + 31) / 32 : 1;                             \
     const int sst = sq > 1 ? (sq * ns + 1) | 1 : ns,                                               \
-              me = sq > 1 ? (k / sq) * sst + (k % sq) * ns + sl : t;                               \
+              me = sq > 1 ? gs_scan_sidx(k, sq, sst, ns, sl) : t;                                  \
     const GsInt vb = PART ? a.batch * a.parts : a.batch;                                           \
     const GsInt groups = (vb + ns - 1) / ns;                                                       \
     const GsInt blk = PART ? a.blk : blockIdx.x / groups, sv = (blockIdx.x % groups) * ns + sl;    \
@@ -2124,7 +2129,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       const int i = lane * Q + u;                                                                  \
       if (i >= P) break;                                                                           \
       const int kk = backward ? P - 1 - i : i;                                                     \
-      const T *e = smap[(kk / Q) * sst + (kk % Q) * ns + sl];                                      \
+      const T *e = smap[gs_scan_sidx(kk, Q, sst, ns, sl)];                                         \
       T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                      \
       gs_tile_compose_##S(M, b, A, B);                                                             \
       _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = M[r];                                   \
@@ -2146,7 +2151,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
       const int i = lane * Q + u;                                                                  \
       if (i >= P) break;                                                                           \
       const int kk = backward ? P - 1 - i : i;                                                     \
-      gs_scan_step_##S(smap[(kk / Q) * sst + (kk % Q) * ns + sl], c);                              \
+      gs_scan_step_##S(smap[gs_scan_sidx(kk, Q, sst, ns, sl)], c);                                 \
     }                                                                                              \
   }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
