@@ -143,6 +143,53 @@ typedef struct {
   } else {                                                                                         \
     GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, 0, FAST, FIRST)                                            \
   }
+/* A full tile's whole source when it has one or two inputs (every source but a three-input
+ * combination's): the loads of all its rows and of the thread's halo cells (at most two: 2 rx hh
+ * <= 144 cells) issued together, so that the tile waits for memory once, not three times (half
+ * the rows, the other half, the halo), and then staged as GS_ST_STAGE_ROWS and the halo loop
+ * stage them (the same arithmetic). Halo rows need no wrapping in a full tile; columns do.
+ * Float only (GS_ST_ONE_GO): in double the 22 values in flight take 44 of the 80 registers and
+ * the kernel spilled 204 / 368 bytes (16 / 32 without), 96 registers (5 blocks a SM) still 84 /
+ * 144. H200, `gpusolve ch -bench 1 -bench_steps 30`, logged stencil ms, two rounds beside the
+ * staging in halves: float 4096^2 0.1523 / 0.1526 -> 0.1245 / 0.1248; double 4096^2 0.1955 /
+ * 0.1950 -> 0.2498 / 0.2516 (5 blocks a SM: 0.2158 / 0.2169), 1024^2 0.0202 / 0.0199 -> 0.0271
+ * / 0.0271, the 1D ensemble 65536 x 1024 0.6219 / 0.6226 -> 0.8794 / 0.8824. */
+#define GS_ST_ONE_GO(T) (sizeof(T) < sizeof(double))
+#define GS_ST_STAGE_FAST(T, TWO)                                                                   \
+  {                                                                                                \
+    const int nh = 2 * rx * hh;                                                                    \
+    T h0[2], h1[2];                                                                                \
+    _Pragma("unroll") for (int k = 0; k < 2; k++) {                                                \
+      const int e = tid + k * GS_ST_TX * GS_ST_NY;                                                 \
+      h0[k] = h1[k] = (T)0;                                                                        \
+      if (e < nh) {                                                                                \
+        const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                               \
+        const int q = c < rx ? c : cw + c;                                                         \
+        GsStIdx gx = x0 + q - rx;                                                                  \
+        gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                           \
+        const GsStIdx i = (y0 + r - ry) * nx + gx;                                                 \
+        h0[k] = s0[i];                                                                             \
+        if (TWO) h1[k] = s1[i];                                                                    \
+      }                                                                                            \
+    }                                                                                              \
+    GS_ST_STAGE_ROWS(T, 0, GS_ST_RROWS, TWO, 1, 1)                                                 \
+    _Pragma("unroll") for (int k = 0; k < 2; k++) {                                                \
+      const int e = tid + k * GS_ST_TX * GS_ST_NY;                                                 \
+      if (e < nh) {                                                                                \
+        const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                               \
+        const int sr = r + GS_ST_R - ry, sq = (c < rx ? c : cw + c) + GS_ST_R - rx;                \
+        T u = c0 * h0[k];                                                                          \
+        if (TWO) u += c1 * h1[k];                                                                  \
+        s_in[sr][sq] = u;                                                                          \
+        if (pk) {                                                                                  \
+          const T p0 = pk == 2 ? h0[k] * h0[k] : h0[k] * h0[k] * h0[k];                            \
+          T v = c0 * p0;                                                                           \
+          if (TWO) v += c1 * (pk == 2 ? h1[k] * h1[k] : h1[k] * h1[k] * h1[k]);                    \
+          s_pw[sr][sq] = v;                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
 /* The kernel for values of type T with grid indices of type I (int where a grid's nx ny fits:
  * 64-bit index arithmetic costs a GPU two to three instructions for one). */
 #define GS_DEFINE_STENCIL(T, I, SUF)                                                               \
@@ -200,30 +247,44 @@ typedef struct {
              * flight together (one at a time, the staging was bound by latency), two inputs of a  \
              * combination at a time; the combination sums its inputs in order. */                 \
             const int nsrc = d.nsrc[in];                                                           \
-            for (int j0 = 0; j0 < nsrc; j0 += 2) {                                                 \
-              const int two = j0 + 1 < nsrc;                                                       \
-              const T *s0 = (const T *)a.x[d.sidx[in][j0]] + base;                                 \
-              const T *s1 = (const T *)a.x[d.sidx[in][two ? j0 + 1 : j0]] + base;                  \
-              const T c0 = (T)d.scoef[in][j0], c1 = two ? (T)d.scoef[in][j0 + 1] : (T)0;           \
-              /* the centre-only terms' weights on the two inputs, when they go with them */       \
-              const T f0 = fold ? (T)d.foldw[j0] : (T)0;                                           \
-              const T f1 = fold && two ? (T)d.foldw[j0 + 1] : (T)0;                                \
-              if (fast && j0 == 0) { /* the case that matters, compiled apart */                   \
-                GS_ST_STAGE_OWN(T, 1, 1)                                                           \
+            if (GS_ST_ONE_GO(T) && fast && nsrc <= 2) {                                            \
+              const int two = nsrc == 2;                                                           \
+              const T *s0 = (const T *)a.x[d.sidx[in][0]] + base;                                  \
+              const T *s1 = (const T *)a.x[d.sidx[in][two]] + base;                                \
+              const T c0 = (T)d.scoef[in][0], c1 = two ? (T)d.scoef[in][1] : (T)0;                 \
+              const T f0 = fold ? (T)d.foldw[0] : (T)0;                                            \
+              const T f1 = fold && two ? (T)d.foldw[1] : (T)0;                                     \
+              if (two) {                                                                           \
+                GS_ST_STAGE_FAST(T, 1)                                                             \
               } else {                                                                             \
-                GS_ST_STAGE_OWN(T, 0, j0 == 0)                                                     \
+                GS_ST_STAGE_FAST(T, 0)                                                             \
               }                                                                                    \
-            }                                                                                      \
-            for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                         \
-              const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                         \
-              const int q = c < rx ? c : cw + c; /* staged column, 0 .. hw - 1 */                  \
-              GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                          \
-              gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                     \
-              gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                     \
-              T u = 0, v = 0;                                                                      \
-              GS_ST_SOURCE(T, in, base + gy * nx + gx, pk, u, v)                                   \
-              s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                        \
-              if (pk) s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                                \
+            } else {                                                                               \
+              for (int j0 = 0; j0 < nsrc; j0 += 2) {                                               \
+                const int two = j0 + 1 < nsrc;                                                     \
+                const T *s0 = (const T *)a.x[d.sidx[in][j0]] + base;                               \
+                const T *s1 = (const T *)a.x[d.sidx[in][two ? j0 + 1 : j0]] + base;                \
+                const T c0 = (T)d.scoef[in][j0], c1 = two ? (T)d.scoef[in][j0 + 1] : (T)0;         \
+                /* the centre-only terms' weights on the two inputs, when they go with them */     \
+                const T f0 = fold ? (T)d.foldw[j0] : (T)0;                                         \
+                const T f1 = fold && two ? (T)d.foldw[j0 + 1] : (T)0;                              \
+                if (fast && j0 == 0) { /* the case that matters, compiled apart */                 \
+                  GS_ST_STAGE_OWN(T, 1, 1)                                                         \
+                } else {                                                                           \
+                  GS_ST_STAGE_OWN(T, 0, j0 == 0)                                                   \
+                }                                                                                  \
+              }                                                                                    \
+              for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                       \
+                const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                       \
+                const int q = c < rx ? c : cw + c; /* staged column, 0 .. hw - 1 */                \
+                GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                        \
+                gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                   \
+                gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                   \
+                T u = 0, v = 0;                                                                    \
+                GS_ST_SOURCE(T, in, base + gy * nx + gx, pk, u, v)                                 \
+                s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                      \
+                if (pk) s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                              \
+              }                                                                                    \
             }                                                                                      \
             staged = in;                                                                           \
             powered = pk;                                                                          \
