@@ -283,7 +283,8 @@ typedef struct {
   GsInt nx, ny, batch;
   int rx, ry;
   int nterms, npoint, fold;
-  int wide; /* 64-bit grid indices in GPU kernels even where a grid's nx ny fits 32 bits */
+  int wide;    /* 64-bit grid indices in GPU kernels even where a grid's nx ny fits 32 bits */
+  GsInt tiles; /* tiles along y a GPU block takes in turn (0: the back end chooses) */
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
   signed char nsrc[GS_STENCIL_MAX_SOURCES], sidx[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
   double scoef[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];

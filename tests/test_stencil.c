@@ -534,6 +534,16 @@ static void test_errors(GsContext ctx) {
   b.ny = (GsInt)1 << 30;
   CHECK_ERR(GsStencilCreate(ctx, &b, &st), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "overflows");
+  /* A bad tuning option is named when a stencil reads it (the value in use is put back). */
+  GsInt keep = 0;
+  char kv[32];
+  CHECK_OK(GsOptionsGetInt(ctx, "-stencil_tiles_per_block", &keep, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-stencil_tiles_per_block", "-2"));
+  CHECK_ERR(GsStencilCreate(ctx, &d, &st), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_MSG(ctx, "-stencil_tiles_per_block -2");
+  CHECK(st == NULL, "a failed create left a stencil");
+  snprintf(kv, sizeof kv, "%lld", (long long)keep);
+  CHECK_OK(GsOptionsSetValue(ctx, "-stencil_tiles_per_block", kv));
   if (CHECK_OK(GsStencilCreate(ctx, &d, &st))) return;
   CHECK_ERR(GsStencilAddTerm(st, 4, 1, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "input 4: the stencil has inputs 0 to 1 and combinations 2 to 3");

@@ -46,7 +46,8 @@ typedef struct {
 
 /* Create a stencil with no terms (it computes y = 0 until terms are added). Option
  * -stencil_wide_index 1: GPU kernels index grids in 64 bits even where a grid's nx ny fits 32
- * (as they do for larger grids), for testing. */
+ * (as they do for larger grids), for testing; -stencil_tiles_per_block N (N >= 1; 0, the default:
+ * the back end chooses): tiles along y each GPU block takes in turn. */
 int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
 /* Free the stencil and set *st = NULL; safe on NULL and twice. */
 int GsStencilDestroy(GsStencil *st);

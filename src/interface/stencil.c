@@ -20,6 +20,7 @@ struct GsStencil_s {
   int combined[GS_STENCIL_MAX_COMBINATIONS]; /* defined (GsStencilSetCombination) */
   double coef[GS_STENCIL_MAX_COMBINATIONS][GS_STENCIL_MAX_INPUTS];
   int wide;           /* -stencil_wide_index: 64-bit grid indices even where 32 bits hold them */
+  GsInt tiles;        /* -stencil_tiles_per_block: tiles a GPU block takes (0: automatic) */
   GsStencilInfo info; /* packed from the terms when stale */
   int stale;
   GsLogEvent ev_apply;
@@ -54,6 +55,11 @@ int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st) {
   *st = S;
   int ierr = GsLogEventRegister(ctx, "StencilApply", &S->ev_apply);
   if (!ierr) ierr = GsOptionsGetBool(ctx, "-stencil_wide_index", &S->wide, NULL);
+  if (!ierr) ierr = GsOptionsGetInt(ctx, "-stencil_tiles_per_block", &S->tiles, NULL);
+  if (!ierr && S->tiles < 0)
+    ierr =
+        GsError(ctx, GS_ERR_ARG_OUTOFRANGE,
+                "-stencil_tiles_per_block %lld: must be >= 0 (0: automatic)", (long long)S->tiles);
   if (ierr) {
     GsStencilDestroy(st);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -220,6 +226,7 @@ static void pack(GsStencil S) {
   si->ny = S->desc.ny;
   si->batch = S->desc.batch;
   si->wide = S->wide;
+  si->tiles = S->tiles;
   /* Sources: the inputs, then the combinations' nonzero coefficients in input order. */
   for (int j = 0; j < ni; j++) {
     si->nsrc[j] = 1;

@@ -377,7 +377,17 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const GsInt tiles_y = (si->ny + GS_ST_TY - 1) / GS_ST_TY;
   GsCheck(tiles_x <= 0x7fffffff, ctx, GS_ERR_ARG_OUTOFRANGE,
           "stencil grid of %lld points along x is too wide for one launch", (long long)si->nx);
-  const dim3 grid((unsigned)tiles_x, (unsigned)(tiles_y < 65535 ? tiles_y : 65535),
+  /* Tiles along y a block takes in turn: one, unless the grid has tiles for 64 waves of blocks or
+   * more; then four, which spreads a block's start (its indices, the weights' bounds) over them
+   * and still leaves 16 waves, so that the last one idles little of the GPU. H200, `gpusolve ch
+   * -bench 1 -bench_steps 30`, logged stencil ms, four against one each: the 1D ensemble 65536 x
+   * 1024 (65536 tiles, 83 waves) 0.6214 / 0.6233 -> 0.5821 / 0.5822; 4096^2 (16384 tiles, 21
+   * waves) 0.1952 / 0.1945 -> 0.2021 / 0.2024, 1024^2 0.0198 / 0.0197 -> 0.0275 / 0.0275.
+   * -stencil_tiles_per_block N sets it (the tests run the loop over tiles that way). */
+  const GsInt resident = (GsInt)GS_ST_MIN_BLOCKS * cc->sm_count;
+  const GsInt per = si->tiles > 0 ? si->tiles : tiles_x * tiles_y >= 64 * resident ? 4 : 1;
+  const GsInt gy = (tiles_y + per - 1) / per;
+  const dim3 grid((unsigned)tiles_x, (unsigned)(gy < 65535 ? gy : 65535),
                   (unsigned)(si->batch < 65535 ? si->batch : 65535));
   const dim3 block(GS_ST_TX, GS_ST_NY);
   /* 32-bit indices where a grid's fit (-stencil_wide_index 1 tests the others on small grids) */
