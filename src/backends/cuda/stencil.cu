@@ -385,7 +385,8 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
    * waves) 0.1952 / 0.1945 -> 0.2021 / 0.2024, 1024^2 0.0198 / 0.0197 -> 0.0275 / 0.0275.
    * -stencil_tiles_per_block N sets it (the tests run the loop over tiles that way). */
   const GsInt resident = (GsInt)GS_ST_MIN_BLOCKS * cc->sm_count;
-  const GsInt per = si->tiles > 0 ? si->tiles : tiles_x * tiles_y >= 64 * resident ? 4 : 1;
+  GsInt per = si->tiles > 0 ? si->tiles : tiles_x * tiles_y >= 64 * resident ? 4 : 1;
+  if (per > tiles_y) per = tiles_y; /* (a huge option value would overflow the division below) */
   const GsInt gy = (tiles_y + per - 1) / per;
   const dim3 grid((unsigned)tiles_x, (unsigned)(gy < 65535 ? gy : 65535),
                   (unsigned)(si->batch < 65535 ? si->batch : 65535));
