@@ -71,6 +71,13 @@ typedef struct {
     const T x_ = ((const T *)a.x[d.sidx[in][j_]])[i];                                              \
     GS_ST_COMBINE(T, j_, 0, (T)d.scoef[in][j_], (T)0, x_, (T)0, pk, u, v)                          \
   }
+/* Halo cell e of a tile (the 2 rx columns left and right of its staged rows, row by row): its
+ * staged row *r and staged column *q (0 .. cw + 2 rx - 1). No divisions but by 2 rx. */
+static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, int *r, int *q) {
+  const int row = rx == 2 ? e >> 2 : e >> 1, c = e - row * 2 * rx;
+  *r = row;
+  *q = c < rx ? c : cw + c;
+}
 /* Staged row of a thread's q-th row (q < GS_ST_RROWS = GS_ST_RPT + 1): its own GS_ST_RPT rows,
  * then one of the 2 ry halo rows; ok: that row exists and the column too. */
 #define GS_ST_SROW(q)                                                                              \
@@ -163,8 +170,8 @@ typedef struct {
       const int e = tid + k * GS_ST_TX * GS_ST_NY;                                                 \
       h0[k] = h1[k] = (T)0;                                                                        \
       if (e < nh) {                                                                                \
-        const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                               \
-        const int q = c < rx ? c : cw + c;                                                         \
+        int r, q;                                                                                  \
+        gs_st_halo_cell(e, rx, cw, &r, &q);                                                        \
         GsStIdx gx = x0 + q - rx;                                                                  \
         gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                           \
         const GsStIdx i = (y0 + r - ry) * nx + gx;                                                 \
@@ -176,8 +183,9 @@ typedef struct {
     _Pragma("unroll") for (int k = 0; k < 2; k++) {                                                \
       const int e = tid + k * GS_ST_TX * GS_ST_NY;                                                 \
       if (e < nh) {                                                                                \
-        const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                               \
-        const int sr = r + GS_ST_R - ry, sq = (c < rx ? c : cw + c) + GS_ST_R - rx;                \
+        int r, q;                                                                                  \
+        gs_st_halo_cell(e, rx, cw, &r, &q);                                                        \
+        const int sr = r + GS_ST_R - ry, sq = q + GS_ST_R - rx;                                    \
         T u = c0 * h0[k];                                                                          \
         if (TWO) u += c1 * h1[k];                                                                  \
         s_in[sr][sq] = u;                                                                          \
@@ -275,8 +283,8 @@ typedef struct {
                 }                                                                                  \
               }                                                                                    \
               for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                       \
-                const int r = rx == 2 ? e >> 2 : e >> 1, c = e - r * 2 * rx;                       \
-                const int q = c < rx ? c : cw + c; /* staged column, 0 .. hw - 1 */                \
+                int r, q;                                                                          \
+                gs_st_halo_cell(e, rx, cw, &r, &q);                                                \
                 GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                        \
                 gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                   \
                 gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                   \
