@@ -2163,6 +2163,16 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
         versus_thread_desc(ctx, &dw, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
         cases++;
       }
+  /* Periodic batches of 4095 systems of 1024 rows, both layouts: on the GPU the blocks of 32-row
+   * chunks fit two a SM with W read from global memory and one with W in shared memory, and the
+   * batch fills two, so these take the former (GS_TILE_WSM); the batches above the latter. */
+  if (dinfo.device_id >= 0)
+    for (int lay = 0; lay < 2; lay++) {
+      GsBandedDesc dp = {
+          5, 1024, 4095, GS_DOUBLE, lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
+      versus_thread_desc(ctx, &dp, KIND_SPD_LARGE, GS_BANDED_ALGORITHM_TILE, r);
+      cases++;
+    }
   printf("algorithms: %ld tile-versus-thread cases\n", cases);
   test_scan(ctx, r);
 }

@@ -1048,7 +1048,7 @@ GS_CUDA_PART_TABLES(float, fw)
  * store of the chunk and the check for values that are not finite. BAR: a barrier after them,
  * where the end values (yc, zt) share memory with the carries that the next group writes first;
  * elsewhere every shared value a group reads was read before its last barrier. */
-#define GS_TILE_FINISH(T, S, L, PER, BAR)                                                          \
+#define GS_TILE_FINISH(T, S, L, PER, BAR, WSM, WT)                                                 \
   T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
     if (on) GS_PER_ENDS(L, yc[sl], v)                                                              \
@@ -1060,8 +1060,13 @@ GS_CUDA_PART_TABLES(float, fw)
     gs_banded_w_rows_##S(&sh, cs, &phi, &plo);                                                     \
     if (on && (r0 < phi || r0 + L > plo)) {                                                        \
       const T z0 = zt[sl][0], z1 = zt[sl][1];                                                      \
-      _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                        \
-          gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;                 \
+      if (WSM) { /* W's rows in shared memory: pairs, chunk k's from k * (L + 1) */                \
+        const T *w_ = (WT) + 2 * k * (L + 1);                                                      \
+        _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -= w_[2 * j] * z0 + w_[2 * j + 1] * z1; \
+      } else {                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) v[j] -=                                      \
+            gtab[GS_TAB_W1 * np + r0 + j] * z0 + gtab[GS_TAB_W2 * np + r0 + j] * z1;               \
+      }                                                                                            \
     }                                                                                              \
   }                                                                                                \
   if (on) {                                                                                        \
@@ -1111,12 +1116,25 @@ GS_CUDA_PART_TABLES(float, fw)
  * chunks 65536 x 512 263.7 / 261.8 -> 287.1 / 283.9, 65536 x 256 178.7 / 176.4 -> 227.3 /
  * 227.7: one block per SM no longer overlaps one block's loads with the other's sweeps. */
 #define GS_TILE_WIDE_THREADS 512
+/* GS_TILE_WSM: a periodic system's y -= W z reads W's rows (the chunks where W is above
+ * rounding: a few at each end for a diagonally dominant matrix, nearly all for a stiff ADI one)
+ * at the end of each group, while the rest of the block waits at the next group's first barrier.
+ * The periodic kernels with PER 2 keep them in shared memory after the table (two values a row,
+ * 17 KB at 1024 rows in double), chosen where that keeps as many blocks a SM as the batch fills.
+ * H200, deferred checks, two rounds, W from L2 -> shared memory (us): shared periodic penta
+ * 1024 x 1024 stiff (a = 1e5, a Cahn-Hilliard sweep) 19.4 -> 18.6, contiguous 27.4 -> 27.2,
+ * 16384 x 512 82.4 -> 78.8, float 65536 x 1024 (wide) 306.7 -> 297.5; but double wide blocks
+ * went 464.5 -> 480.2 (penta), 448.1 -> 466.2 (tri), where the kernel spills 92 bytes instead
+ * of 48 at its 128 registers, so these keep W in L2 (and have no PER 2 kernel). In a build
+ * not kept (each thread solving the tail itself), leaving the correction out altogether (a
+ * timing experiment, not a solve) gave 479 -> 436 us there, against 378 not periodic: what the
+ * correction costs there is the registers it holds more than where W comes from. */
 #define GS_TILE_WIDE_MIN_BATCH 16384
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
 #define GS_TILE_SCANW (2 * 5 * 4 * 32)   /* values of the scans' matrices, after the table */
 /* Dynamic shared memory of a tiled solve: the padded table. */
-static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
-  return ((size_t)GS_BANDED_TILE_NSWEEP * (size_t)P * (size_t)(L + 1) +
+static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm) {
+  return ((size_t)(GS_BANDED_TILE_NSWEEP + (wsm ? 2 : 0)) * (size_t)P * (size_t)(L + 1) +
           (scanw ? GS_TILE_SCANW : 0)) *
          es;
 }
@@ -1132,7 +1150,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
     __shared__ T buf[6 * NTT];                                                                     \
     T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * NTT);                                 \
     GsBandedShape sh = a.sh;                                                                       \
-    sh.periodic = PER;                                                                             \
+    sh.periodic = (PER) != 0;                                                                      \
     const int P = a.tile_p, pp = gs_tile_pow2(P), ns = NTT / pp, h = sh.h;                         \
     /* The end values past the carries where they fit (all but 1- or 2-chunk systems), so that     \
      * the next group need not wait for this one's last readers of them (GS_TILE_FINISH). */       \
@@ -1160,6 +1178,12 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
     T(*sw)[5][4][32] = (T(*)[5][4][32])(tab + NW * P * (L + 1));                                   \
     if (SW) {                                                                                      \
       if (t < 64) GS_TILE_SCAN_MATS(T, S, L, t / 32, sw[t / 32])                                   \
+      __syncthreads();                                                                             \
+    }                                                                                              \
+    /* PER 2: periodic with W's two columns after them, row pairs (GS_TILE_WSM). */                \
+    if ((PER) == 2) {                                                                              \
+      T *w_ = tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0);                                   \
+      GS_TILE_COPY(T, w_, gtab, np, 2, NTT, L, 2, GS_TAB_W1 + c_)                                  \
       __syncthreads();                                                                             \
     }                                                                                              \
     for (GsInt grp = blockIdx.x; grp < total; grp += gridDim.x) {                                  \
@@ -1207,7 +1231,8 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER, PER && !yoff)                                                   \
+      GS_TILE_FINISH(T, S, L, PER, PER && !yoff, (PER) == 2,                                       \
+                     tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0))                            \
     }                                                                                              \
   }
 
@@ -1341,33 +1366,39 @@ static size_t gs_tilel_smem(int P, size_t es) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER, 0)                                                              \
+      GS_TILE_FINISH(T, S, L, PER, 0, 0, (const T *)0)                                             \
     }                                                                                              \
   }
 
-#define GS_CUDA_BANDED_TILE_ALL(T, S)                                                              \
+/* W2: the wide kernel with W in shared memory (GS_TILE_WSM) exists; else its entry is PER 1's. */
+#define GS_CUDA_BANDED_TILE_ALL(T, S, W2)                                                          \
   GS_CUDA_BANDED_TILE(T, S, 8, 0)                                                                  \
   GS_CUDA_BANDED_TILE(T, S, 8, 1)                                                                  \
+  GS_CUDA_BANDED_TILE(T, S, 8, 2)                                                                  \
   GS_CUDA_BANDED_TILE(T, S, 16, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
+  GS_CUDA_BANDED_TILE(T, S, 16, 2)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
+  GS_CUDA_BANDED_TILE(T, S, 32, 2)                                                                 \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
+  GS_CUDA_BANDED_TILE_WIDE2(T, S, W2)                                                              \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
   typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
                               int *, GsBandedDevSummary *);                                        \
-  /* [log2(L / 8)][periodic] */                                                                    \
-  static const GsTileK_##S gs_tile_k_##S[3][2] = {                                                 \
-      {gs_banded_tile_k_##S##80, gs_banded_tile_k_##S##81},                                        \
-      {gs_banded_tile_k_##S##160, gs_banded_tile_k_##S##161},                                      \
-      {gs_banded_tile_k_##S##320, gs_banded_tile_k_##S##321}};                                     \
-  /* [periodic]: 32-row chunks in wide blocks */                                                   \
-  static const GsTileK_##S gs_tile_kw_##S[2] = {gs_banded_tile_k_##S##320w,                        \
-                                                gs_banded_tile_k_##S##321w};                       \
-  static const GsTileK_##S gs_tile_kc_##S[2] = {gs_banded_tile_k_##S##320c,                        \
-                                                gs_banded_tile_k_##S##321c};                       \
+  /* [log2(L / 8)][periodic: 0 no, 1 W from the table in global memory, 2 in shared memory] */     \
+  static const GsTileK_##S gs_tile_k_##S[3][3] = {                                                 \
+      {gs_banded_tile_k_##S##80, gs_banded_tile_k_##S##81, gs_banded_tile_k_##S##82},              \
+      {gs_banded_tile_k_##S##160, gs_banded_tile_k_##S##161, gs_banded_tile_k_##S##162},           \
+      {gs_banded_tile_k_##S##320, gs_banded_tile_k_##S##321, gs_banded_tile_k_##S##322}};          \
+  /* [periodic, as above]: 32-row chunks in wide blocks; contiguous without the scans' matrices */ \
+  static const GsTileK_##S gs_tile_kw_##S[3] = {                                                   \
+      gs_banded_tile_k_##S##320w, gs_banded_tile_k_##S##321w, GS_TILE_WIDE2_K(S, W2)};             \
+  static const GsTileK_##S gs_tile_kc_##S[3] = {                                                   \
+      gs_banded_tile_k_##S##320c, gs_banded_tile_k_##S##321c, gs_banded_tile_k_##S##322c};         \
   GS_CUDA_BANDED_TILEL(T, S, 0)                                                                    \
   GS_CUDA_BANDED_TILEL(T, S, 1)                                                                    \
   static const GsTileK_##S gs_tilel_k_##S[2] = {gs_banded_tilel_k_##S##0,                          \
@@ -1392,8 +1423,15 @@ static size_t gs_tilel_smem(int P, size_t es) {
                        mp + (GsInt)GS_TILE2_MAP * 32 * gs_tile2_q(a.tile_p));                      \
   }
 
-GS_CUDA_BANDED_TILE_ALL(double, d)
-GS_CUDA_BANDED_TILE_ALL(float, f)
+#define GS_CUDA_BANDED_TILE_WIDE2(T, S, W2) GS_CUDA_BANDED_TILE_WIDE2_##W2(T, S)
+#define GS_CUDA_BANDED_TILE_WIDE2_0(T, S)
+#define GS_CUDA_BANDED_TILE_WIDE2_1(T, S)                                                          \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_WIDE_THREADS, 1, w, 1)
+#define GS_TILE_WIDE2_K(S, W2) GS_TILE_WIDE2_K_##W2(S)
+#define GS_TILE_WIDE2_K_0(S) gs_banded_tile_k_##S##321w
+#define GS_TILE_WIDE2_K_1(S) gs_banded_tile_k_##S##322w
+GS_CUDA_BANDED_TILE_ALL(double, d, 0)
+GS_CUDA_BANDED_TILE_ALL(float, f, 1)
 
 /* TILE in two passes (banded_algo.h, GS_TILE2_L): thread i = k * batch + s runs chunk k of system
  * s, so that a warp holds the same chunk of 32 consecutive systems: in the interleaved layout each
@@ -2609,36 +2647,52 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const GsInt ns = threads / gs_tile_pow2(bi->tile_p);
     const GsInt work_items = (bi->batch + ns - 1) / ns * nrhs;
     const size_t es = GsDataTypeSize(bi->dt);
-    const size_t smem =
-        lng ? gs_tilel_smem(bi->tile_p, es) : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw);
     const int d = bi->dt != GS_DOUBLE;
-    GsTileK_d kd = lng       ? gs_tilel_k_d[per]
-                   : wide    ? gs_tile_kw_d[per]
-                   : noscanw ? gs_tile_kc_d[per]
-                             : gs_tile_k_d[li][per];
-    GsTileK_f kf = lng       ? gs_tilel_k_f[per]
-                   : wide    ? gs_tile_kw_f[per]
-                   : noscanw ? gs_tile_kc_f[per]
-                             : gs_tile_k_f[li][per];
-    const void *kern = d ? (const void *)kf : (const void *)kd;
-    if (cc->tile_smem[d][li][per] != smem) { /* first solve of this kernel and size */
-      int per_sm = 1;
-      GsCallCuda(
-          ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-      GsCallCuda(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem));
-      cc->tile_smem[d][li][per] = smem;
-      cc->tile_per_sm[d][li][per] = per_sm;
+    /* The kernel for each periodic index q (0 not periodic, 1 W from global memory, 2 W in
+     * shared memory: GS_TILE_WSM), its dynamic shared memory, and the blocks a SM that fit with
+     * it (the attribute set and the occupancy asked on the first solve of that kernel and size). */
+    GsTileK_d kd[3] = {NULL, NULL, NULL};
+    GsTileK_f kf[3] = {NULL, NULL, NULL};
+    size_t sz[3] = {0, 0, 0};
+    int fit[3] = {0, 0, 0};
+    const int wsm_ok = per && !lng && !(wide && !d); /* GS_TILE_WSM */
+    for (int q = per; q <= (wsm_ok ? 2 : per); q++) {
+      sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
+                  : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2);
+      kd[q] = lng       ? gs_tilel_k_d[per]
+              : wide    ? gs_tile_kw_d[q]
+              : noscanw ? gs_tile_kc_d[q]
+                        : gs_tile_k_d[li][q];
+      kf[q] = lng       ? gs_tilel_k_f[per]
+              : wide    ? gs_tile_kw_f[q]
+              : noscanw ? gs_tile_kc_f[q]
+                        : gs_tile_k_f[li][q];
+      const void *kq = d ? (const void *)kf[q] : (const void *)kd[q];
+      if (cc->tile_smem[d][li][q] != sz[q]) { /* first solve of this kernel and size */
+        int n = 1;
+        GsCallCuda(
+            ctx, cudaFuncSetAttribute(kq, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sz[q]));
+        GsCallCuda(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kq, threads, sz[q]));
+        cc->tile_smem[d][li][q] = sz[q];
+        cc->tile_per_sm[d][li][q] = n;
+      }
+      fit[q] = cc->tile_per_sm[d][li][q];
     }
-    const int per_sm = cc->tile_per_sm[d][li][per];
+    /* W in shared memory where that leaves as many blocks a SM as the batch fills, but for the
+     * double wide kernels (GS_TILE_WSM). */
+    const GsInt want = (work_items + cc->sm_count - 1) / cc->sm_count;
+    const int q = wsm_ok && fit[2] >= 1 && ((GsInt)fit[2] >= want || fit[2] >= fit[1]) ? 2 : per;
+    const int per_sm = fit[q];
+    const size_t smem = sz[q];
     /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
     const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
     const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
     if (bi->dt == GS_DOUBLE)
-      kd<<<nb, threads, smem, cc->stream>>>(a, (const double *)work, (const double *)C, fstatus,
-                                            (const double *)f, (double *)x, status, dsum);
+      kd[q]<<<nb, threads, smem, cc->stream>>>(a, (const double *)work, (const double *)C, fstatus,
+                                               (const double *)f, (double *)x, status, dsum);
     else
-      kf<<<nb, threads, smem, cc->stream>>>(a, (const float *)work, (const float *)C, fstatus,
-                                            (const float *)f, (float *)x, status, dsum);
+      kf[q]<<<nb, threads, smem, cc->stream>>>(a, (const float *)work, (const float *)C, fstatus,
+                                               (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
