@@ -937,14 +937,14 @@ GS_CUDA_PART_TABLES(float, fw)
   const int full = r0 + (L) <= m || tl;
 /* A tiled solve's chunk of a right-hand side into v (and, for a periodic system, its last h
  * values into z). */
-#define GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
+#define GS_TILE_LOAD_CHUNK(T, L, PER, STG)                                                         \
   gs_rhs_place(&a, s, &rb, &rs);                                                                   \
   rb += blk * a.rhs_len;                                                                           \
   if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */            \
     _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];          \
   const T *fp = f + rb + r0 * rs;                                                                  \
   if (full) {                                                                                      \
-    GS_TILE_LOAD(T, L, fp, rs, v)                                                                  \
+    if (!(STG)) GS_TILE_LOAD(T, L, fp, rs, v) /* else staged already (GS_TILE_STAGED) */           \
     if (PER && tl) _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j >= m) v[j] = 0;        \
   } else {                                                                                         \
     _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;           \
@@ -1048,7 +1048,7 @@ GS_CUDA_PART_TABLES(float, fw)
  * store of the chunk and the check for values that are not finite. BAR: a barrier after them,
  * where the end values (yc, zt) share memory with the carries that the next group writes first;
  * elsewhere every shared value a group reads was read before its last barrier. */
-#define GS_TILE_FINISH(T, S, L, PER, BAR, WSM, WT)                                                 \
+#define GS_TILE_FINISH(T, S, L, PER, BAR, WSM, WT, STG, STORE)                                     \
   T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                        \
   if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                  \
     if (on) GS_PER_ENDS(L, yc[sl], v)                                                              \
@@ -1069,7 +1069,14 @@ GS_CUDA_PART_TABLES(float, fw)
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \
-  if (on) {                                                                                        \
+  if (STG) { /* the warp's chunks staged through shared memory (GS_TILE_STAGED) */                 \
+    if (PER && tl)                                                                                 \
+      _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j >= m) v[j] =                        \
+          r0 + j == m ? zt[sl][0] : zt[sl][1];                                                     \
+    _Pragma("unroll") for (int j = 0; j < L; j++) chk += v[j] * (T)0;                              \
+    STORE                                                                                          \
+    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
+  } else if (on) {                                                                                 \
     T *xp = x + rb + r0 * rs;                                                                      \
     if (full) {                                                                                    \
       if (PER && tl) /* the tail's rows: its unknowns (!tin: the tail did not store them) */       \
@@ -1097,6 +1104,39 @@ GS_CUDA_PART_TABLES(float, fw)
     _Pragma("unroll") for (int c_ = 0; c_ < (NCOL); c_++) v_[c_] = (gtab)[(SRC) * (np) + i_];      \
     T *d_ = (tab) + ((i_ / (L)) * ((L) + 1) + i_ % (L)) * (NW);                                    \
     _Pragma("unroll") for (int c_ = 0; c_ < (NCOL); c_++) d_[c_] = v_[c_];                         \
+  }
+/* GS_TILE_STAGED: a contiguous batch's warp of full chunks (32-row chunks, ns <= 32 systems a
+ * group, so 32 / ns chunks of each of ns systems) loads and stores them through shared memory:
+ * load q of lane l is row l of chunk q / ns of system q % ns (256 contiguous bytes a load), then
+ * lane t takes row t of the warp's buffer (33 values a row, no bank conflicts). Unstaged, each
+ * of a warp's loads touches 32 chunks 256 bytes apart, and the L1 cannot hold their lines until
+ * the next load uses the rest. The buffer (66 KB a block in double) leaves one block a SM at
+ * 1024 rows. H200, deferred checks, three rounds, unstaged -> staged (us): shared contiguous
+ * 1024 x 1024 penta stiff (a = 1e5, a Cahn-Hilliard x sweep) 23.2 -> 17.4, periodic 26.1 ->
+ * 21.3, tri 24.4 -> 18.3, 1000 rows 23.4 -> 18.7; 2048 x 1024 periodic 37.5 -> 31.2 (two
+ * rounds); 8192 x 1024 91.8 -> 92.2, 8192 x 512 60.8 -> 61.1, float 1024 x 1024 periodic
+ * 17.4 -> 17.5 (unchanged within noise). Keeping the scans' matrices in shared memory as well
+ * (GS_TILE_SCAN_MATS) moved these by -4 % to +2 %, and was left out. */
+#define GS_TILE_STAGED_ADDR(L, q)                                                                  \
+  ((g0 * ns + (q) % ns) * a.stride + blk * a.rhs_len +                                             \
+   (GsInt)(((t & ~31) / ns + (q) / ns) * (L) + (t & 31)))
+#define GS_TILE_STAGED_LOAD(T, L)                                                                  \
+  {                                                                                                \
+    T *wb_ = sbuf;                                                                                 \
+    _Pragma("unroll") for (int q = 0; q < 32; q++) v[q] = f[GS_TILE_STAGED_ADDR(L, q)];            \
+    _Pragma("unroll") for (int q = 0; q < 32; q++) wb_[q * ((L) + 1) + (t & 31)] = v[q];           \
+    __syncwarp();                                                                                  \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = wb_[(t & 31) * ((L) + 1) + j];          \
+    __syncwarp();                                                                                  \
+  }
+#define GS_TILE_STAGED_STORE(T, L)                                                                 \
+  {                                                                                                \
+    T *wb_ = sbuf;                                                                                 \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) wb_[(t & 31) * ((L) + 1) + j] = v[j];          \
+    __syncwarp();                                                                                  \
+    _Pragma("unroll") for (int q = 0; q < 32; q++) x[GS_TILE_STAGED_ADDR(L, q)] =                  \
+        wb_[q * ((L) + 1) + (t & 31)];                                                             \
+    __syncwarp();                                                                                  \
   }
 #define GS_TILE_THREADS 256
 /* Resident blocks per SM the kernels are compiled for (registers). */
@@ -1133,15 +1173,15 @@ GS_CUDA_PART_TABLES(float, fw)
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
 #define GS_TILE_SCANW (2 * 5 * 4 * 32)   /* values of the scans' matrices, after the table */
 /* Dynamic shared memory of a tiled solve: the padded table. */
-static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm) {
+static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stage) {
   return ((size_t)(GS_BANDED_TILE_NSWEEP + (wsm ? 2 : 0)) * (size_t)P * (size_t)(L + 1) +
-          (scanw ? GS_TILE_SCANW : 0)) *
+          (scanw ? GS_TILE_SCANW : 0) + (stage ? (size_t)GS_TILE_THREADS * (size_t)(L + 1) : 0)) *
          es;
 }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1)
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0)
 /* SW: the scans' matrices in shared memory (GS_TILE_SCAN_MATS), after the table. */
-#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW)                                     \
+#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW, CST)                                \
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
       GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
@@ -1191,8 +1231,12 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm) {
       const int on = s < a.batch && k < P;                                                         \
       GsInt rb = 0, rs = 0;                                                                        \
       T v[L], z[2] = {0, 0};                                                                       \
+      const int stg = (CST) && ns <= 32 && __all_sync(0xffffffffu, on && full);                    \
+      T *const sbuf = (T *)gs_tile_dyn + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0) +             \
+                      ((PER) == 2 ? 2 * P * (L + 1) : 0) + (t / 32) * 32 * (L + 1);                \
+      if (stg) GS_TILE_STAGED_LOAD(T, L)                                                           \
       if (on) {                                                                                    \
-        GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
+        GS_TILE_LOAD_CHUNK(T, L, PER, stg)                                                         \
         gs_tile_fwd_##S(tab, 1, NW, q0, L, v);                                                     \
         cl[t][0] = v[L - 2];                                                                       \
         cl[t][1] = v[L - 1];                                                                       \
@@ -1232,7 +1276,8 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm) {
         __syncthreads();                                                                           \
       }                                                                                            \
       GS_TILE_FINISH(T, S, L, PER, PER && !yoff, (PER) == 2,                                       \
-                     tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0))                            \
+                     tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0), stg,                       \
+                     GS_TILE_STAGED_STORE(T, L))                                                   \
     }                                                                                              \
   }
 
@@ -1288,7 +1333,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
       GsInt rb = 0, rs = 0;                                                                        \
       T v[L], z[2] = {0, 0};                                                                       \
       if (on) {                                                                                    \
-        GS_TILE_LOAD_CHUNK(T, L, PER)                                                              \
+        GS_TILE_LOAD_CHUNK(T, L, PER, 0)                                                           \
         /* Forward from zero carries: the chunk's last two values only. */                         \
         T p2 = 0, p1 = 0;                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
@@ -1366,7 +1411,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER, 0, 0, (const T *)0)                                             \
+      GS_TILE_FINISH(T, S, L, PER, 0, 0, (const T *)0, 0, )                                        \
     }                                                                                              \
   }
 
@@ -1381,12 +1426,12 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 32, 2)                                                                 \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1)                               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_WIDE2(T, S, W2)                                                              \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0)               \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
   typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
                               int *, GsBandedDevSummary *);                                        \
   /* [log2(L / 8)][periodic: 0 no, 1 W from the table in global memory, 2 in shared memory] */     \
@@ -1426,7 +1471,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
 #define GS_CUDA_BANDED_TILE_WIDE2(T, S, W2) GS_CUDA_BANDED_TILE_WIDE2_##W2(T, S)
 #define GS_CUDA_BANDED_TILE_WIDE2_0(T, S)
 #define GS_CUDA_BANDED_TILE_WIDE2_1(T, S)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_WIDE_THREADS, 1, w, 1)
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_WIDE_THREADS, 1, w, 1, 0)
 #define GS_TILE_WIDE2_K(S, W2) GS_TILE_WIDE2_K_##W2(S)
 #define GS_TILE_WIDE2_K_0(S) gs_banded_tile_k_##S##321w
 #define GS_TILE_WIDE2_K_1(S) gs_banded_tile_k_##S##322w
@@ -2634,8 +2679,7 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int wide = !lng && bi->tile_l == 32 && bi->interleaved &&
                      bi->batch >= GS_TILE_WIDE_MIN_BATCH; /* see GS_TILE_WIDE_THREADS */
     /* The scans' matrices go into shared memory (GS_TILE_SCAN_MATS) except for contiguous
-     * 32-row chunks: two blocks a SM hold ~150 KB of tables there, and 20 KB more would take the
-     * L1 that serves each thread's 16-byte loads the second half of their 32-byte sectors. */
+     * 32-row chunks, whose blocks hold the staging buffer (GS_TILE_STAGED) instead. */
     const int noscanw = !lng && !wide && bi->tile_l == 32 && !bi->interleaved;
     const int li = noscanw            ? 5
                    : wide             ? 4
@@ -2658,7 +2702,7 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int wsm_ok = per && !lng && !(wide && !d); /* GS_TILE_WSM */
     for (int q = per; q <= (wsm_ok ? 2 : per); q++) {
       sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
-                  : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2);
+                  : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, noscanw);
       kd[q] = lng       ? gs_tilel_k_d[per]
               : wide    ? gs_tile_kw_d[q]
               : noscanw ? gs_tile_kc_d[q]
