@@ -84,6 +84,14 @@ static void destroy_vecs(int k, GsVec *v) {
     CHECK_OK(GsVecDestroy(&v[i]));
 }
 
+/* The diagonals, f, x and the object of one solve, destroyed. */
+static void release_solve(GsVec *Dv, GsVec *F, GsVec *X, GsBanded *A) {
+  destroy_vecs(5, Dv);
+  GsVecDestroy(F);
+  GsVecDestroy(X);
+  CHECK_OK(GsBandedDestroy(A));
+}
+
 /* ---- A batch on the host: sizes, layout, diagonals ----------------------------------------- */
 
 typedef struct {
@@ -975,10 +983,7 @@ static void bad_later_blocks(GsContext ctx, GsDataType dt, HsRng *r) {
     check_solution(&b, what, f, x, nrhs, skip, x0);
   }
 done:
-  destroy_vecs(5, Dv);
-  GsVecDestroy(&F);
-  GsVecDestroy(&X);
-  CHECK_OK(GsBandedDestroy(&A));
+  release_solve(Dv, &F, &X, &A);
   free(f);
   free(x0);
   free(x);
@@ -1619,14 +1624,6 @@ done:
   batch_free(&b);
 }
 
-/* The diagonals, f, x and the object of one solve_with / staged_run, destroyed. */
-static void release_solve(GsVec *Dv, GsVec *F, GsVec *X, GsBanded *A) {
-  destroy_vecs(5, Dv);
-  GsVecDestroy(F);
-  GsVecDestroy(X);
-  CHECK_OK(GsBandedDestroy(A));
-}
-
 /* Solve one batch with algorithm `algo` (nrhs blocks); the solution into x (host, rl * nrhs). */
 
 static int solve_with(GsContext ctx, const Batch *b, GsBandedAlgorithm algo, GsInt nrhs,
@@ -1946,10 +1943,7 @@ static void bad_shared_tile(GsContext ctx, int periodic, HsRng *r) {
             x[ridx(&b, nan_sys[j], n - 2)], x[ridx(&b, nan_sys[j], n - 1)]);
   check_solution(&b, what, f, x, nrhs, skip, x0);
 done:
-  destroy_vecs(5, Dv);
-  GsVecDestroy(&F);
-  GsVecDestroy(&X);
-  CHECK_OK(GsBandedDestroy(&A));
+  release_solve(Dv, &F, &X, &A);
   free(f);
   free(x0);
   free(x);
