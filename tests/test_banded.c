@@ -2234,6 +2234,20 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
       versus_thread_desc(ctx, &dp, KIND_SPD_LARGE, GS_BANDED_ALGORITHM_TILE, r);
       cases++;
     }
+  /* Contiguous batches of short systems: 8- and 16-row chunks, 8 to 32 chunks (on a GPU a warp
+   * of 32 / ns chunks of each of ns = 32 to 8 systems stages its rows: GS_TILE_STAGED), full or
+   * with a partial last chunk, periodic or not, padded strides, a batch that leaves the last
+   * group part empty. */
+  static const GsInt cn[] = {64, 100, 128, 200, 256, 384, 512};
+  for (size_t ni = 0; ni < sizeof cn / sizeof cn[0]; ni++)
+    for (int per = 0; per < 2; per++) {
+      const int bands = ni % 2 ? 3 : 5;
+      const GsInt n = cn[ni] + (per ? bands / 2 : 0);
+      GsBandedDesc dc = {bands, n,   70, GS_DOUBLE, GS_BANDED_CONTIGUOUS, n + 1 + (GsInt)ni,
+                         1,     per, 0};
+      versus_thread_desc(ctx, &dc, ni % 3 ? KIND_DD : KIND_SPD_LARGE, GS_BANDED_ALGORITHM_TILE, r);
+      cases++;
+    }
   for (int per = 0; per < 2; per++)
     bad_shared_tile(ctx, per, r);
   printf("algorithms: %ld tile-versus-thread cases\n", cases);

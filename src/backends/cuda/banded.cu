@@ -1105,37 +1105,49 @@ GS_CUDA_PART_TABLES(float, fw)
     T *d_ = (tab) + ((i_ / (L)) * ((L) + 1) + i_ % (L)) * (NW);                                    \
     _Pragma("unroll") for (int c_ = 0; c_ < (NCOL); c_++) d_[c_] = v_[c_];                         \
   }
-/* GS_TILE_STAGED: a contiguous batch's warp of full chunks (32-row chunks, ns <= 32 systems a
- * group, so 32 / ns chunks of each of ns systems) loads and stores them through shared memory:
- * load q of lane l is row l of chunk q / ns of system q % ns (256 contiguous bytes a load), then
- * lane t takes row t of the warp's buffer (33 values a row, no bank conflicts). Unstaged, each
- * of a warp's loads touches 32 chunks 256 bytes apart, and the L1 cannot hold their lines until
- * the next load uses the rest. The buffer (66 KB a block in double) leaves one block a SM at
- * 1024 rows. H200, deferred checks, three rounds, unstaged -> staged (us): shared contiguous
- * 1024 x 1024 penta stiff (a = 1e5, a Cahn-Hilliard x sweep) 23.2 -> 17.4, periodic 26.1 ->
- * 21.3, tri 24.4 -> 18.3, 1000 rows 23.4 -> 18.7; 2048 x 1024 periodic 37.5 -> 31.2 (two
- * rounds); 8192 x 1024 91.8 -> 92.2, 8192 x 512 60.8 -> 61.1, float 1024 x 1024 periodic
- * 17.4 -> 17.5 (unchanged within noise). Keeping the scans' matrices in shared memory as well
- * (GS_TILE_SCAN_MATS) moved these by -4 % to +2 %, and was left out. */
-#define GS_TILE_STAGED_ADDR(L, q)                                                                  \
-  ((g0 * ns + (q) % ns) * a.stride + blk * a.rhs_len +                                             \
-   (GsInt)(((t & ~31) / ns + (q) / ns) * (L) + (t & 31)))
+/* GS_TILE_STAGED: a contiguous batch's warp whose chunks are all full (ns <= 32 systems a group,
+ * so cps = 32 / ns consecutive chunks of each of the ns systems: span = cps L adjacent rows a
+ * system) loads and stores them through shared memory: load q of lane l moves value u = 32 q + l
+ * of the warp's rows taken system by system (runs of span adjacent rows, 256 contiguous bytes or
+ * more in double where L >= 16), into u + u / L of the warp's buffer (a pad after each chunk); then
+ * lane t takes its chunk's L values, slot (t % ns) cps + (t % 32) / ns, from there (rows L + 1
+ * values apart: no bank conflicts). Unstaged, each of a warp's 16-byte loads touches 32 chunks
+ * L rows apart, and the L1 cannot hold their lines until the next loads use the rest. The buffer
+ * (66 KB a block in double at L = 32) leaves one block a SM at 1024 rows. H200, deferred checks,
+ * three rounds, unstaged -> staged (us): shared contiguous 1024 x 1024 penta stiff (a = 1e5, a
+ * Cahn-Hilliard x sweep) 23.2 -> 17.4, periodic 26.1 -> 21.3, tri 24.4 -> 18.3, 1000 rows 23.4
+ * -> 18.7; 2048 x 1024 periodic 37.5 -> 31.2 (two rounds); 8192 x 1024 91.8 -> 92.2, float 1024
+ * x 1024 periodic 17.4 -> 17.5 (unchanged within noise). Keeping the scans' matrices in shared
+ * memory as well (GS_TILE_SCAN_MATS) moved these by -4 % to +2 %, and was left out. */
+/* The warp's span sp_ (a power of two) and its shift, the place of its first system's first
+ * row (b_), and lane t's slot in the buffer. */
+#define GS_TILE_STAGED_PLACE(L)                                                                    \
+  const int sp_ = (32 / ns) * (L), sh_ = __ffs(sp_) - 1;                                           \
+  const GsInt b_ = g0 * ns * a.stride + blk * a.rhs_len + (GsInt)(((t & ~31) / ns) * (L));         \
+  const int slot_ = ((t % ns) * (32 / ns) + (t & 31) / ns) * ((L) + 1);
+#define GS_TILE_STAGED_ADDR(q)                                                                     \
+  (b_ + (GsInt)((32 * (q) + (t & 31)) >> sh_) * a.stride + ((32 * (q) + (t & 31)) & (sp_ - 1)))
 #define GS_TILE_STAGED_LOAD(T, L)                                                                  \
   {                                                                                                \
-    T *wb_ = sbuf;                                                                                 \
-    _Pragma("unroll") for (int q = 0; q < 32; q++) v[q] = f[GS_TILE_STAGED_ADDR(L, q)];            \
-    _Pragma("unroll") for (int q = 0; q < 32; q++) wb_[q * ((L) + 1) + (t & 31)] = v[q];           \
+    GS_TILE_STAGED_PLACE(L)                                                                        \
+    _Pragma("unroll") for (int q = 0; q < (L); q++) v[q] = f[GS_TILE_STAGED_ADDR(q)];              \
+    _Pragma("unroll") for (int q = 0; q < (L); q++) {                                              \
+      const int u_ = 32 * q + (t & 31);                                                            \
+      sbuf[u_ + u_ / (L)] = v[q];                                                                  \
+    }                                                                                              \
     __syncwarp();                                                                                  \
-    _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = wb_[(t & 31) * ((L) + 1) + j];          \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = sbuf[slot_ + j];                        \
     __syncwarp();                                                                                  \
   }
 #define GS_TILE_STAGED_STORE(T, L)                                                                 \
   {                                                                                                \
-    T *wb_ = sbuf;                                                                                 \
-    _Pragma("unroll") for (int j = 0; j < (L); j++) wb_[(t & 31) * ((L) + 1) + j] = v[j];          \
+    GS_TILE_STAGED_PLACE(L)                                                                        \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) sbuf[slot_ + j] = v[j];                        \
     __syncwarp();                                                                                  \
-    _Pragma("unroll") for (int q = 0; q < 32; q++) x[GS_TILE_STAGED_ADDR(L, q)] =                  \
-        wb_[q * ((L) + 1) + (t & 31)];                                                             \
+    _Pragma("unroll") for (int q = 0; q < (L); q++) {                                              \
+      const int u_ = 32 * q + (t & 31);                                                            \
+      x[GS_TILE_STAGED_ADDR(q)] = sbuf[u_ + u_ / (L)];                                             \
+    }                                                                                              \
     __syncwarp();                                                                                  \
   }
 #define GS_TILE_THREADS 256
@@ -1179,7 +1191,8 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
          es;
 }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0)
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0)             \
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), c, 1, 1)
 /* SW: the scans' matrices in shared memory (GS_TILE_SCAN_MATS), after the table. */
 #define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW, CST)                                \
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
@@ -1423,9 +1436,9 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE(T, S, 16, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 16, 2)                                                                 \
-  GS_CUDA_BANDED_TILE(T, S, 32, 0)                                                                 \
-  GS_CUDA_BANDED_TILE(T, S, 32, 1)                                                                 \
-  GS_CUDA_BANDED_TILE(T, S, 32, 2)                                                                 \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_WIDE2(T, S, W2)                                                              \
@@ -1444,6 +1457,10 @@ static size_t gs_tilel_smem(int P, size_t es) {
       gs_banded_tile_k_##S##320w, gs_banded_tile_k_##S##321w, GS_TILE_WIDE2_K(S, W2)};             \
   static const GsTileK_##S gs_tile_kc_##S[3] = {                                                   \
       gs_banded_tile_k_##S##320c, gs_banded_tile_k_##S##321c, gs_banded_tile_k_##S##322c};         \
+  /* [log2(L / 8)][periodic]: contiguous batches of 8- and 16-row chunks (GS_TILE_STAGED) */       \
+  static const GsTileK_##S gs_tile_ks_##S[2][3] = {                                                \
+      {gs_banded_tile_k_##S##80c, gs_banded_tile_k_##S##81c, gs_banded_tile_k_##S##82c},           \
+      {gs_banded_tile_k_##S##160c, gs_banded_tile_k_##S##161c, gs_banded_tile_k_##S##162c}};       \
   GS_CUDA_BANDED_TILEL(T, S, 0)                                                                    \
   GS_CUDA_BANDED_TILEL(T, S, 1)                                                                    \
   static const GsTileK_##S gs_tilel_k_##S[2] = {gs_banded_tilel_k_##S##0,                          \
@@ -2681,9 +2698,12 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* The scans' matrices go into shared memory (GS_TILE_SCAN_MATS) except for contiguous
      * 32-row chunks, whose blocks hold the staging buffer (GS_TILE_STAGED) instead. */
     const int noscanw = !lng && !wide && bi->tile_l == 32 && !bi->interleaved;
+    /* Contiguous batches stage their chunks' rows (GS_TILE_STAGED) in the short kernels. */
+    const int stage = !lng && !bi->interleaved, l816 = bi->tile_l == 8 ? 0 : 1;
     const int li = noscanw            ? 5
                    : wide             ? 4
                    : lng              ? 3
+                   : stage            ? 6 + l816
                    : bi->tile_l == 8  ? 0
                    : bi->tile_l == 16 ? 1
                                       : 2;
@@ -2702,14 +2722,16 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int wsm_ok = per && !lng && !(wide && !d); /* GS_TILE_WSM */
     for (int q = per; q <= (wsm_ok ? 2 : per); q++) {
       sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
-                  : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, noscanw);
+                  : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, stage);
       kd[q] = lng       ? gs_tilel_k_d[per]
               : wide    ? gs_tile_kw_d[q]
               : noscanw ? gs_tile_kc_d[q]
+              : stage   ? gs_tile_ks_d[l816][q]
                         : gs_tile_k_d[li][q];
       kf[q] = lng       ? gs_tilel_k_f[per]
               : wide    ? gs_tile_kw_f[q]
               : noscanw ? gs_tile_kc_f[q]
+              : stage   ? gs_tile_ks_f[l816][q]
                         : gs_tile_k_f[li][q];
       const void *kq = d ? (const void *)kf[q] : (const void *)kd[q];
       if (cc->tile_smem[d][li][q] != sz[q]) { /* first solve of this kernel and size */

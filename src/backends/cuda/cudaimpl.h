@@ -51,12 +51,13 @@ typedef struct {
   double *results_host;
   int result_cap; /* entries in results and results_host */
   /* Tiled banded solves: for each kernel ([double/float][chunk length 8/16/32, 3: the long
-   * kernel, 4: the wide one, 5: contiguous 32-row chunks without the scans' matrices][periodic]),
+   * kernel, 4: the wide one, 5: contiguous 32-row chunks without the scans' matrices, 6 and 7:
+   * contiguous 8- and 16-row chunks][periodic]),
    * the dynamic shared memory it was last allowed and the blocks per SM that fit with it, so that
    * a solve sets the attribute and asks the occupancy only when the size changes. Periodic: 1 W
    * read from global memory, 2 from shared memory (GS_TILE_WSM). */
-  size_t tile_smem[2][6][3];
-  int tile_per_sm[2][6][3];
+  size_t tile_smem[2][8][3];
+  int tile_per_sm[2][8][3];
   /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only or
    * 512-thread kernel]):
    * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
