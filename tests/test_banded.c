@@ -2146,7 +2146,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   long cases = 0;
   /* On a GPU each case in one pass on chip (short kernel up to 32 chunks, long kernel past them)
    * and in two passes over f (32-row chunks of 32 consecutive systems a warp; rows 257, 513,
-   * 1025: a last chunk that starts at row m - 1, whose end map takes g_{m-2} from its carry). */
+   * 1025: a last chunk that starts at row m - 1, whose end map takes g_{m-2} from its carry).
+   * Batches of 2100 systems (1, 8, 17, 32 and 128 chunks; a part-filled last block) run the two
+   * passes' carries as serial walks, a block per 32 systems; 37 and 300, a warp per system. */
   char prev_passes[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_passes", prev_passes, sizeof prev_passes, NULL));
   for (int pass = 0; pass < (dinfo.device_id >= 0 ? 2 : 1); pass++) {
@@ -2158,7 +2160,9 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           const int lay = ni % 4 == 3;
           GsBandedDesc dc = {bands,
                              ns[ni] + (per ? bands / 2 : 0),
-                             (GsInt)(ni % 2 ? 37 : 300),
+                             (GsInt)(ni % 2                ? 37
+                                     : pass && ni % 4 == 0 ? 2100
+                                                           : 300),
                              GS_DOUBLE,
                              lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
                              lay ? ns[ni] + 3 : 0,

@@ -1504,13 +1504,48 @@ GS_CUDA_BANDED_TILE_ALL(float, f, 1)
  * back. Pass 2's blocks run in reverse order, so that it first reads the rows pass 1 read last,
  * while they are still in L2. */
 #define GS_TILE2_THREADS 128
-#define GS_TILE2_SCAN_THREADS 256
-/* Chunks a lane of the carries' warp takes: P <= 32 GS_TILE2_Q (GS_BANDED_TILE_MAX_ROWS rows). */
+/* Chunks of a system in a two-pass solve: P <= 32 GS_TILE2_Q (GS_BANDED_TILE_MAX_ROWS rows). */
 #define GS_TILE2_Q 4
 static_assert(GS_TILE2_L == 32, "a warp stages a chunk's table rows one row a lane");
 static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
-              "the carries' warp holds at most 32 GS_TILE2_Q chunks a system");
-/* Value u of the map of chunk k0 + q (lane's q-th chunk) in the carries' kernel. */
+              "a two-pass solve's maps hold at most 32 GS_TILE2_Q chunks a system");
+/* The carries' kernel: a warp takes GS_TILE2_SEG consecutive chunks of 32 systems, a block the
+ * P chunks of those systems (ceil(P / GS_TILE2_SEG) warps, at most GS_TILE2_SCAN_THREADS). */
+#define GS_TILE2_SEG 8
+#define GS_TILE2_SCAN_THREADS (32 * GS_TILE2_Q * 32 / GS_TILE2_SEG)
+/* Batches below this many systems run their carries with a warp per system instead
+ * (GS_CUDA_BANDED_TILE2_SCANW, GS_TILE2_SCANW_THREADS a block): the serial walks' block holds
+ * only 32 systems, so that fewer systems leave SMs idle and each warp's walks are the kernel's
+ * time. H200, deferred checks, two rounds, periodic stiff penta, n = 4096, warp per system ->
+ * walks (us): 256 systems 32.5 / 28.5 -> 34.7 / 33.1, 512 36.7 / 35.1 -> 41.5 / 39.7, 1024 54.3
+ * / 55.1 -> 59.1 / 57.3, 2048 87.3 / 86.1 -> 85.5 / 84.7, 4096 154.6 -> 143.0. */
+#ifndef GS_TILE2_LANES_MIN_BATCH
+#define GS_TILE2_LANES_MIN_BATCH 2048
+#endif
+#define GS_TILE2_SCANW_THREADS 256
+/* Dynamic shared memory of the carries' kernel (a warp's maps and pairs, GS_TILE2_SCAN_SMEM), at
+ * most at P = 32 GS_TILE2_Q chunks: 140 KB in double. */
+#define GS_TILE2_SCAN_SMEM(P, es)                                                                  \
+  (((size_t)GS_TILE2_MAP * (size_t)(P) + GS_TILE2_END + (size_t)(P)*32 * 4) * (size_t)(es))
+/* Two values of type T from global to shared memory without holding the thread (cp.async: 16
+ * bytes in double, 8 in float), and the wait for all of a thread's copies. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
+  {                                                                                                \
+    (dst)[0] = (src)[0];                                                                           \
+    (dst)[1] = (src)[1];                                                                           \
+  }
+#define GS_CP_ASYNC_WAIT()
+#else
+#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
+  asm volatile(                                                                                    \
+      "cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
+      "l"(src), "n"(2 * (int)sizeof(*(src)))                                                       \
+      : "memory");
+#define GS_CP_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+/* Value u of the map of chunk k0 + q (lane's q-th chunk) in the small batches' carries kernel
+ * (GS_CUDA_BANDED_TILE2_SCANW). */
 #define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
 /* (x0, x1) <- M (x0, x1) + (e0, e1), M the map values u0 .. u0 + 3 of the lane's q-th chunk. */
 #define GS_T2AFF(T, u0, q, x0, x1, e0, e1)                                                         \
@@ -1712,6 +1747,182 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
     if (on && (chk != 0 || chk != chk)) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);             \
   }
 #define GS_CUDA_BANDED_TILE2_SCAN(T, S, PER)                                                       \
+  /* The carries of 32 consecutive systems (lane l: system s0 + l) in a block of G warps, warp g   \
+   * taking chunks [g SEG, g SEG + SEG) (SEG = GS_TILE2_SEG). Forward, cin_{k+1} = Mf_k cin_k +    \
+   * e_k (e_k: the chunk's forward end pair): each warp runs its chunks from a zero carry into its \
+   * segment's offset and (every lane alike) the product of its maps; then warp g folds the        \
+   * segments before it into its true carry in and runs its chunks again from there, keeping each  \
+   * cin_k in registers. Backward the same from the last chunk down, with cout_{k-1} = Mb_k cout_k \
+   * + e'_k + Mx_k cin_k (e'_k: the backward start pair), each chunk's (cin_k, cout_k) stored into \
+   * sm as it is known. Everything a block reads (the maps, chunk k's 12 values at 12 k, then the  \
+   * end map; the pairs, [chunk][forward / backward][lane][2]) comes into shared memory first by   \
+   * asynchronous copies (GS_TILE2_SCAN_SMEM). A periodic system's block end values then give its  \
+   * last h unknowns (warp 0), stored into x and after the pairs in sm (2 a system). A failed      \
+   * factorisation: every solution NaN, every system marked. The serial walks replace a warp per   \
+   * system scanning its chunks' maps over the lanes (Kogge-Stone with shuffles): about 1,700      \
+   * instructions a system at 28 cycles apiece, a fifth of a 4096-row sweep. */                    \
+  static __global__ void __launch_bounds__(GS_TILE2_SCAN_THREADS)                                  \
+      gs_banded_tile2s_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
+                                  const T *__restrict__ C, const int *__restrict__ fstatus,        \
+                                  const T *f, T *x, T *sm, int *status, GsBandedDevSummary *sum) { \
+    enum { SEG = GS_TILE2_SEG, GM = GS_TILE2_SCAN_THREADS / 32 };                                  \
+    /* Each warp's segment offsets (forward, backward), their maps' products, the end rows. */     \
+    __shared__ T sbf[GM][32][2], sbb[GM][32][2], smf[GM][4], smb[GM][4], syl[32][2];               \
+    const int lane = (int)threadIdx.x % 32, g = (int)threadIdx.x / 32, G = (int)blockDim.x / 32;   \
+    const GsInt s = (GsInt)blockIdx.x * 32 + lane;                                                 \
+    GsBandedShape sh = a.sh;                                                                       \
+    sh.periodic = PER;                                                                             \
+    const int P = a.tile_p, h = sh.h, Q = gs_tile2_q(P);                                           \
+    const GsInt np = (GsInt)P * GS_TILE2_L, m = sh.m, B = a.batch;                                 \
+    const int live = s < B, k0 = g * SEG, k1 = min(P, k0 + SEG);                                   \
+    GsInt rb = 0, rs = 0;                                                                          \
+    if (live) {                                                                                    \
+      gs_rhs_place(&a, s, &rb, &rs);                                                               \
+      rb += a.blk * a.rhs_len;                                                                     \
+    }                                                                                              \
+    const int fst = fstatus[0];                                                                    \
+    if (fst) { /* the whole block */                                                               \
+      if (live && g == 0) {                                                                        \
+        gs_banded_poison_##S(sh.n, x, rb, rs);                                                     \
+        gs_mark(status, s, fst, sum);                                                              \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    const T *mp = gtab + GS_BANDED_TILE_NTAB(PER) * np;                                            \
+    T *tm = (T *)gs_tile_dyn, *te = tm + GS_TILE2_MAP * P + GS_TILE2_END;                          \
+    /* The pairs: two copies of 2 values a lane and chunk (16 bytes in double, 8 in float). */     \
+    const int al = ((uintptr_t)sm & 15) == 0;                                                      \
+    for (int k = k0; k < k1; k++) {                                                                \
+      const T *gp = sm + 4 * ((GsInt)k * B + s);                                                   \
+      T *d0 = te + ((2 * k) * 32 + lane) * 2, *d1 = te + ((2 * k + 1) * 32 + lane) * 2;            \
+      if (!live) {                                                                                 \
+        d0[0] = d0[1] = d1[0] = d1[1] = 0;                                                         \
+      } else if (al) {                                                                             \
+        GS_CP_ASYNC_PAIR(d0, gp)                                                                   \
+        GS_CP_ASYNC_PAIR(d1, gp + 2)                                                               \
+      } else {                                                                                     \
+        d0[0] = gp[0];                                                                             \
+        d0[1] = gp[1];                                                                             \
+        d1[0] = gp[2];                                                                             \
+        d1[1] = gp[3];                                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    /* The maps, from the two-pass layout (gs_tile2_mi) into chunk order. */                       \
+    for (int t = (int)threadIdx.x; t < GS_TILE2_MAP * 32 * Q; t += (int)blockDim.x) {              \
+      const int uq = t / 32, q = uq % Q, k = (t % 32) * Q + q;                                     \
+      if (k < P) tm[GS_TILE2_MAP * k + uq / Q] = mp[t];                                            \
+    }                                                                                              \
+    if ((int)threadIdx.x < GS_TILE2_END)                                                           \
+      tm[GS_TILE2_MAP * P + threadIdx.x] = mp[GS_TILE2_MAP * 32 * Q + threadIdx.x];                \
+    GS_CP_ASYNC_WAIT()                                                                             \
+    __syncthreads();                                                                               \
+    /* Forward: the segment from a zero carry (no map past the last chunk). Each walk is unrolled  \
+     * over the segment's SEG chunks, so that its shared-memory loads are off its chain. */        \
+    const int kf = min(k1, P - 1);                                                                 \
+    {                                                                                              \
+      T b0 = 0, b1 = 0, Ms[4] = {1, 0, 0, 1};                                                      \
+      _Pragma("unroll") for (int q = 0; q < SEG; q++) if (k0 + q < kf) {                           \
+        const int k = k0 + q;                                                                      \
+        const T *ep = te + ((2 * k) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;                  \
+        const T n0 = M[0] * b0 + M[1] * b1 + ep[0], n1 = M[2] * b0 + M[3] * b1 + ep[1];            \
+        b0 = n0;                                                                                   \
+        b1 = n1;                                                                                   \
+        T Mk[4] = {M[0], M[1], M[2], M[3]};                                                        \
+        gs_tile_mmul_##S(Mk, Ms);                                                                  \
+        _Pragma("unroll") for (int u = 0; u < 4; u++) Ms[u] = Mk[u];                               \
+      }                                                                                            \
+      sbf[g][lane][0] = b0;                                                                        \
+      sbf[g][lane][1] = b1;                                                                        \
+      if (lane == 0) /* not Ms[lane]: an indexed array lives in local memory */                    \
+        _Pragma("unroll") for (int u = 0; u < 4; u++) smf[g][u] = Ms[u];                           \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    /* The carry into the segment, then its chunks again from it (cin kept in registers); a        \
+     * periodic system's last chunk gives g at rows m - 2, m - 1 (the end map). */                 \
+    T c0 = 0, c1 = 0, ci[SEG][2], oo[SEG][2];                                                      \
+    for (int j = 0; j < g; j++) {                                                                  \
+      const T n0 = smf[j][0] * c0 + smf[j][1] * c1 + sbf[j][lane][0];                              \
+      const T n1 = smf[j][2] * c0 + smf[j][3] * c1 + sbf[j][lane][1];                              \
+      c0 = n0;                                                                                     \
+      c1 = n1;                                                                                     \
+    }                                                                                              \
+    _Pragma("unroll") for (int q = 0; q < SEG; q++) {                                              \
+      const int k = k0 + q;                                                                        \
+      ci[q][0] = c0;                                                                               \
+      ci[q][1] = c1;                                                                               \
+      if (k < kf) {                                                                                \
+        const T *ep = te + ((2 * k) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;                  \
+        const T n0 = M[0] * c0 + M[1] * c1 + ep[0], n1 = M[2] * c0 + M[3] * c1 + ep[1];            \
+        c0 = n0;                                                                                   \
+        c1 = n1;                                                                                   \
+      } else if (PER && k == P - 1) {                                                              \
+        const T *ep = te + ((2 * k) * 32 + lane) * 2, *E = tm + GS_TILE2_MAP * P;                  \
+        const T g2 = E[0] * c0 + E[1] * c1 + ep[0], g1 = E[2] * c0 + E[3] * c1 + ep[1];            \
+        syl[lane][0] = g1;                                                                         \
+        syl[lane][1] = g2 - E[4] * g1;                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    /* Backward: offsets e'_k + Mx_k cin_k (kept), maps Mb_k, the segment from a zero carry. */    \
+    {                                                                                              \
+      T b0 = 0, b1 = 0, Ms[4] = {1, 0, 0, 1};                                                      \
+      _Pragma("unroll") for (int q = SEG - 1; q >= 0; q--) if (k0 + q < k1) {                      \
+        const int k = k0 + q;                                                                      \
+        const T *eq = te + ((2 * k + 1) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;              \
+        oo[q][0] = eq[0] + M[8] * ci[q][0] + M[9] * ci[q][1];                                      \
+        oo[q][1] = eq[1] + M[10] * ci[q][0] + M[11] * ci[q][1];                                    \
+        const T n0 = M[4] * b0 + M[5] * b1 + oo[q][0], n1 = M[6] * b0 + M[7] * b1 + oo[q][1];      \
+        b0 = n0;                                                                                   \
+        b1 = n1;                                                                                   \
+        T Mk[4] = {M[4], M[5], M[6], M[7]};                                                        \
+        gs_tile_mmul_##S(Mk, Ms);                                                                  \
+        _Pragma("unroll") for (int u = 0; u < 4; u++) Ms[u] = Mk[u];                               \
+      }                                                                                            \
+      sbb[g][lane][0] = b0;                                                                        \
+      sbb[g][lane][1] = b1;                                                                        \
+      if (lane == 0) _Pragma("unroll") for (int u = 0; u < 4; u++) smb[g][u] = Ms[u];              \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    T d0 = 0, d1 = 0;                                                                              \
+    for (int j = G - 1; j > g; j--) {                                                              \
+      const T n0 = smb[j][0] * d0 + smb[j][1] * d1 + sbb[j][lane][0];                              \
+      const T n1 = smb[j][2] * d0 + smb[j][3] * d1 + sbb[j][lane][1];                              \
+      d0 = n0;                                                                                     \
+      d1 = n1;                                                                                     \
+    }                                                                                              \
+    _Pragma("unroll") for (int q = SEG - 1; q >= 0; q--) if (k0 + q < k1) {                        \
+      const int k = k0 + q;                                                                        \
+      const T *M = tm + GS_TILE2_MAP * k;                                                          \
+      if (live) {                                                                                  \
+        const T o[4] = {ci[q][0], ci[q][1], d0, d1};                                               \
+        GS_TILE_STORE(T, 4, sm + 4 * ((GsInt)k * B + s), 1, o)                                     \
+      }                                                                                            \
+      const T n0 = M[4] * d0 + M[5] * d1 + oo[q][0], n1 = M[6] * d0 + M[7] * d1 + oo[q][1];        \
+      d0 = n0;                                                                                     \
+      d1 = n1;                                                                                     \
+    }                                                                                              \
+    if (PER && live && g == 0) { /* (d0, d1): the block's first two values */                      \
+      const T yl1 = syl[lane][0], yl2 = syl[lane][1];                                              \
+      T ye[4] = {d0, h > 1 ? d1 : yl1, yl2, yl1}, z[2] = {0, 0};                                   \
+      _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];        \
+      T chk = 0;                                                                                   \
+      GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                   \
+      if (a.ux) /* the fused update's rows too (pass 2 stores the others) */                       \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
+          const GsInt ir = rb + (m + r) * rs;                                                      \
+          x[ir] = gs_axpbypcz_##S((T)a.ua, ((const T *)a.ux)[ir], (T)a.ub, ((const T *)a.uy)[ir],  \
+                                  (T)a.uc, z[r]);                                                  \
+        }                                                                                          \
+      T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                       \
+      zb[0] = z[0];                                                                                \
+      zb[1] = h > 1 ? z[1] : (T)0;                                                                 \
+      if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                   \
+    }                                                                                              \
+  }
+GS_CUDA_BANDED_TILE2_SCAN(double, d, 0)
+GS_CUDA_BANDED_TILE2_SCAN(double, d, 1)
+GS_CUDA_BANDED_TILE2_SCAN(float, f, 0)
+GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
+#define GS_CUDA_BANDED_TILE2_SCANW(T, S, PER)                                                      \
   /* The carries: one warp per system, lane l taking chunks [l Q, l Q + Q) (Q = ceil(P / 32), at   \
    * most GS_TILE2_Q): each lane composes its chunks' affine maps, the lanes scan them             \
    * (Kogge-Stone with shuffles), then each lane runs its chunks from the carry into its first;    \
@@ -1721,8 +1932,8 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
    * backward; as GS_TILE_SCAN_MATS) and each system's scans combine only its offsets. A periodic  \
    * system's block end values then give its last h unknowns, stored into x and after the pairs    \
    * in sm (2 a system). A failed factorisation: every solution NaN, every system marked. */       \
-  static __global__ void __launch_bounds__(GS_TILE2_SCAN_THREADS)                                  \
-      gs_banded_tile2s_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
+  static __global__ void __launch_bounds__(GS_TILE2_SCANW_THREADS)                                 \
+      gs_banded_tile2w_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
                                   const T *__restrict__ C, const int *__restrict__ fstatus,        \
                                   const T *f, T *x, T *sm, int *status, GsBandedDevSummary *sum) { \
     enum { QM = GS_TILE2_Q };                                                                      \
@@ -1833,10 +2044,10 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
       }                                                                                            \
     }                                                                                              \
   }
-GS_CUDA_BANDED_TILE2_SCAN(double, d, 0)
-GS_CUDA_BANDED_TILE2_SCAN(double, d, 1)
-GS_CUDA_BANDED_TILE2_SCAN(float, f, 0)
-GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
+GS_CUDA_BANDED_TILE2_SCANW(double, d, 0)
+GS_CUDA_BANDED_TILE2_SCANW(double, d, 1)
+GS_CUDA_BANDED_TILE2_SCANW(float, f, 0)
+GS_CUDA_BANDED_TILE2_SCANW(float, f, 1)
 /* The passes' table rows (static, a warp's 5 x 32 values each). */
 static __shared__ double gs_tile2_tab_d[GS_TILE2_THREADS / 32 * 5 * GS_TILE2_L];
 static __shared__ float gs_tile2_tab_f[GS_TILE2_THREADS / 32 * 5 * GS_TILE2_L];
@@ -1884,6 +2095,8 @@ static const GsTile2A_f gs_tile2a_f[2][2] = {{gs_banded_tile2a_k_f00, gs_banded_
                                              {gs_banded_tile2a_k_f10, gs_banded_tile2a_k_f11}};
 static const GsTile2S_d gs_tile2s_d[2] = {gs_banded_tile2s_k_d0, gs_banded_tile2s_k_d1};
 static const GsTile2S_f gs_tile2s_f[2] = {gs_banded_tile2s_k_f0, gs_banded_tile2s_k_f1};
+static const GsTile2S_d gs_tile2w_d[2] = {gs_banded_tile2w_k_d0, gs_banded_tile2w_k_d1};
+static const GsTile2S_f gs_tile2w_f[2] = {gs_banded_tile2w_k_f0, gs_banded_tile2w_k_f1};
 /* [periodic][contiguous][update] */
 static const GsTile2B_d gs_tile2b_d[2][2][2] = {
     {{gs_banded_tile2b_k_d00, gs_banded_tile2b_k_d00u},
@@ -2642,8 +2855,22 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
     T *sm = (T *)work + off;                                                                       \
     gs_tile2a_##S[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(                 \
         a, tab, fstatus, (const T *)f, sm);                                                        \
-    gs_tile2s_##S[per]<<<nbs, GS_TILE2_SCAN_THREADS, 0, cc->stream>>>(                             \
-        a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
+    if (bi->batch < GS_TILE2_LANES_MIN_BATCH) { /* a warp per system */                            \
+      gs_tile2w_##S[per]<<<(unsigned int)((bi->batch * 32 + GS_TILE2_SCANW_THREADS - 1) /          \
+                                          GS_TILE2_SCANW_THREADS),                                 \
+                           GS_TILE2_SCANW_THREADS, 0, cc->stream>>>(                               \
+          a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                  \
+    } else {                          /* a block per 32 systems, serial walks */                   \
+      if (!cc->tile2s_attr[d][per]) { /* the largest table: P = 32 GS_TILE2_Q */                   \
+        GsCallCuda(ctx, cudaFuncSetAttribute(                                                      \
+                            gs_tile2s_##S[per], cudaFuncAttributeMaxDynamicSharedMemorySize,       \
+                            (int)GS_TILE2_SCAN_SMEM(32 * GS_TILE2_Q, sizeof(T))));                 \
+        cc->tile2s_attr[d][per] = 1;                                                               \
+      }                                                                                            \
+      gs_tile2s_##S[per]<<<nbs, 32 * ((bi->tile_p + GS_TILE2_SEG - 1) / GS_TILE2_SEG),             \
+                           GS_TILE2_SCAN_SMEM(bi->tile_p, sizeof(T)), cc->stream>>>(               \
+          a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                  \
+    }                                                                                              \
     gs_tile2b_##S[per][ct][upd]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(            \
         a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
   }
@@ -2675,8 +2902,7 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const GsInt nt = (GsInt)bi->tile_p * bi->batch;
     const GsInt nb = (nt + GS_TILE2_THREADS - 1) / GS_TILE2_THREADS;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "tiled solve: %lld blocks", (long long)nb);
-    const unsigned int nbs =
-        (unsigned int)((bi->batch * 32 + GS_TILE2_SCAN_THREADS - 1) / GS_TILE2_SCAN_THREADS);
+    const unsigned int nbs = (unsigned int)((bi->batch + 31) / 32); /* a warp: 32 systems */
     const GsInt off =
         (GsInt)GS_BANDED_TILE_NTAB(per) * bi->tile_p * bi->tile_l + gs_tile2_maps_len(bi->tile_p);
     for (GsInt blk = 0; blk < nrhs; blk++) {

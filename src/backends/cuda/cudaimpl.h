@@ -70,6 +70,9 @@ typedef struct {
    * is known by its address, shape and value size, which is all its map holds), so that a repeated
    * solve encodes none. */
   int staged_attr[2][2][2];
+  /* The two-pass tiled solves' carries ([float][periodic]): whether the kernel's shared-memory
+   * limit has been raised. */
+  int tile2s_attr[2][2];
   void *tma_encode; /* the driver's cuTensorMapEncodeTiled (NULL: none; set at init) */
   struct {
     const void *ptr;
