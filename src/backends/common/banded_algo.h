@@ -1267,10 +1267,11 @@ enum {
  * warp per system scanning over its lanes for small ones); pass 2 reads f again and runs each
  * chunk's sweeps from its true carries. In the forward sweep's terms, with cin_k = (g_{r0-2},
  * g_{r0-1}) and cout_k = (x_{r0+L}, x_{r0+L+1}) of chunk k at row r0, and g0, x0 its sweeps from
- * zero carries (x0 from g0): cin_{k+1} = (g0_{L-2}, g0_{L-1}) + Mf_k cin_k                 (Mf: U's
- * last two rows) cout_{k-1} = (x0_0, x0_1) + Mx_k cin_k + Mb_k cout_k          (Mb: R's first two
- * rows) where Mx is the back substitution of the responses U (its first two rows). Factor keeps Mf,
- * Mb and Mx (GS_TILE2_MAP values a chunk) after the table and, for a periodic matrix, the end map:
+ * zero carries (x0 from g0):
+ *   cin_{k+1} = (g0_{L-2}, g0_{L-1}) + Mf_k cin_k                 (Mf: U's last two rows)
+ *   cout_{k-1} = (x0_0, x0_1) + Mx_k cin_k + Mb_k cout_k          (Mb: R's first two rows)
+ * where Mx is the back substitution of the responses U (its first two rows). Factor keeps Mf, Mb
+ * and Mx (GS_TILE2_MAP values a chunk) after the table and, for a periodic matrix, the end map:
  * the true g at the block's last two rows m - 2, m - 1 from the last chunk's own values and its
  * cin (U's rows there; g_{m-2} = cin's second value where row m - 1 starts the chunk), then gamma
  * at m - 2. A solve moves f twice and x once (24 bytes per unknown in double, plus 4 values per

@@ -1746,6 +1746,56 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
     }                                                                                              \
     if (on && (chk != 0 || chk != chk)) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);             \
   }
+/* The carries kernels' periodic tail: system s's last h unknowns from its block end values (y0,
+ * y1 the first two, yl1, yl2 the last two), stored into x (the fused update's rows too: pass 2
+ * stores the others) and after the pairs in sm (2 a system), a value not finite marked. */
+#define GS_TILE2_TAIL(T, S, y0, y1, yl1, yl2)                                                      \
+  {                                                                                                \
+    T ye[4] = {(y0), h > 1 ? (y1) : (yl1), (yl2), (yl1)}, z[2] = {0, 0};                           \
+    _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];          \
+    T chk = 0;                                                                                     \
+    GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                     \
+    if (a.ux) _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                           \
+        const GsInt ir = rb + (m + r) * rs;                                                        \
+        x[ir] = gs_axpbypcz_##S((T)a.ua, ((const T *)a.ux)[ir], (T)a.ub, ((const T *)a.uy)[ir],    \
+                                (T)a.uc, z[r]);                                                    \
+      }                                                                                            \
+    T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                         \
+    zb[0] = z[0];                                                                                  \
+    zb[1] = h > 1 ? z[1] : (T)0;                                                                   \
+    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
+  }
+/* The serial walks' pieces (GS_CUDA_BANDED_TILE2_SCAN), on the table's composition helpers: c <-
+ * M c + o (a chunk's or a segment's map applied to a carry); a segment's walk from a zero carry,
+ * also composing its maps into Ms; the segments (smat[j], sb[j][lane]) from j0 by dj up to j1
+ * folded onto c; a warp's segment result into shared memory. */
+#define GS_CUDA_TILE2_WALK_FNS(T, S)                                                               \
+  static __device__ __forceinline__ void gs_t2_step_##S(const T *M, T o0, T o1, T *c) {            \
+    T bk[2] = {o0, o1};                                                                            \
+    gs_tile_apply_##S(M, bk, c);                                                                   \
+    c[0] = bk[0];                                                                                  \
+    c[1] = bk[1];                                                                                  \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_t2_seg_##S(const T *M, T o0, T o1, T *Ms, T *b) {      \
+    gs_t2_step_##S(M, o0, o1, b);                                                                  \
+    T Mk[4] = {M[0], M[1], M[2], M[3]};                                                            \
+    gs_tile_mmul_##S(Mk, Ms);                                                                      \
+    _Pragma("unroll") for (int u = 0; u < 4; u++) Ms[u] = Mk[u];                                   \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_t2_fold_##S(const T(*smat)[4], const T(*sb)[32][2],    \
+                                                        int lane, int j0, int j1, int dj, T *c) {  \
+    for (int j = j0; j != j1; j += dj)                                                             \
+      gs_t2_step_##S(smat[j], sb[j][lane][0], sb[j][lane][1], c);                                  \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_t2_put_##S(T(*sb)[2], T *smat, int lane, const T *b,   \
+                                                       const T *Ms) {                              \
+    sb[lane][0] = b[0];                                                                            \
+    sb[lane][1] = b[1];                                                                            \
+    if (lane == 0) /* not Ms[lane]: an indexed array lives in local memory */                      \
+      _Pragma("unroll") for (int u = 0; u < 4; u++) smat[u] = Ms[u];                               \
+  }
+GS_CUDA_TILE2_WALK_FNS(double, d)
+GS_CUDA_TILE2_WALK_FNS(float, f)
 #define GS_CUDA_BANDED_TILE2_SCAN(T, S, PER)                                                       \
   /* The carries of 32 consecutive systems (lane l: system s0 + l) in a block of G warps, warp g   \
    * taking chunks [g SEG, g SEG + SEG) (SEG = GS_TILE2_SEG). Forward, cin_{k+1} = Mf_k cin_k +    \
@@ -1820,102 +1870,58 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
      * over the segment's SEG chunks, so that its shared-memory loads are off its chain. */        \
     const int kf = min(k1, P - 1);                                                                 \
     {                                                                                              \
-      T b0 = 0, b1 = 0, Ms[4] = {1, 0, 0, 1};                                                      \
+      T b[2] = {0, 0}, Ms[4] = {1, 0, 0, 1};                                                       \
       _Pragma("unroll") for (int q = 0; q < SEG; q++) if (k0 + q < kf) {                           \
         const int k = k0 + q;                                                                      \
-        const T *ep = te + ((2 * k) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;                  \
-        const T n0 = M[0] * b0 + M[1] * b1 + ep[0], n1 = M[2] * b0 + M[3] * b1 + ep[1];            \
-        b0 = n0;                                                                                   \
-        b1 = n1;                                                                                   \
-        T Mk[4] = {M[0], M[1], M[2], M[3]};                                                        \
-        gs_tile_mmul_##S(Mk, Ms);                                                                  \
-        _Pragma("unroll") for (int u = 0; u < 4; u++) Ms[u] = Mk[u];                               \
+        const T *ep = te + ((2 * k) * 32 + lane) * 2;                                              \
+        gs_t2_seg_##S(tm + GS_TILE2_MAP * k, ep[0], ep[1], Ms, b);                                 \
       }                                                                                            \
-      sbf[g][lane][0] = b0;                                                                        \
-      sbf[g][lane][1] = b1;                                                                        \
-      if (lane == 0) /* not Ms[lane]: an indexed array lives in local memory */                    \
-        _Pragma("unroll") for (int u = 0; u < 4; u++) smf[g][u] = Ms[u];                           \
+      gs_t2_put_##S(sbf[g], smf[g], lane, b, Ms);                                                  \
     }                                                                                              \
     __syncthreads();                                                                               \
     /* The carry into the segment, then its chunks again from it (cin kept in registers); a        \
      * periodic system's last chunk gives g at rows m - 2, m - 1 (the end map). */                 \
-    T c0 = 0, c1 = 0, ci[SEG][2], oo[SEG][2];                                                      \
-    for (int j = 0; j < g; j++) {                                                                  \
-      const T n0 = smf[j][0] * c0 + smf[j][1] * c1 + sbf[j][lane][0];                              \
-      const T n1 = smf[j][2] * c0 + smf[j][3] * c1 + sbf[j][lane][1];                              \
-      c0 = n0;                                                                                     \
-      c1 = n1;                                                                                     \
-    }                                                                                              \
+    T c[2] = {0, 0}, ci[SEG][2], oo[SEG][2];                                                       \
+    gs_t2_fold_##S(smf, sbf, lane, 0, g, 1, c);                                                    \
     _Pragma("unroll") for (int q = 0; q < SEG; q++) {                                              \
       const int k = k0 + q;                                                                        \
-      ci[q][0] = c0;                                                                               \
-      ci[q][1] = c1;                                                                               \
+      const T *ep = te + ((2 * k) * 32 + lane) * 2;                                                \
+      ci[q][0] = c[0];                                                                             \
+      ci[q][1] = c[1];                                                                             \
       if (k < kf) {                                                                                \
-        const T *ep = te + ((2 * k) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;                  \
-        const T n0 = M[0] * c0 + M[1] * c1 + ep[0], n1 = M[2] * c0 + M[3] * c1 + ep[1];            \
-        c0 = n0;                                                                                   \
-        c1 = n1;                                                                                   \
-      } else if (PER && k == P - 1) {                                                              \
-        const T *ep = te + ((2 * k) * 32 + lane) * 2, *E = tm + GS_TILE2_MAP * P;                  \
-        const T g2 = E[0] * c0 + E[1] * c1 + ep[0], g1 = E[2] * c0 + E[3] * c1 + ep[1];            \
-        syl[lane][0] = g1;                                                                         \
-        syl[lane][1] = g2 - E[4] * g1;                                                             \
+        gs_t2_step_##S(tm + GS_TILE2_MAP * k, ep[0], ep[1], c);                                    \
+      } else if (PER && k == P - 1) { /* (g_{m-2}, g_{m-1}) by the end map, then y's rows */       \
+        const T *E = tm + GS_TILE2_MAP * P;                                                        \
+        gs_t2_step_##S(E, ep[0], ep[1], c);                                                        \
+        syl[lane][0] = c[1];                                                                       \
+        syl[lane][1] = c[0] - E[4] * c[1];                                                         \
       }                                                                                            \
     }                                                                                              \
     /* Backward: offsets e'_k + Mx_k cin_k (kept), maps Mb_k, the segment from a zero carry. */    \
     {                                                                                              \
-      T b0 = 0, b1 = 0, Ms[4] = {1, 0, 0, 1};                                                      \
+      T b[2] = {0, 0}, Ms[4] = {1, 0, 0, 1};                                                       \
       _Pragma("unroll") for (int q = SEG - 1; q >= 0; q--) if (k0 + q < k1) {                      \
         const int k = k0 + q;                                                                      \
         const T *eq = te + ((2 * k + 1) * 32 + lane) * 2, *M = tm + GS_TILE2_MAP * k;              \
         oo[q][0] = eq[0] + M[8] * ci[q][0] + M[9] * ci[q][1];                                      \
         oo[q][1] = eq[1] + M[10] * ci[q][0] + M[11] * ci[q][1];                                    \
-        const T n0 = M[4] * b0 + M[5] * b1 + oo[q][0], n1 = M[6] * b0 + M[7] * b1 + oo[q][1];      \
-        b0 = n0;                                                                                   \
-        b1 = n1;                                                                                   \
-        T Mk[4] = {M[4], M[5], M[6], M[7]};                                                        \
-        gs_tile_mmul_##S(Mk, Ms);                                                                  \
-        _Pragma("unroll") for (int u = 0; u < 4; u++) Ms[u] = Mk[u];                               \
+        gs_t2_seg_##S(M + 4, oo[q][0], oo[q][1], Ms, b);                                           \
       }                                                                                            \
-      sbb[g][lane][0] = b0;                                                                        \
-      sbb[g][lane][1] = b1;                                                                        \
-      if (lane == 0) _Pragma("unroll") for (int u = 0; u < 4; u++) smb[g][u] = Ms[u];              \
+      gs_t2_put_##S(sbb[g], smb[g], lane, b, Ms);                                                  \
     }                                                                                              \
     __syncthreads();                                                                               \
-    T d0 = 0, d1 = 0;                                                                              \
-    for (int j = G - 1; j > g; j--) {                                                              \
-      const T n0 = smb[j][0] * d0 + smb[j][1] * d1 + sbb[j][lane][0];                              \
-      const T n1 = smb[j][2] * d0 + smb[j][3] * d1 + sbb[j][lane][1];                              \
-      d0 = n0;                                                                                     \
-      d1 = n1;                                                                                     \
-    }                                                                                              \
+    T d[2] = {0, 0};                                                                               \
+    gs_t2_fold_##S(smb, sbb, lane, G - 1, g, -1, d);                                               \
     _Pragma("unroll") for (int q = SEG - 1; q >= 0; q--) if (k0 + q < k1) {                        \
       const int k = k0 + q;                                                                        \
-      const T *M = tm + GS_TILE2_MAP * k;                                                          \
       if (live) {                                                                                  \
-        const T o[4] = {ci[q][0], ci[q][1], d0, d1};                                               \
+        const T o[4] = {ci[q][0], ci[q][1], d[0], d[1]};                                           \
         GS_TILE_STORE(T, 4, sm + 4 * ((GsInt)k * B + s), 1, o)                                     \
       }                                                                                            \
-      const T n0 = M[4] * d0 + M[5] * d1 + oo[q][0], n1 = M[6] * d0 + M[7] * d1 + oo[q][1];        \
-      d0 = n0;                                                                                     \
-      d1 = n1;                                                                                     \
+      gs_t2_step_##S(tm + GS_TILE2_MAP * k + 4, oo[q][0], oo[q][1], d);                            \
     }                                                                                              \
-    if (PER && live && g == 0) { /* (d0, d1): the block's first two values */                      \
-      const T yl1 = syl[lane][0], yl2 = syl[lane][1];                                              \
-      T ye[4] = {d0, h > 1 ? d1 : yl1, yl2, yl1}, z[2] = {0, 0};                                   \
-      _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];        \
-      T chk = 0;                                                                                   \
-      GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                   \
-      if (a.ux) /* the fused update's rows too (pass 2 stores the others) */                       \
-        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                 \
-          const GsInt ir = rb + (m + r) * rs;                                                      \
-          x[ir] = gs_axpbypcz_##S((T)a.ua, ((const T *)a.ux)[ir], (T)a.ub, ((const T *)a.uy)[ir],  \
-                                  (T)a.uc, z[r]);                                                  \
-        }                                                                                          \
-      T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                       \
-      zb[0] = z[0];                                                                                \
-      zb[1] = h > 1 ? z[1] : (T)0;                                                                 \
-      if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                   \
+    if (PER && live && g == 0) { /* d: the block's first two values */                             \
+      GS_TILE2_TAIL(T, S, d[0], d[1], syl[lane][0], syl[lane][1])                                  \
     }                                                                                              \
   }
 GS_CUDA_BANDED_TILE2_SCAN(double, d, 0)
@@ -2027,20 +2033,7 @@ GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
       yl1 = __shfl_sync(0xffffffffu, yl1, ll);                                                     \
       yl2 = __shfl_sync(0xffffffffu, yl2, ll);                                                     \
       if (lane == 0) {                                                                             \
-        T ye[4] = {y0, h > 1 ? y1 : yl1, yl2, yl1}, z[2] = {0, 0};                                 \
-        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];      \
-        T chk = 0;                                                                                 \
-        GS_PER_TAIL_SOLVE(T, S, C, ye, z, 0, 1, 1)                                                 \
-        if (a.ux) /* the fused update's rows too (pass 2 stores the others) */                     \
-          _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                               \
-            const GsInt ir = rb + (m + r) * rs;                                                    \
-            x[ir] = gs_axpbypcz_##S((T)a.ua, ((const T *)a.ux)[ir], (T)a.ub,                       \
-                                    ((const T *)a.uy)[ir], (T)a.uc, z[r]);                         \
-          }                                                                                        \
-        T *zb = sm + 4 * (GsInt)P * B + 2 * s;                                                     \
-        zb[0] = z[0];                                                                              \
-        zb[1] = h > 1 ? z[1] : (T)0;                                                               \
-        if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                 \
+        GS_TILE2_TAIL(T, S, y0, y1, yl1, yl2)                                                      \
       }                                                                                            \
     }                                                                                              \
   }
