@@ -1198,6 +1198,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
       GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     /* cl: carries out of each chunk; ci: carries into each chunk (scanned); then the periodic     \
      * step's y end rows (yc) and last h unknowns (zt), after them or (short systems) in place. */ \
     __shared__ T buf[6 * NTT];                                                                     \
@@ -1317,6 +1318,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
   static __global__ void __launch_bounds__(GS_TILEL_THREADS, 1) gs_banded_tilel_k_##S##PER(        \
       GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { L = GS_TILEL_L, NW = GS_TILEL_NW, NT = GS_TILEL_THREADS };                              \
     __shared__ T cl[NT][2], ci[NT][2]; /* carries out of / into each chunk */                      \
     __shared__ T wt[NT / 32][6];       /* each warp's scan total: M, then b */                     \
@@ -1627,6 +1629,7 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
       gs_banded_tile2a_k_##S##PER##CONTIG(GsBandedKArgs a, const T *__restrict__ gtab,             \
                                           const int *__restrict__ fstatus, const T *f,             \
                                           T *__restrict__ sm) {                                    \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { L = GS_TILE2_L };                                                                       \
     const GsInt i = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
     GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
@@ -1694,6 +1697,7 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
           GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                    \
           const int *__restrict__ fstatus, const T *f, T *x, const T *__restrict__ sm,             \
           int *status, GsBandedDevSummary *sum) {                                                  \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { L = GS_TILE2_L };                                                                       \
     const GsInt i = (GsInt)(gridDim.x - 1 - blockIdx.x) * blockDim.x + threadIdx.x;                \
     GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
@@ -1815,6 +1819,7 @@ GS_CUDA_TILE2_WALK_FNS(float, f)
       gs_banded_tile2s_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
                                   const T *__restrict__ C, const int *__restrict__ fstatus,        \
                                   const T *f, T *x, T *sm, int *status, GsBandedDevSummary *sum) { \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { SEG = GS_TILE2_SEG, GM = GS_TILE2_SCAN_THREADS / 32 };                                  \
     /* Each warp's segment offsets (forward, backward), their maps' products, the end rows. */     \
     __shared__ T sbf[GM][32][2], sbb[GM][32][2], smf[GM][4], smb[GM][4], syl[32][2];               \
@@ -1942,6 +1947,7 @@ GS_CUDA_BANDED_TILE2_SCAN(float, f, 1)
       gs_banded_tile2w_k_##S##PER(GsBandedKArgs a, const T *__restrict__ gtab,                     \
                                   const T *__restrict__ C, const int *__restrict__ fstatus,        \
                                   const T *f, T *x, T *sm, int *status, GsBandedDevSummary *sum) { \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { QM = GS_TILE2_Q };                                                                      \
     __shared__ T sw[2][5][4][32];                                                                  \
     const GsInt s = ((GsInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;                           \
@@ -2846,13 +2852,14 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
   {                                                                                                \
     const T *tab = (const T *)work;                                                                \
     T *sm = (T *)work + off;                                                                       \
-    gs_tile2a_##S[per][ct]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(                 \
-        a, tab, fstatus, (const T *)f, sm);                                                        \
+    GS_LAUNCH(cc, GS_PDL_TILE2A, gs_tile2a_##S[per][ct], dim3((unsigned int)nb),                   \
+              dim3(GS_TILE2_THREADS), 0, a, tab, fstatus, (const T *)f, sm);                       \
     if (bi->batch < GS_TILE2_LANES_MIN_BATCH) { /* a warp per system */                            \
-      gs_tile2w_##S[per]<<<(unsigned int)((bi->batch * 32 + GS_TILE2_SCANW_THREADS - 1) /          \
-                                          GS_TILE2_SCANW_THREADS),                                 \
-                           GS_TILE2_SCANW_THREADS, 0, cc->stream>>>(                               \
-          a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                  \
+      GS_LAUNCH(cc, GS_PDL_TILE2S, gs_tile2w_##S[per],                                             \
+                dim3((unsigned int)((bi->batch * 32 + GS_TILE2_SCANW_THREADS - 1) /                \
+                                    GS_TILE2_SCANW_THREADS)),                                      \
+                dim3(GS_TILE2_SCANW_THREADS), 0, a, tab, (const T *)C, fstatus, (const T *)f,      \
+                (T *)x, sm, status, dsum);                                                         \
     } else {                          /* a block per 32 systems, serial walks */                   \
       if (!cc->tile2s_attr[d][per]) { /* the largest table: P = 32 GS_TILE2_Q */                   \
         GsCallCuda(ctx, cudaFuncSetAttribute(                                                      \
@@ -2860,12 +2867,14 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
                             (int)GS_TILE2_SCAN_SMEM(32 * GS_TILE2_Q, sizeof(T))));                 \
         cc->tile2s_attr[d][per] = 1;                                                               \
       }                                                                                            \
-      gs_tile2s_##S[per]<<<nbs, 32 * ((bi->tile_p + GS_TILE2_SEG - 1) / GS_TILE2_SEG),             \
-                           GS_TILE2_SCAN_SMEM(bi->tile_p, sizeof(T)), cc->stream>>>(               \
-          a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                  \
+      GS_LAUNCH(cc, GS_PDL_TILE2S, gs_tile2s_##S[per], dim3(nbs),                                  \
+                dim3(32 * ((bi->tile_p + GS_TILE2_SEG - 1) / GS_TILE2_SEG)),                       \
+                GS_TILE2_SCAN_SMEM(bi->tile_p, sizeof(T)), a, tab, (const T *)C, fstatus,          \
+                (const T *)f, (T *)x, sm, status, dsum);                                           \
     }                                                                                              \
-    gs_tile2b_##S[per][ct][upd]<<<(unsigned int)nb, GS_TILE2_THREADS, 0, cc->stream>>>(            \
-        a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm, status, dsum);                    \
+    GS_LAUNCH(cc, GS_PDL_TILE2B, gs_tile2b_##S[per][ct][upd], dim3((unsigned int)nb),              \
+              dim3(GS_TILE2_THREADS), 0, a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm,  \
+              status, dsum);                                                                       \
   }
 /* The solve; with u (not NULL) only where the two-pass tiled kernels run (*done = 1), which store
  * the update's combination instead of the solution. */
@@ -2973,11 +2982,13 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
     const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
     if (bi->dt == GS_DOUBLE)
-      kd[q]<<<nb, threads, smem, cc->stream>>>(a, (const double *)work, (const double *)C, fstatus,
-                                               (const double *)f, (double *)x, status, dsum);
+      GS_LAUNCH(cc, GS_PDL_TILE, kd[q], dim3(nb), dim3((unsigned int)threads), smem, a,
+                (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
+                status, dsum);
     else
-      kf[q]<<<nb, threads, smem, cc->stream>>>(a, (const float *)work, (const float *)C, fstatus,
-                                               (const float *)f, (float *)x, status, dsum);
+      GS_LAUNCH(cc, GS_PDL_TILE, kf[q], dim3(nb), dim3((unsigned int)threads), smem, a,
+                (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x,
+                status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;

@@ -58,6 +58,13 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   GsCallCuda(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   cc->l2_bytes = (size_t)l2;
   cc->launch_blocks = cc->sm_count * GS_CUDA_BLOCKS_PER_SM;
+  /* Programmatic dependent launch where the device has it (GS_LAUNCH, cudaimpl.h): -cuda_pdl 0
+   * never, -cuda_pdl_mask M for the kinds in M. */
+  int pdl = 1;
+  GsInt mask = GS_PDL_DEFAULT;
+  GsCall(GsOptionsGetBool(ctx, "-cuda_pdl", &pdl, NULL));
+  GsCall(GsOptionsGetInt(ctx, "-cuda_pdl_mask", &mask, NULL));
+  cc->pdl = pdl && cc->cc_major >= 9 ? (int)(mask & GS_PDL_ALL) : 0;
   /* The driver's tensor map encoder for the staged banded solves; none (NULL) is no error. */
   {
     void *p = NULL;

@@ -31,6 +31,52 @@
 #error "a reduction block is a block of the reduction order (gsimpl.h)"
 #endif
 
+/* Programmatic dependent launch (compute capability 9.0 and up). A kernel launched by GS_LAUNCH
+ * with its kind in the context's pdl mask may start while the kernel before it in the stream
+ * still runs: its blocks are placed, and wait at GS_PDL_ENTER, their first statement, until that
+ * kernel has finished and its stores are visible; then they let the next kernel be placed in turn.
+ * What this hides is the gap between two dependent kernels (the next grid's launch and its blocks'
+ * start), a few microseconds a step of a small grid. Every kernel launched by GS_LAUNCH must begin
+ * with GS_PDL_ENTER (no global memory before it); launched the plain way, GS_PDL_ENTER does
+ * nothing. -cuda_pdl 0 launches them all the plain way, -cuda_pdl_mask M (GS_PDL_* bits) chooses.
+ * The default leaves out the two-pass solves' carries and pass 2: H200, `gpusolve ch -bench 1
+ * -bench_steps 30`, ms a step, three rounds in one call, none -> all -> the default: 1024^2 0.057
+ * -> 0.054 -> 0.054, 2048^2 0.180-0.181 -> 0.178 -> 0.177, 4096^2 0.584-0.586 -> 0.579-0.581 ->
+ * 0.581-0.582, float 4096^2 0.330-0.331 -> 0.320 -> 0.325-0.327, but the 1D ensemble (65536 x
+ * 1024, two passes with the update) 1.413 -> 1.471-1.477 -> 1.406-1.409: with pass 2 launched
+ * early it lost 5 % (1.405 with everything but pass 2). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GS_PDL_ENTER()                                                                             \
+  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define GS_PDL_ENTER() ((void)0)
+#endif
+/* The kernels GS_LAUNCH may launch that way, by kind (GsCudaContext.pdl: a mask of these). */
+enum {
+  GS_PDL_STENCIL = 1, /* stencil.cu */
+  GS_PDL_VEC = 2,     /* vec.cu's element-wise kernels */
+  GS_PDL_TILE = 4,    /* banded.cu's one-pass tiled solves */
+  GS_PDL_TILE2A = 8,  /* the two-pass tiled solves' pass 1 */
+  GS_PDL_TILE2S = 16, /* their carries */
+  GS_PDL_TILE2B = 32, /* their pass 2 */
+  GS_PDL_ALL = 63,
+  GS_PDL_DEFAULT = GS_PDL_STENCIL | GS_PDL_VEC | GS_PDL_TILE | GS_PDL_TILE2A
+};
+#define GS_LAUNCH(cc, kind, kern, grid, block, smem, ...)                                          \
+  do {                                                                                             \
+    cudaLaunchConfig_t cfg_ = {};                                                                  \
+    cudaLaunchAttribute at_[1] = {};                                                               \
+    cfg_.gridDim = (grid);                                                                         \
+    cfg_.blockDim = (block);                                                                       \
+    cfg_.dynamicSmemBytes = (smem);                                                                \
+    cfg_.stream = (cc)->stream;                                                                    \
+    at_[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;                                \
+    at_[0].val.programmaticStreamSerializationAllowed = 1;                                         \
+    cfg_.attrs = at_;                                                                              \
+    cfg_.numAttrs = ((cc)->pdl & (kind)) ? 1 : 0;                                                  \
+    (void)cudaLaunchKernelEx(&cfg_, kern, __VA_ARGS__);                                            \
+  } while (0)
+
 /* Tensor maps a context keeps (staged banded solves: 7 arrays a batch, two batches). */
 #define GS_CUDA_TMA_CACHE 16
 
@@ -39,6 +85,7 @@ typedef struct {
   int device;
   cudaStream_t stream; /* created non-blocking: no implicit sync with the legacy default stream */
   int sm_count, max_threads_per_sm, cc_major, cc_minor;
+  int pdl; /* the kinds of GS_LAUNCH's kernels launched with programmatic dependent launch */
   size_t l2_bytes;
   int launch_blocks; /* grid size cap of every vector kernel (see above) */
   /* Reductions: each block writes its partials to `partials` (GS_CUDA_MAX_NV * GS_REDUCE_BLOCKS

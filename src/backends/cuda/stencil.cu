@@ -204,6 +204,7 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
   static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, GS_ST_MIN_BLOCKS)                   \
       gs_stencil_##T##SUF(const __grid_constant__ GsStencilInfo d,                                 \
                           const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {              \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     typedef I GsStIdx;                                                                             \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
@@ -402,13 +403,13 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   /* 32-bit indices where a grid's fit (-stencil_wide_index 1 tests the others on small grids) */
   const int narrow = si->nx * si->ny <= (GsInt)INT_MAX && !si->wide;
   if (dt == GS_DOUBLE && narrow)
-    gs_stencil_double<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double, grid, block, 0, *si, a, tiles_y);
   else if (dt == GS_DOUBLE)
-    gs_stencil_double_l<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double_l, grid, block, 0, *si, a, tiles_y);
   else if (narrow)
-    gs_stencil_float<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_float, grid, block, 0, *si, a, tiles_y);
   else
-    gs_stencil_float_l<<<grid, block, 0, cc->stream>>>(*si, a, tiles_y);
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_float_l, grid, block, 0, *si, a, tiles_y);
   GsCheckLaunchCuda(ctx, "gs_stencil");
   return 0;
 }

@@ -102,6 +102,7 @@ typedef void (*GsStreamKernel)(GsInt, GsStreamArgs);
 #define GS_DEFINE_STREAM(NAME, TI, TO, W, HX, HY, HZ, OP)                                          \
   static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_CUDA_BLOCKS_PER_SM)                 \
       NAME(GsInt n, GsStreamArgs a) {                                                              \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH (GsLaunchStream) */                                   \
     enum { U = GS_UNROLL(HX + HY + HZ, W) };                                                       \
     GS_IF(HX, const GsPack_##TI##_##W *xp = (const GsPack_##TI##_##W *)a.x;)                       \
     GS_IF(HY, const GsPack_##TI##_##W *yp = (const GsPack_##TI##_##W *)a.y;)                       \
@@ -623,8 +624,8 @@ static unsigned int GsBlocks(const GsCudaContext *cc, GsInt n, int w, int u, int
 
 static int GsLaunchStream(GsContext ctx, GsCudaContext *cc, GsStreamKernel k, int w, int nin,
                           GsInt n, GsStreamArgs a, const char *name) {
-  k<<<GsBlocks(cc, n, w, GS_UNROLL(nin, w), GS_CUDA_BLOCKS_PER_SM), GS_CUDA_THREADS, 0,
-      cc->stream>>>(n, a);
+  GS_LAUNCH(cc, GS_PDL_VEC, k, dim3(GsBlocks(cc, n, w, GS_UNROLL(nin, w), GS_CUDA_BLOCKS_PER_SM)),
+            dim3(GS_CUDA_THREADS), 0, n, a);
   GsCheckLaunchCuda(ctx, name);
   return 0;
 }
