@@ -1,6 +1,7 @@
 /* Cahn-Hilliard (apps/cahnhilliard) on every back end, 1D and 2D (ADI): mass kept, free energy
  * never increasing, the fitted orders in time of SBDF1 and SBDF2, an ensemble member equal to the
- * same run alone, a y-constant 2D field equal to the 1D run, and bad parameters. Usage:
+ * same run alone, a y-constant 2D field equal to the 1D run, the same bits with and without
+ * programmatic dependent launch (GPU), and bad parameters. Usage:
  * test_cahnhilliard <resource> [-seed S] */
 #include <float.h>
 #include <math.h>
@@ -769,6 +770,53 @@ static void test_cpu_agreement(GsContext ctx, uint64_t seed) {
   GsDestroy(&cpu);
 }
 
+/* Programmatic dependent launch on a GPU (-cuda_pdl, -cuda_pdl_mask; cudaimpl.h) changes when
+ * kernels start, never what they compute: the same steps give the same bits with it off, on (the
+ * default kinds) and on for every kind, on grids whose sweeps run the one-pass tiled kernels
+ * (1024^2), the two-pass ones with the serial-walk carries and the update in pass 2 (2048^2), and
+ * a 1D ensemble in two passes (2048 members of 1024 points). A kernel that touched memory before
+ * its wait for the kernel ahead would read that kernel's inputs or outputs half-written. */
+static void test_pdl(uint64_t seed) {
+  if (strncmp(resource, "/gpu", 4) != 0) return;
+  static char *modes[3][3] = {{"test_cahnhilliard", "-cuda_pdl", "0"},
+                              {"test_cahnhilliard", "-cuda_pdl", "1"},
+                              {"test_cahnhilliard", "-cuda_pdl_mask", "63"}};
+  static const GsInt cases[3][3] = {{1024, 1024, 1}, {2048, 2048, 1}, {1024, 1, 2048}};
+  for (int c = 0; c < 3; c++) {
+    const GsInt N = cases[c][0] * cases[c][1] * cases[c][2];
+    double *out[3];
+    int ok[3] = {0, 0, 0};
+    for (int m = 0; m < 3; m++) {
+      out[m] = hs_malloc((size_t)N * sizeof *out[m]);
+      GsContext g = NULL;
+      if (CHECK_OK(GsInitWithArgs(3, modes[m], resource, &g))) continue;
+      GsCahnHilliard h = make2(g, cases[c][0], cases[c][1], cases[c][2], 5e-4, 2);
+      GsVec v = NULL;
+      ok[m] = h && !CHECK_OK(GsCahnHilliardSetRandom(h, -1, 0.0, 0.05, seed)) &&
+              !CHECK_OK(GsCahnHilliardStep(h, 12)) && !CHECK_OK(GsVecCreate(g, N, GS_DOUBLE, &v)) &&
+              !CHECK_OK(GsCahnHilliardGetState(h, v)) && !CHECK_OK(GsVecGetValuesHost(v, out[m]));
+      GsVecDestroy(&v);
+      GsCahnHilliardDestroy(&h);
+      CHECK_OK(GsDestroy(&g));
+    }
+    for (int m = 1; m < 3; m++)
+      if (ok[0] && ok[m]) {
+        GsInt i = 0;
+        while (i < N && !memcmp(&out[0][i], &out[m][i], sizeof(double)))
+          i++;
+        CHECK(i == N, "%lld x %lld x %lld, %s %s: point %lld is %.17g, %.17g with -cuda_pdl 0",
+              (long long)cases[c][0], (long long)cases[c][1], (long long)cases[c][2], modes[m][1],
+              modes[m][2], (long long)i, i < N ? out[m][i] : 0.0, i < N ? out[0][i] : 0.0);
+      }
+    if (ok[0] && ok[1] && ok[2])
+      printf("%lld x %lld x %lld: the same bits with programmatic dependent launch off, default, "
+             "every kind\n",
+             (long long)cases[c][0], (long long)cases[c][1], (long long)cases[c][2]);
+    for (int m = 0; m < 3; m++)
+      free(out[m]);
+  }
+}
+
 static void test_errors(GsContext ctx) {
   GsCahnHilliard h = NULL;
   GsCahnHilliardDesc d = desc(4, 0, 1, 1.0, 1e-4, 1);
@@ -859,6 +907,7 @@ int main(int argc, char **argv) {
   test_fine_grid_mass(ctx, hs_next(&r));
   test_domain_size(ctx, hs_next(&r));
   test_cpu_agreement(ctx, hs_next(&r));
+  test_pdl(hs_next(&r));
   test_errors(ctx);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));
