@@ -133,9 +133,21 @@ def apps_table(path, r):
     return "\n".join(lines)
 
 
+def suite(path):
+    with open(path) as f:
+        return json.load(f).get("suite", "")
+
+
 def main():
     files = sorted(glob.glob(os.path.join(ROOT, "benchmarks", "results", "*.json")))
+    # A/B records (suite "...-ab": variants of one change, every round) are quoted by the prose
+    # that discusses them; only their names are listed here.
+    ab = [p for p in files if suite(p).endswith("-ab")]
+    files = [p for p in files if p not in ab]
     body = "\n".join(table(p) for p in files) if files else "_No results recorded yet._\n"
+    if ab:
+        body += "\nA/B records (each round of each variant, discussed above): " + ", ".join(
+            f"`{os.path.relpath(p, ROOT)}`" for p in ab) + ".\n"
     with open(DOC) as f:
         doc = f.read()
     if BEGIN not in doc or END not in doc:
