@@ -64,7 +64,11 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   GsInt mask = GS_PDL_DEFAULT;
   GsCall(GsOptionsGetBool(ctx, "-cuda_pdl", &pdl, NULL));
   GsCall(GsOptionsGetInt(ctx, "-cuda_pdl_mask", &mask, NULL));
-  cc->pdl = pdl && cc->cc_major >= 9 ? (int)(mask & GS_PDL_ALL) : 0;
+  GsCheck(mask >= 0 && mask <= GS_PDL_ALL, ctx, GS_ERR_ARG_OUTOFRANGE,
+          "-cuda_pdl_mask %lld: a sum of kernel kinds from 0 to %d (stencil 1, vector 2, one-pass "
+          "tiled solve 4, two-pass solve's pass 1 8, carries 16, pass 2 32)",
+          (long long)mask, (int)GS_PDL_ALL);
+  cc->pdl = pdl && cc->cc_major >= 9 ? (int)mask : 0;
   /* The driver's tensor map encoder for the staged banded solves; none (NULL) is no error. */
   {
     void *p = NULL;
