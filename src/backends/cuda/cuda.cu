@@ -45,6 +45,11 @@ static cudaError_t GsCudaFreeState(GsCudaContext *cc) {
   return first;
 }
 
+/* Never launched: its attributes say which code of this library's kernels runs on the device.
+ * Kernels compiled for an architecture below 9.0 (PTX JIT-compiled for a newer GPU) have no wait
+ * in GS_PDL_ENTER, so they must not be launched early even where the device could. */
+static __global__ void gs_pdl_probe_k(void) {}
+
 /* Everything of init after the device number is checked; on failure cc holds what was made. */
 static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   const int dev = cc->device;
@@ -68,7 +73,9 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
           "-cuda_pdl_mask %lld: a sum of kernel kinds from 0 to %d (stencil 1, vector 2, one-pass "
           "tiled solve 4, two-pass solve's pass 1 8, carries 16, pass 2 32)",
           (long long)mask, (int)GS_PDL_ALL);
-  cc->pdl = pdl && cc->cc_major >= 9 ? (int)mask : 0;
+  cudaFuncAttributes fa;
+  GsCallCuda(ctx, cudaFuncGetAttributes(&fa, gs_pdl_probe_k));
+  cc->pdl = pdl && cc->cc_major >= 9 && fa.ptxVersion >= 90 ? (int)mask : 0;
   /* The driver's tensor map encoder for the staged banded solves; none (NULL) is no error. */
   {
     void *p = NULL;

@@ -38,7 +38,8 @@
  * What this hides is the gap between two dependent kernels (the next grid's launch and its blocks'
  * start), a few microseconds a step of a small grid. Every kernel launched by GS_LAUNCH must begin
  * with GS_PDL_ENTER (no global memory before it); launched the plain way, GS_PDL_ENTER does
- * nothing. -cuda_pdl 0 launches them all the plain way, -cuda_pdl_mask M (GS_PDL_* bits) chooses.
+ * nothing. -cuda_pdl 0 launches them all the plain way, -cuda_pdl_mask M (GS_PDL_* bits) chooses;
+ * a build whose code runs from PTX below 9.0 (no wait compiled in) never launches early.
  * The default leaves out the two-pass solves' carries and pass 2: H200, `gpusolve ch -bench 1
  * -bench_steps 30`, ms a step, three rounds in one call, none -> all -> the default: 1024^2 0.057
  * -> 0.054 -> 0.054, 2048^2 0.180-0.181 -> 0.178 -> 0.177, 4096^2 0.584-0.586 -> 0.579-0.581 ->
