@@ -55,7 +55,7 @@
 /* The kernels GS_LAUNCH may launch that way, by kind (GsCudaContext.pdl: a mask of these). */
 enum {
   GS_PDL_STENCIL = 1, /* stencil.cu */
-  GS_PDL_VEC = 2,     /* vec.cu's element-wise kernels */
+  GS_PDL_VEC = 2,     /* vec.cu's GS_DEFINE_STREAM kernels (GsLaunchStream); not the others */
   GS_PDL_TILE = 4,    /* banded.cu's one-pass tiled solves */
   GS_PDL_TILE2A = 8,  /* the two-pass tiled solves' pass 1 */
   GS_PDL_TILE2S = 16, /* their carries */
