@@ -28,10 +28,11 @@
 #include "cudaimpl.h"
 
 #define GS_ST_R GS_STENCIL_MAX_RADIUS
-#define GS_ST_W GS_STENCIL_W               /* weights per column */
-#define GS_ST_TX 32                        /* tile width = threads along x */
-#define GS_ST_NY 4                         /* threads along y */
-#define GS_ST_RPT 8                        /* consecutive rows per thread */
+#define GS_ST_W GS_STENCIL_W /* weights per column */
+#define GS_ST_TX 32          /* tile width = threads along x */
+#define GS_ST_NY 4           /* threads along y */
+/* Consecutive rows per thread: a constant of each kernel (gs_rpt_, GS_DEFINE_STENCIL's RPT). */
+#define GS_ST_RPT gs_rpt_
 #define GS_ST_TY (GS_ST_NY * GS_ST_RPT)    /* tile height */
 #define GS_ST_SR (GS_ST_RPT + 2 * GS_ST_R) /* rows of a column strip */
 #define GS_ST_PX (GS_ST_TX + 2 * GS_ST_R)  /* pitch of a staged tile */
@@ -39,10 +40,6 @@
 #define GS_ST_RROWS (GS_ST_RPT + 1) /* staged rows per thread: its own, one of the halo's */
 #if 2 * GS_ST_R > GS_ST_NY
 #error "one halo row per thread: 2 GS_STENCIL_MAX_RADIUS must not exceed GS_ST_NY"
-#endif
-/* Resident blocks per SM the kernel is compiled for (a register cap: 6 gives 80 registers). */
-#ifndef GS_ST_MIN_BLOCKS
-#define GS_ST_MIN_BLOCKS 6
 #endif
 
 typedef struct {
@@ -199,12 +196,14 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
     }                                                                                              \
   }
 /* The kernel for values of type T with grid indices of type I (int where a grid's nx ny fits:
- * 64-bit index arithmetic costs a GPU two to three instructions for one). */
-#define GS_DEFINE_STENCIL(T, I, SUF)                                                               \
-  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, GS_ST_MIN_BLOCKS)                   \
+ * 64-bit index arithmetic costs a GPU two to three instructions for one), RPT rows per thread,
+ * compiled for MINB resident blocks per SM (a register cap: 6 gives 80 registers, 8 gives 64). */
+#define GS_DEFINE_STENCIL(T, I, SUF, RPT, MINB)                                                    \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, MINB)                               \
       gs_stencil_##T##SUF(const __grid_constant__ GsStencilInfo d,                                 \
                           const __grid_constant__ GsStencilArrays a, GsInt tiles_y) {              \
     GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
+    enum { gs_rpt_ = RPT };                                                                        \
     typedef I GsStIdx;                                                                             \
     __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
     __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
@@ -368,10 +367,14 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
         __syncthreads(); /* the staged tile is free for the next one */                            \
       }                                                                                            \
   }
-GS_DEFINE_STENCIL(double, int, )
-GS_DEFINE_STENCIL(float, int, )
-GS_DEFINE_STENCIL(double, GsInt, _l)
-GS_DEFINE_STENCIL(float, GsInt, _l)
+/* Tiles of 32 x 16 (4 rows a thread, 8 blocks a SM) for double grids with vertical reach, 32 x 32
+ * (8 rows, 6 blocks) for the rest; see GsStencilShape. */
+GS_DEFINE_STENCIL(double, int, _r4, 4, 8)
+GS_DEFINE_STENCIL(double, GsInt, _r4_l, 4, 8)
+GS_DEFINE_STENCIL(double, int, , 8, 6)
+GS_DEFINE_STENCIL(float, int, , 8, 6)
+GS_DEFINE_STENCIL(double, GsInt, _l, 8, 6)
+GS_DEFINE_STENCIL(float, GsInt, _l, 8, 6)
 
 static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
                               const void *const *x, void *y) {
@@ -382,8 +385,20 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   for (int k = 0; k < GS_STENCIL_MAX_INPUTS; k++)
     a.x[k] = x[k];
   a.y = y;
+  /* Double grids with vertical reach (the 2D right-hand sides) take tiles of 32 x 16, 4 rows a
+   * thread, compiled for 8 blocks a SM (64 registers, no spills: twice the warps of a 32 x 32
+   * tile's 6 blocks of 80 registers, and half the work per block, so that the last wave idles
+   * less); the rest keep 32 x 32. H200, `gpusolve ch -bench 1 -bench_steps 30`, two rounds each,
+   * ms per step (logged stencil ms), 32 x 32 at 6 blocks -> 32 x 16 at 8: 1024^2 0.054 / 0.054 ->
+   * 0.050 / 0.050 (0.0202 / 0.0205 -> 0.0176 / 0.0178), 2048^2 0.177 / 0.178 -> 0.175 / 0.176,
+   * 4096^2 0.581 / 0.581 -> 0.575 / 0.574 (0.1993 / 0.1997 -> 0.1931 / 0.1930); but float 4096^2
+   * 0.325 / 0.327 -> 0.365 / 0.364 (its one-go staging, GS_ST_ONE_GO, gains most from the long
+   * tiles) and the 1D ensemble 65536 x 1024 1.408 / 1.407 -> 1.421 / 1.421. 32 x 16 at 6 blocks
+   * (80 registers) was between: 1024^2 0.052 / 0.053, 4096^2 0.608 / 0.608. */
+  const int short_tiles = dt == GS_DOUBLE && si->ry > 0;
+  const int rpt = short_tiles ? 4 : 8, minb = short_tiles ? 8 : 6, ty = GS_ST_NY * rpt;
   const GsInt tiles_x = (si->nx + GS_ST_TX - 1) / GS_ST_TX;
-  const GsInt tiles_y = (si->ny + GS_ST_TY - 1) / GS_ST_TY;
+  const GsInt tiles_y = (si->ny + ty - 1) / ty;
   GsCheck(tiles_x <= 0x7fffffff, ctx, GS_ERR_ARG_OUTOFRANGE,
           "stencil grid of %lld points along x is too wide for one launch", (long long)si->nx);
   /* Tiles along y a block takes in turn: one, unless the grid has tiles for 64 waves of blocks or
@@ -393,7 +408,7 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
    * 1024 (65536 tiles, 83 waves) 0.6214 / 0.6233 -> 0.5821 / 0.5822; 4096^2 (16384 tiles, 21
    * waves) 0.1952 / 0.1945 -> 0.2021 / 0.2024, 1024^2 0.0198 / 0.0197 -> 0.0275 / 0.0275.
    * -stencil_tiles_per_block N sets it (the tests run the loop over tiles that way). */
-  const GsInt resident = (GsInt)GS_ST_MIN_BLOCKS * cc->sm_count;
+  const GsInt resident = (GsInt)minb * cc->sm_count;
   GsInt per = si->tiles > 0 ? si->tiles : tiles_x * tiles_y >= 64 * resident ? 4 : 1;
   if (per > tiles_y) per = tiles_y; /* (a huge option value would overflow the division below) */
   const GsInt gy = (tiles_y + per - 1) / per;
@@ -402,7 +417,11 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const dim3 block(GS_ST_TX, GS_ST_NY);
   /* 32-bit indices where a grid's fit (-stencil_wide_index 1 tests the others on small grids) */
   const int narrow = si->nx * si->ny <= (GsInt)INT_MAX && !si->wide;
-  if (dt == GS_DOUBLE && narrow)
+  if (short_tiles && narrow)
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double_r4, grid, block, 0, *si, a, tiles_y);
+  else if (short_tiles)
+    GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double_r4_l, grid, block, 0, *si, a, tiles_y);
+  else if (dt == GS_DOUBLE && narrow)
     GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double, grid, block, 0, *si, a, tiles_y);
   else if (dt == GS_DOUBLE)
     GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double_l, grid, block, 0, *si, a, tiles_y);
