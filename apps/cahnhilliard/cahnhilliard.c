@@ -467,8 +467,12 @@ static int step(GsCahnHilliard h) {
 }
 
 /* The solves run with deferred status checks (no wait for the device after each), checked every
- * GS_CH_CHECK_EVERY steps and at the end of each GsCahnHilliardStep. */
-#define GS_CH_CHECK_EVERY 64
+ * GS_CH_CHECK_EVERY steps and at the end of each GsCahnHilliardStep. A check waits for the device
+ * and empties the queue of launched work, which the host then refills: on the H200 at 1024^2
+ * (4000 steps, about 54 us each) a check every 64 steps cost 0.7 to 0.8 us per step against none
+ * (54.30 against 53.53 / 53.62 us), so checks come every 256. A field that blows up is still
+ * reported with the steps it did so between. */
+#define GS_CH_CHECK_EVERY 256
 
 int GsCahnHilliardStep(GsCahnHilliard ch, GsInt steps) {
   GsCheck(ch != NULL, NULL, GS_ERR_ARG_NULL, "ch is NULL");
