@@ -126,7 +126,7 @@ def apps_table(path, r):
         kv = dict(w.split("=", 1) for w in words if "=" in w)
         case = " ".join(w for w in words if "=" not in w)
         lines.append(
-            f"| {case} | {1e3 * x['median_s']:.3f} | {kv.get('ns/point/step', '–')} | "
+            f"| {case} | {1e3 * x['median_s']:.4f} | {kv.get('ns/point/step', '–')} | "
             f"{100 * x['fraction_of_copy']:.1f} % | {kv.get('stencil_ms', '–')} | "
             f"{kv.get('solves_ms', '–')} |")
     lines.append("")

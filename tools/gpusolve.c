@@ -1255,7 +1255,7 @@ static int ch_bench(GsContext ctx, const char *res, const GsDeviceInfo *dev, int
     char label[96];
     snprintf(label, sizeof label, "%s SBDF2 %s %lld x %lld x %lld", twod ? "2D" : "1D ensemble",
              r.dtype, (long long)d.n, (long long)d.ny, (long long)d.ensemble);
-    printf("%-40s %10.3f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n"
+    printf("%-40s %10.4f ms per step  %8.3f ns per point  %5.1f%% of the %.0f-byte floor\n"
            "    logged: stencil %.4f ms (%.0f%% of its floor), banded solves %.4f ms (%.0f%%)\n",
            label, 1e3 * per, 1e9 * per / points, 100 * r.fraction, perpoint, st_ms,
            st_ms > 0 ? 100 * st_floor / st_ms : 0.0, sv_ms,
