@@ -368,7 +368,7 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
       }                                                                                            \
   }
 /* Tiles of 32 x 16 (4 rows a thread, 8 blocks a SM) for double grids with vertical reach, 32 x 32
- * (8 rows, 6 blocks) for the rest; see GsStencilShape. */
+ * (8 rows, 6 blocks) for the rest: see cuda_stencil_apply. */
 GS_DEFINE_STENCIL(double, int, _r4, 4, 8)
 GS_DEFINE_STENCIL(double, GsInt, _r4_l, 4, 8)
 GS_DEFINE_STENCIL(double, int, , 8, 6)
