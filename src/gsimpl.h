@@ -153,6 +153,8 @@ typedef struct {
   int tile_split;     /* GPU TILE in two passes (banded_algo.h, GS_TILE2_L); the work after the
                        * table holds its maps and scratch (gs_tile2_work_len) */
   int staged;         /* GsBandedStaged: -banded_staged, how the GPU runs THREAD's solves */
+  int scan_pair;      /* GsBandedStaged values: -banded_scan_pair, whether the GPU's SCAN blocks
+                       * take two groups of systems (banded.cu, GS_SCAN_PAIR_OK) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */

@@ -1690,17 +1690,20 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
   batch_free(&b);
 }
 
-/* One staged_case run: solve batch b (one thread per system, -banded_staged mode) with nrhs
- * blocks f, in place or not; x, the call's error code and the per-system statuses back. */
-static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrhs, int inplace,
-                      const double *f, double *x, int *fcode, int *code, int *st, int *staged) {
+/* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
+ * the chunked scan with -banded_scan_pair mode) with nrhs blocks f, in place or not; x, the
+ * call's error code and the per-system statuses back. */
+static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
+                           int inplace, const double *f, double *x, int *fcode, int *code, int *st,
+                           int *staged) {
   GsBanded A = NULL;
   GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
   int bad = 1;
   const GsInt len = b->rl * nrhs;
-  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", mode));
+  CHECK_OK(GsOptionsSetValue(ctx, scan ? "-banded_scan_pair" : "-banded_staged", mode));
   if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
-      CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD)))
+      CHECK_OK(
+          GsBandedSetAlgorithm(A, scan ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD)))
     goto done;
   for (int k = 0; k < b->d.bands; k++)
     if (!(Dv[k] = new_vec(ctx, b->d.dt, b->dl, b->D[k]))) goto done;
@@ -1720,6 +1723,10 @@ done:
   release_solve(Dv, &F, &X, &A);
   return bad;
 }
+static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrhs, int inplace,
+                      const double *f, double *x, int *fcode, int *code, int *st, int *staged) {
+  return staged_run_algo(ctx, b, 0, mode, nrhs, inplace, f, x, fcode, code, st, staged);
+}
 
 /* -banded_staged on (GPU: one thread per system, the rows coming through shared memory by TMA
  * tiles of 32 rows x 32 systems, g kept in L2) against off (the plain kernel): the same bits and
@@ -1728,15 +1735,18 @@ done:
  * right-hand sides, in place; with bad systems (bad != 0): a zero pivot in the last system (past
  * the last full warp) and a NaN in another's right-hand side, reported with their indices while
  * the others are solved. On the CPU the option changes nothing. */
-static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, GsInt nrhs,
-                        int inplace, int bad, int spd, HsRng *r) {
+static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, GsInt n,
+                             GsInt batch, GsInt nrhs, int inplace, int bad, int spd, HsRng *r) {
   GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, spd};
   Batch b;
   batch_init(&b, &d);
   const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
   fill_matrix(&b, kind, r);
   char what[256];
-  describe(&b, kind, inplace ? "staged, in place" : "staged", what, sizeof what);
+  describe(&b, kind,
+           scan ? (inplace ? "scan pairs, in place" : "scan pairs")
+                : (inplace ? "staged, in place" : "staged"),
+           what, sizeof what);
   const GsInt len = b.rl * nrhs, snan = batch / 3;
   if (bad) zero_row(&b, batch - 1, n / 2);
   double *f = make_rhs(&b, nrhs, 0.0, r);
@@ -1745,13 +1755,19 @@ static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt 
   int *st0 = hs_malloc((size_t)batch * sizeof *st0), *st1 = hs_malloc((size_t)batch * sizeof *st1);
   int fc0 = 0, fc1 = 0, c0 = 0, c1 = 0, sg0 = -1, sg1 = -1;
   /* Staged where the back end can (a GPU of compute capability 9.0 or newer) and the rows are
-   * 16-byte aligned. */
+   * 16-byte aligned; scan pairs on any GPU, in double, where the blocks hold whole 16-row chunks
+   * (the scan's 256 threads, P chunks of ns = 256 / P systems a block, P ns = 256) and the batch
+   * is whole pairs of blocks, not periodic, and not the LDL^T-only pentadiagonal kernels. */
   GsDeviceInfo dev;
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
-  const int can = dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
-  if (!staged_run(ctx, &b, "off", nrhs, inplace, f, x0, &fc0, &c0, st0, &sg0) &&
-      !staged_run(ctx, &b, "on", nrhs, inplace, f, x1, &fc1, &c1, st1, &sg1)) {
+  const GsInt P = (n + 15) / 16, nsb = P > 0 ? 256 / P : 0;
+  const int can = scan ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
+                             (bands == 5 || P <= 64) && nsb * P == 256 && nsb % 2 == 0 &&
+                             batch % (2 * nsb) == 0 && !(bands == 5 && spd)
+                       : dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
+  if (!staged_run_algo(ctx, &b, scan, "off", nrhs, inplace, f, x0, &fc0, &c0, st0, &sg0) &&
+      !staged_run_algo(ctx, &b, scan, "on", nrhs, inplace, f, x1, &fc1, &c1, st1, &sg1)) {
     CHECK(sg0 == 0 && sg1 == can, "%s: staged %d with off, %d with on; expected 0 and %d", what,
           sg0, sg1, can);
     CHECK(fc0 == fc1 && fc1 == (bad ? GS_ERR_ZERO_PIVOT : 0),
@@ -1795,6 +1811,46 @@ static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt 
   batch_free(&b);
 }
 
+static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, GsInt nrhs,
+                        int inplace, int bad, int spd, HsRng *r) {
+  staged_case_algo(ctx, 0, bands, dt, n, batch, nrhs, inplace, bad, spd, r);
+}
+
+/* An unknown value of option opt is a named error of GsBandedCreate; then opt is prev again. */
+static void bad_option_value(GsContext ctx, const char *opt, const char *value, const char *prev) {
+  GsBandedDesc d = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  GsBanded A = NULL;
+  CHECK_OK(GsOptionsSetValue(ctx, opt, value));
+  CHECK_ERR(GsBandedCreate(ctx, &d, &A), GS_ERR_OPTION);
+  CHECK_MSG(ctx, opt);
+  CHECK_OK(GsOptionsSetValue(ctx, opt, prev));
+}
+
+/* -banded_scan_pair on against off (GPU: a scan block solves two groups of systems, f and x
+ * through shared memory): the same bits and statuses, and the residuals, with bad systems (a zero
+ * pivot in the last system, a NaN in another's right-hand side) reported while the others are
+ * solved; 64 chunks of 16 rows (4 systems a block), a partial last chunk (1010 rows), 32 chunks
+ * (8 systems a block), 128 (penta: 2 systems); two blocks of right-hand sides, in place; LU and
+ * LDL^T. Where the kernel does not apply (63 chunks, a batch not whole pairs of blocks, float,
+ * the LDL^T-only pentadiagonal kernels, tri over 64 chunks, 256 chunks of one system a block),
+ * the plain kernel runs. */
+static void test_scan_pair(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_pair", prev, sizeof prev, NULL));
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int spd = 0; spd < 2; spd++) {
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1024, 64, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1010, 40, 2, 1, 1, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 512, 48, 1, 0, 1, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 2048, 12, 2, 0, 0, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 4096, 4, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1000, 64, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1024, 36, 1, 0, 1, spd, r);
+      staged_case_algo(ctx, 1, bands, GS_FLOAT, 1024, 64, 1, 0, 0, spd, r);
+    }
+  bad_option_value(ctx, "-banded_scan_pair", "both", prev);
+}
+
 static void test_staged(GsContext ctx, HsRng *r) {
   char prev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_staged", prev, sizeof prev, NULL));
@@ -1832,13 +1888,7 @@ static void test_staged(GsContext ctx, HsRng *r) {
   /* Where it does not apply (an odd batch: rows not 16-byte aligned), the plain kernel runs. */
   staged_case(ctx, 5, GS_DOUBLE, 100, 33, 1, 0, 1, 0, r);
   staged_case(ctx, 3, GS_DOUBLE, 100, 33, 1, 0, 1, 1, r);
-  /* An unknown value is a named error of GsBandedCreate. */
-  GsBandedDesc d = {5, 100, 8, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
-  GsBanded A = NULL;
-  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", "sometimes"));
-  CHECK_ERR(GsBandedCreate(ctx, &d, &A), GS_ERR_OPTION);
-  CHECK_MSG(ctx, "-banded_staged");
-  CHECK_OK(GsOptionsSetValue(ctx, "-banded_staged", prev));
+  bad_option_value(ctx, "-banded_staged", "sometimes", prev);
 }
 
 /* The chunked scan against one thread per system: what it refuses (more than 4096 rows in the
@@ -2601,6 +2651,7 @@ int main(int argc, char **argv) {
   test_algorithms(ctx, &r);
   test_deferred(ctx, &r);
   test_staged(ctx, &r);
+  test_scan_pair(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

@@ -122,6 +122,14 @@ typedef enum {
  * option -banded_staged off|auto|on (read at GsBandedCreate): auto (the default) where one warp
  * per SM of such systems keeps them within 60 % of L2 (n up to about 1100 in double with 60 MB),
  * on wherever the layout allows, off never.
+ * On a GPU, SCAN solves in double of interleaved batches with a matrix per system, not periodic,
+ * whose blocks hold whole chunks of 16 rows for an even number of systems (128 chunks of 2
+ * systems at 2033 to 2048 rows, penta only; 64 of 4 at 1009 to 1024 rows; 32 of 8 at 497 to
+ * 512), a batch a multiple of twice the systems a block and 16-byte aligned arrays, may run
+ * staged too: each block solves two groups of systems in turn, their right-hand sides and
+ * solutions moved through shared memory in rows of both groups (the same bits as unstaged). The
+ * option -banded_scan_pair off|auto|on (read at GsBandedCreate): auto (the default) for blocks of
+ * 2 systems, on wherever the layout allows, off never.
  * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
  * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
  * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then
@@ -132,7 +140,8 @@ typedef enum {
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
-/* 1 when the object's last call was a solve that ran staged (above), else 0 (always on the CPU). */
+/* 1 when the object's last call was a solve that ran staged (THREAD or SCAN, above), else 0
+ * (always on the CPU). */
 int GsBandedGetStaged(GsBanded A, int *staged);
 /* "auto", "thread", "spike", "tile", "scan"; "unknown" otherwise. */
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);

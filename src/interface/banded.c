@@ -96,6 +96,9 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   int staged = GS_BANDED_STAGED_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_staged", stageds, &staged, NULL);
   bi->staged = staged;
+  int scan_pair = GS_BANDED_STAGED_AUTO;
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_pair", stageds, &scan_pair, NULL);
+  bi->scan_pair = scan_pair;
   static const char *const passes[] = {"auto", "one", "two", NULL};
   int tile_passes = GS_BANDED_TILE_PASSES_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);

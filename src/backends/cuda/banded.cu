@@ -1546,6 +1546,20 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
       : "memory");
 #define GS_CP_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
+/* The same past L1 where the pair is 16 bytes (double; cp.async.cg takes 16 bytes only). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GS_CP_ASYNC_PAIR_CG(dst, src)                                                              \
+  if (sizeof(*(src)) == 8) {                                                                       \
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(                                \
+                     (unsigned)__cvta_generic_to_shared(dst)),                                     \
+                 "l"(src)                                                                          \
+                 : "memory");                                                                      \
+  } else {                                                                                         \
+    GS_CP_ASYNC_PAIR(dst, src)                                                                     \
+  }
+#else
+#define GS_CP_ASYNC_PAIR_CG(dst, src) GS_CP_ASYNC_PAIR(dst, src)
+#endif
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the small batches' carries kernel
  * (GS_CUDA_BANDED_TILE2_SCANW). */
 #define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
@@ -2209,15 +2223,14 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
 #define GS_SCAN_CHAIN(S, L, backward)                                                              \
   if ((L) == 16 && P > 32) { /* (8-row chunks: at most 256 rows, 32 chunks) */                     \
     const int w_ = t / 32;                                                                         \
-    if (w_ < ns && (blockIdx.x % groups) * ns + w_ < vb)                                           \
-      gs_scan_chain_warp_##S(smap, P, ns, sst, w_, backward);                                      \
+    if (w_ < ns && grp * ns + w_ < vb) gs_scan_chain_warp_##S(smap, P, ns, sst, w_, backward);     \
   } else if (on && k == 0) {                                                                       \
     gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
   }
 /* SPDK: -1 for LU or LDL^T as the batch says (V g), 1 for LDL^T only (V s). */
 #define GS_CUDA_BANDED_SCAN(T, S, BANDS, L, PER, SPDK, V)                                          \
   GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, GS_SCAN_THREADS,                            \
-                         GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK), 0)
+                         GS_SCAN_MIN_BLOCKS(T, BANDS, L, SPDK), 0, 0)
 /* y -= W z on the rows of this thread's chunk that W reaches (W's rows in c1, c2). */
 #define GS_SCAN_W_APPLY(T, L, Z0, Z1)                                                              \
   {                                                                                                \
@@ -2228,7 +2241,62 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
         ft[j] = ft[j] - c1[j] * z0_ - (h > 1 ? c2[j] * z1_ : (T)0);                                \
     }                                                                                              \
   }
-#define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB, PART)                         \
+/* Paired groups (PAIR): in the interleaved layout a scan block's rows of f and x are pieces of ns
+ * values (32 bytes for 4 systems in double), each a request of its own to the L2. A probe that
+ * only moved a solve's bytes in the
+ * scan's pattern (5 factor arrays in the scan layout, f and x in pieces of ns systems; H200,
+ * 65536 x 1024, no arithmetic) took 1.067 ms with pieces of 4 systems against 0.929 ms with 8 and
+ * 0.923 with 16 (tri: 0.848, 0.678, 0.658), and f and x alone 0.648 ms against 0.410 / 0.320 /
+ * 0.301 for 4 / 8 / 16 / 32 systems; Nsight Compute had the scan kernel's L2 91 % busy and its
+ * DRAM 74 %. A PAIR block solves two groups of ns systems in turn: it copies f of both into
+ * shared memory first, rows of 2 ns values (64 bytes) at a time (cp.async), and stores x of both
+ * from there at the end. The chunks sit GS_SCAN_PAIR_PAD values apart in sfx, so that the 8
+ * chunks of a warp fall on distinct banks in pairs (two wavefronts, the least for 8-byte loads).
+ * Only for blocks whose threads are all on (P ns = NT) over whole pairs of groups, with the rows'
+ * pairs of values aligned (pair_ok at the launch). Measured faster only for blocks of 2 systems
+ * (GS_SCAN_PAIR_AUTO_NS). */
+#define GS_SCAN_PAIR_PAD 4
+/* -banded_scan_pair auto: groups of at most this many systems (pieces of 16 bytes in double,
+ * 32 when paired). H200, deferred checks, two rounds, plain -> paired (us): penta 2048 rows (128
+ * chunks, 2 systems a block) 1024 systems 60.0 / 59.4 -> 55.5 / 55.6, 4096: 197.4 / 198.1 ->
+ * 184.2 / 185.2, 16384: 786.4 / 787.3 -> 680.0 / 678.3, 32768: 1658.1 / 1658.6 -> 1331.7 /
+ * 1332.6; but 1024 rows (4 systems a block, pieces of 32 -> 64 bytes) 65536 systems 1049.7 /
+ * 1058.5 -> 1138.1 / 1134.5, tri 775.3 / 776.3 -> 980.2 / 980.0, 16384: 270.3 -> 300.6, 4096:
+ * 77.6 -> 86.2, 1024: 27.9 -> 28.8; 512 rows (8 systems, 64 -> 128 bytes) 131072 systems 936.4
+ * -> 1095.5, tri 681.2 -> 1026.3. Nsight Compute on 65536 x 1024: the L2's requests went 54.5M
+ * -> 46.1M and its throughput 91 % -> 81 %, but DRAM 74 % -> 69 %, while the paired kernel
+ * issued more instructions (SM throughput 19.6 % -> 31.4 %) with 242 registers against 224. */
+#define GS_SCAN_PAIR_AUTO_NS 2
+#define GS_SCAN_PAIR_SMEM(P, ns, L, es)                                                            \
+  ((size_t)2 * (size_t)(P) * ((size_t)(L) * (size_t)(ns) + GS_SCAN_PAIR_PAD) * (size_t)(es))
+/* Rows 0 .. sh.m - 1 of the block's 2 ns systems (from g, rows rs_ apart) into sfx_ (OUT 0,
+ * cp.async; GS_SCAN_PAIR_WAIT before use) or from sfx_ back to g (OUT 1, after a barrier): a
+ * row's 2 ns values as ns pairs, one a thread. */
+#define GS_SCAN_PAIR_COPY(T, OUT, rs_, g, sfx_, L_, NT_)                                           \
+  {                                                                                                \
+    const int items_ = (int)sh.m * ns;                                                             \
+    for (int e_ = t; e_ < items_; e_ += (NT_)) {                                                   \
+      const int r_ = e_ / ns, q_ = e_ - r_ * ns, hh_ = 2 * q_ / ns, sl_ = 2 * q_ - hh_ * ns;       \
+      T *sp_ = (sfx_) + (hh_ * P + r_ / (L_)) * cpt + (r_ % (L_)) * ns + sl_;                      \
+      if (OUT) {                                                                                   \
+        T *gp_ = (T *)(g) + (GsInt)r_ * (rs_) + 2 * q_;                                            \
+        if (sizeof(T) == 8)                                                                        \
+          *(double2 *)(void *)gp_ = *(const double2 *)(const void *)sp_;                           \
+        else                                                                                       \
+          *(float2 *)(void *)gp_ = *(const float2 *)(const void *)sp_;                             \
+      } else {                                                                                     \
+        const T *gp_ = (const T *)(g) + (GsInt)r_ * (rs_) + 2 * q_;                                \
+        GS_CP_ASYNC_PAIR_CG(sp_, gp_)                                                              \
+      }                                                                                            \
+    }                                                                                              \
+  }
+/* Every copy of the block's f done and visible (every thread of a PAIR block is on). */
+#define GS_SCAN_PAIR_WAIT()                                                                        \
+  {                                                                                                \
+    GS_CP_ASYNC_WAIT()                                                                             \
+    __syncthreads();                                                                               \
+  }
+#define GS_CUDA_BANDED_SCAN_NT(T, S, BANDS, L, PER, SPDK, V, NT, MB, PART, PAIR)                   \
   static __global__ void __launch_bounds__(NT, MB) gs_banded_scan_k_##S##BANDS##L##PER##V(         \
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
@@ -2263,171 +2331,202 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
     const int sst = sq > 1 ? (sq * ns + 1) | 1 : ns,                                               \
               me = sq > 1 ? gs_scan_sidx(k, sq, sst, ns, sl) : t;                                  \
     const GsInt vb = PART ? a.batch * a.parts : a.batch;                                           \
-    const GsInt groups = (vb + ns - 1) / ns;                                                       \
-    const GsInt blk = PART ? a.blk : blockIdx.x / groups, sv = (blockIdx.x % groups) * ns + sl;    \
-    const GsInt s = PART ? sv % a.batch : sv;                                                      \
-    GsInt pr0 = 0, pr1 = sh.m;                                                                     \
-    if (PART) gs_part_range(sh.m, a.parts, (int)(sv / a.batch), &pr0, &pr1);                       \
-    const int m = (int)(pr1 - pr0);                                                                \
-    const int on = sv < vb && k < P;                                                               \
-    /* The whole-chunk paths only where every chunk of the warp is whole (full; full2: two rows    \
-     * more, for the loads shifted down): a warp that holds a partial chunk runs the row-tested    \
-     * path in all its lanes, where it ran both paths one after the other (Nsight Compute,         \
-     * penta 1024 x 1022: 8 % more instructions than at 1024 rows, 21.2 -> 24.4 us). H200,         \
-     * deferred checks, two rounds, per lane -> per warp (us): penta 1024 x 1022 29.6 / 29.1 ->    \
-     * 26.8 / 27.3, periodic 1024 x 1024 (m = 1022) 34.4 / 34.3 -> 31.3 / 32.7, 4096 x 1024        \
-     * 106.3 / 105.7 -> 95.0 / 93.6, LDL^T 27.5 / 26.8 -> 26.8 / 26.0; but where every chunk is    \
-     * whole 65536 x 1024 1048.6 / 1047.3 -> 1057.7 / 1058.4, tri 769.3 / 765.2 -> 775.6 /         \
-     * 774.6 (the code moved). */                                                                  \
-    const int full = __all_sync(0xffffffffu, !on || r0 + L <= m);                                  \
-    const int full2 = __all_sync(0xffffffffu, !on || r0 + L + 2 <= m);                             \
-    GsInt rb = 0, rs = 0, fbase = 0, frs = 0, fkn = 0;                                             \
-    int fst = 0;                                                                                   \
-    T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                          \
-    T pb1[L], pb2[L]; /* GS_SCAN_BACK_EARLY: the backward sweep's factors */                       \
-    const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                           \
-    /* SCOR: thread t < ns CORNER_LEN copies entry t % len of system t / len's corner data */      \
-    enum { CLEN = GS_BANDED_CORNER_LEN(BANDS) };                                                   \
-    const int cq = t / CLEN, cr = t % CLEN;                                                        \
-    const GsInt cs_ = (blockIdx.x % groups) * ns + cq;                                             \
-    const int cget = SCOR && cq < ns && cs_ < vb;                                                  \
-    const T cval =                                                                                 \
-        cget ? C[(a.shared ? 0 : (PART ? cs_ % a.batch : cs_)) * a.corner_len + cr] : (T)0;        \
-    if (on) {                                                                                      \
-      gs_rhs_place(&a, s, &rb, &rs);                                                               \
-      rb += blk * a.rhs_len + pr0 * rs;                                                            \
-      if (a.scan_layout) { /* this block's rows from g L NT, this thread's column t */             \
-        fbase = (GsInt)(blockIdx.x % groups) * (L * (NT)) + t;                                     \
-        frs = NT;                                                                                  \
-        fkn = ns;                                                                                  \
-      } else {                                                                                     \
-        GsInt fb, fs;                                                                              \
-        gs_mat_place(&a, s, &fb, &fs);                                                             \
-        fbase = fb + (GsInt)(r0 + pr0) * fs;                                                       \
-        frs = fs;                                                                                  \
-        fkn = (GsInt)L * fs;                                                                       \
+    /* PAIR: the block solves groups 2 pg and 2 pg + 1 in turn (the launch: groups even) */        \
+    const GsInt groups = (vb + ns - 1) / ns, pgroups = (PAIR) ? groups / 2 : groups;               \
+    const GsInt blk = PART ? a.blk : blockIdx.x / pgroups;                                         \
+    T *const sfx = (T *)gs_tile_dyn; /* PAIR: f, then x, of both groups (GS_SCAN_PAIR_SMEM) */     \
+    const int cpt = L * ns + GS_SCAN_PAIR_PAD; /* PAIR: a chunk's entries in sfx */                \
+    if (PAIR)                                                                                      \
+      GS_SCAN_PAIR_COPY(T, 0, a.batch,                                                             \
+                        f + blk * a.rhs_len + (GsInt)(blockIdx.x % pgroups) * 2 * ns, sfx, L, NT)  \
+    for (int hh = 0; hh < ((PAIR) ? 2 : 1); hh++) {                                                \
+      const GsInt grp =                                                                            \
+          (PAIR) ? 2 * (GsInt)(blockIdx.x % pgroups) + hh : (GsInt)(blockIdx.x % pgroups);         \
+      const GsInt sv = grp * ns + sl;                                                              \
+      const GsInt s = PART ? sv % a.batch : sv;                                                    \
+      GsInt pr0 = 0, pr1 = sh.m;                                                                   \
+      if (PART) gs_part_range(sh.m, a.parts, (int)(sv / a.batch), &pr0, &pr1);                     \
+      const int m = (int)(pr1 - pr0);                                                              \
+      const int on = sv < vb && k < P;                                                             \
+      /* The whole-chunk paths only where every chunk of the warp is whole (full; full2: two rows  \
+       * more, for the loads shifted down): a warp that holds a partial chunk runs the row-tested  \
+       * path in all its lanes, where it ran both paths one after the other (Nsight Compute,       \
+       * penta 1024 x 1022: 8 % more instructions than at 1024 rows, 21.2 -> 24.4 us). H200,       \
+       * deferred checks, two rounds, per lane -> per warp (us): penta 1024 x 1022 29.6 / 29.1 ->  \
+       * 26.8 / 27.3, periodic 1024 x 1024 (m = 1022) 34.4 / 34.3 -> 31.3 / 32.7, 4096 x 1024      \
+       * 106.3 / 105.7 -> 95.0 / 93.6, LDL^T 27.5 / 26.8 -> 26.8 / 26.0; but where every chunk is  \
+       * whole 65536 x 1024 1048.6 / 1047.3 -> 1057.7 / 1058.4, tri 769.3 / 765.2 -> 775.6 /       \
+       * 774.6 (the code moved). */                                                                \
+      const int full = __all_sync(0xffffffffu, !on || r0 + L <= m);                                \
+      const int full2 = __all_sync(0xffffffffu, !on || r0 + L + 2 <= m);                           \
+      GsInt rb = 0, rs = 0, fbase = 0, frs = 0, fkn = 0;                                           \
+      int fst = 0;                                                                                 \
+      T c1[L], c2[L], ft[L], z[2] = {0, 0};                                                        \
+      T pb1[L], pb2[L]; /* GS_SCAN_BACK_EARLY: the backward sweep's factors */                     \
+      const T *Cm = C + (a.shared ? 0 : s) * a.corner_len;                                         \
+      /* SCOR: thread t < ns CORNER_LEN copies entry t % len of system t / len's corner data */    \
+      enum { CLEN = GS_BANDED_CORNER_LEN(BANDS) };                                                 \
+      const int cq = t / CLEN, cr = t % CLEN;                                                      \
+      const GsInt cs_ = grp * ns + cq;                                                             \
+      const int cget = SCOR && cq < ns && cs_ < vb;                                                \
+      const T cval =                                                                               \
+          cget ? C[(a.shared ? 0 : (PART ? cs_ % a.batch : cs_)) * a.corner_len + cr] : (T)0;      \
+      if (on) {                                                                                    \
+        gs_rhs_place(&a, s, &rb, &rs);                                                             \
+        rb += blk * a.rhs_len + pr0 * rs;                                                          \
+        if (a.scan_layout) { /* this block's rows from g L NT, this thread's column t */           \
+          fbase = grp * (L * (NT)) + t;                                                            \
+          frs = NT;                                                                                \
+          fkn = ns;                                                                                \
+        } else {                                                                                   \
+          GsInt fb, fs;                                                                            \
+          gs_mat_place(&a, s, &fb, &fs);                                                           \
+          fbase = fb + (GsInt)(r0 + pr0) * fs;                                                     \
+          frs = fs;                                                                                \
+          fkn = (GsInt)L * fs;                                                                     \
+        }                                                                                          \
+        fst = fstatus[a.shared ? 0 : s];                                                           \
+        if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */       \
+          _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                          \
+              f[rb + (GsInt)(m + r) * rs];                                                         \
+        if (penta) {                                                                               \
+          GS_SCAN_FLOAD(T, L, F[0], 0, c2)                                                         \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                 \
+        }                                                                                          \
+        GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 0, c1)                                               \
+        T ia[L];                                                                                   \
+        if (PAIR && !spd) { /* in flight while the copies of f complete */                         \
+          GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, ia)                                             \
+        }                                                                                          \
+        if (PAIR) {                                                                                \
+          if (hh == 0) GS_SCAN_PAIR_WAIT();                                                        \
+          const T *sp_ = sfx + (hh * P + k) * cpt + sl;                                            \
+          _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] = r0 + j < m ? sp_[j * ns] : (T)0;   \
+        } else {                                                                                   \
+          GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                           \
+        }                                                                                          \
+        if (spd) { /* L z = f: c1 = -l1, c2 = -l2 */                                               \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            c1[j] = -c1[j];                                                                        \
+            c2[j] = -c2[j];                                                                        \
+          }                                                                                        \
+        } else {                                                                                   \
+          if (!(PAIR)) GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, ia)                                \
+          gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                              \
+        }                                                                                          \
+        gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                          \
+        if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                   \
+          if (spd) {                                                                               \
+            GS_SCAN_FLOAD(T, L, F[1], 1, pb1)                                                      \
+            GS_SCAN_FLOAD(T, L, F[0], 2, pb2)                                                      \
+          } else {                                                                                 \
+            GS_SCAN_FLOAD(T, L, F[3], 0, pb1)                                                      \
+            GS_SCAN_FLOAD(T, L, F[4], 0, pb2)                                                      \
+          }                                                                                        \
+        }                                                                                          \
       }                                                                                            \
-      fst = fstatus[a.shared ? 0 : s];                                                             \
-      if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */         \
-        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                            \
-            f[rb + (GsInt)(m + r) * rs];                                                           \
-      if (penta) {                                                                                 \
-        GS_SCAN_FLOAD(T, L, F[0], 0, c2)                                                           \
-      } else {                                                                                     \
-        _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                   \
-      }                                                                                            \
-      GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 0, c1)                                                 \
-      GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                               \
-      if (spd) { /* L z = f: c1 = -l1, c2 = -l2 */                                                 \
+      if (cget) scor[SCOR ? cq : 0][cr] = cval;                                                    \
+      __syncthreads();                                                                             \
+      GS_SCAN_CHAIN(S, L, 0) /* the states entering the chunks */                                  \
+      __syncthreads();                                                                             \
+      if (on) {                                                                                    \
+        gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[me]);                                      \
+        if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */         \
+          GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                             \
+          _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                            \
+        }                                                                                          \
+        if (GS_SCAN_BACK_EARLY(PART, MB, PER)) { /* loaded with the forward sweep's */             \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            c1[j] = pb1[j];                                                                        \
+            c2[j] = pb2[j];                                                                        \
+          }                                                                                        \
+        } else if (spd) {                                                                          \
+          GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                             \
+          if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                              \
+        } else {                                                                                   \
+          GS_SCAN_FLOAD(T, L, F[penta ? 3 : 2], 0, c1)                                             \
+          if (penta) GS_SCAN_FLOAD(T, L, F[4], 0, c2)                                              \
+        }                                                                                          \
         _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
           c1[j] = -c1[j];                                                                          \
-          c2[j] = -c2[j];                                                                          \
-        }                                                                                          \
-      } else {                                                                                     \
-        T ia[L];                                                                                   \
-        GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, ia)                                               \
-        gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                \
-      }                                                                                            \
-      gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                            \
-      if (GS_SCAN_BACK_EARLY(PART, MB, PER)) {                                                     \
-        if (spd) {                                                                                 \
-          GS_SCAN_FLOAD(T, L, F[1], 1, pb1)                                                        \
-          GS_SCAN_FLOAD(T, L, F[0], 2, pb2)                                                        \
-        } else {                                                                                   \
-          GS_SCAN_FLOAD(T, L, F[3], 0, pb1)                                                        \
-          GS_SCAN_FLOAD(T, L, F[4], 0, pb2)                                                        \
+          c2[j] = penta ? -c2[j] : (T)0;                                                           \
         }                                                                                          \
       }                                                                                            \
-    }                                                                                              \
-    if (cget) scor[SCOR ? cq : 0][cr] = cval;                                                      \
-    __syncthreads();                                                                               \
-    GS_SCAN_CHAIN(S, L, 0) /* the states entering the chunks */                                    \
-    __syncthreads();                                                                               \
-    if (on) {                                                                                      \
-      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[me]);                                        \
-      if (spd) { /* y = z / d, then L^T x = y: -l1 of the row below, -l2 of two below */           \
-        GS_SCAN_FLOAD(T, L, F[penta ? 2 : 1], 0, c1)                                               \
-        _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] *= c1[j];                              \
-      }                                                                                            \
-      if (GS_SCAN_BACK_EARLY(PART, MB, PER)) { /* loaded with the forward sweep's */               \
-        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
-          c1[j] = pb1[j];                                                                          \
-          c2[j] = pb2[j];                                                                          \
-        }                                                                                          \
-      } else if (spd) {                                                                            \
-        GS_SCAN_FLOAD(T, L, F[penta ? 1 : 0], 1, c1)                                               \
-        if (penta) GS_SCAN_FLOAD(T, L, F[0], 2, c2)                                                \
-      } else {                                                                                     \
-        GS_SCAN_FLOAD(T, L, F[penta ? 3 : 2], 0, c1)                                               \
-        if (penta) GS_SCAN_FLOAD(T, L, F[4], 0, c2)                                                \
-      }                                                                                            \
-      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
-        c1[j] = -c1[j];                                                                            \
-        c2[j] = penta ? -c2[j] : (T)0;                                                             \
-      }                                                                                            \
-    }                                                                                              \
-    __syncthreads(); /* every state read before the backward maps overwrite them */                \
-    if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[me], smap[me] + 4);                      \
-    __syncthreads();                                                                               \
-    GS_SCAN_CHAIN(S, L, 1) /* backward: from the last chunk down */                                \
-    __syncthreads();                                                                               \
-    T chk = 0; /* stays 0 unless a value is inf or NaN */                                          \
-    if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[me]);                                  \
-    if (PER) { /* the last h unknowns from the block's end values, then y -= W z */                \
-      /* W's rows for the chunks that reach where W matters, loaded before the tail's barriers so  \
-       * that they arrive while the tail is solved (into c1, c2: the sweeps are done with them);   \
-       * after them in the LDL^T-only kernels, which spill more registers the other way. H200,     \
-       * deferred checks: periodic penta 4096 x 1024 127.4 / 128.0 -> 122.7 / 123.6 us, 1024 x     \
-       * 1024 40.0 / 38.7 -> 38.0 / 37.9, tri unchanged. With 16-row chunks W's extents and the    \
-       * tail's corner data come from shared memory (staged during the forward sweep), and the     \
-       * tail needs one barrier instead of two (below): 1024 x 1024 38.2 / 38.6 -> 37.9 / 37.1,    \
-       * 4096 x 1024 124.6 / 124.8 -> 113.8 / 114.0, tri 1024 x 1024 22.7 / 22.6 -> 20.0 / 20.5.   \
-       */                                                                                          \
-      GsInt phi = 0, plo = m;                                                                      \
-      const T *Cd = SCOR ? scor[SCOR ? sl : 0] : Cm; /* the corner data, on chip where staged */   \
-      if (on) gs_banded_w_rows_##S(&sh, Cd, &phi, &plo);                                           \
-      const int wch = on && (r0 < phi || r0 + L > plo);                                            \
-      GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) != 1)                                                     \
-      /* f's last h values, for the threads that solve the tail (but in LDL^T-only kernels) */     \
-      if ((SPDK) != 1 && on && k == 0) {                                                           \
-        syz[sl][4] = z[0];                                                                         \
-        syz[sl][5] = z[1];                                                                         \
-      }                                                                                            \
-      if (on) GS_PER_ENDS(L, syz[sl], ft)                                                          \
+      __syncthreads(); /* every state read before the backward maps overwrite them */              \
+      if (on) gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[me], smap[me] + 4);                    \
       __syncthreads();                                                                             \
-      if ((SPDK) == 1) {                                                                           \
-        /* One thread solves the tail, the others wait (solving it in each thread that needs it    \
-         * spilled 420 bytes in the double kernel and was slower: 27.4 -> 29.2 us at 1024^2). */   \
-        GS_PER_TAIL(T, S, Cd, syz[sl], fst, syz[sl] + 4, 1)                                        \
+      GS_SCAN_CHAIN(S, L, 1) /* backward: from the last chunk down */                              \
+      __syncthreads();                                                                             \
+      T chk = 0; /* stays 0 unless a value is inf or NaN */                                        \
+      if (on) gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[me]);                                \
+      if (PER) { /* the last h unknowns from the block's end values, then y -= W z */              \
+        /* W's rows for the chunks that reach where W matters, loaded before the tail's barriers   \
+         * so that they arrive while the tail is solved (into c1, c2: the sweeps are done with     \
+         * them); after them in the LDL^T-only kernels, which spill more registers the other way.  \
+         * H200, deferred checks: periodic penta 4096 x 1024 127.4 / 128.0 -> 122.7 / 123.6 us,    \
+         * 1024 x 1024 40.0 / 38.7 -> 38.0 / 37.9, tri unchanged. With 16-row chunks W's extents   \
+         * and the tail's corner data come from shared memory (staged during the forward sweep),   \
+         * and the tail needs one barrier instead of two (below): 1024 x 1024 38.2 / 38.6 -> 37.9  \
+         * / 37.1, 4096 x 1024 124.6 / 124.8 -> 113.8 / 114.0, tri 1024 x 1024 22.7 / 22.6 -> 20.0 \
+         * / 20.5.                                                                                 \
+         */                                                                                        \
+        GsInt phi = 0, plo = m;                                                                    \
+        const T *Cd = SCOR ? scor[SCOR ? sl : 0] : Cm; /* the corner data, on chip where staged */ \
+        if (on) gs_banded_w_rows_##S(&sh, Cd, &phi, &plo);                                         \
+        const int wch = on && (r0 < phi || r0 + L > plo);                                          \
+        GS_SCAN_W_LOAD(T, L, BANDS, (SPDK) != 1)                                                   \
+        /* f's last h values, for the threads that solve the tail (but in LDL^T-only kernels) */   \
+        if ((SPDK) != 1 && on && k == 0) {                                                         \
+          syz[sl][4] = z[0];                                                                       \
+          syz[sl][5] = z[1];                                                                       \
+        }                                                                                          \
+        if (on) GS_PER_ENDS(L, syz[sl], ft)                                                        \
         __syncthreads();                                                                           \
-        GS_SCAN_W_LOAD(T, L, BANDS, 1)                                                             \
-        if (wch) GS_SCAN_W_APPLY(T, L, syz[sl][4], syz[sl][5])                                     \
+        if ((SPDK) == 1) {                                                                         \
+          /* One thread solves the tail, the others wait (solving it in each thread that needs it  \
+           * spilled 420 bytes in the double kernel and was slower: 27.4 -> 29.2 us at 1024^2). */ \
+          GS_PER_TAIL(T, S, Cd, syz[sl], fst, syz[sl] + 4, 1)                                      \
+          __syncthreads();                                                                         \
+          GS_SCAN_W_LOAD(T, L, BANDS, 1)                                                           \
+          if (wch) GS_SCAN_W_APPLY(T, L, syz[sl][4], syz[sl][5])                                   \
+        }                                                                                          \
+        /* Otherwise each thread that needs the last h unknowns (the system's first, which stores  \
+         * them, and those W reaches) solves for them itself, a few dozen operations on shared     \
+         * memory, instead of waiting at a second barrier for one thread to solve them. */         \
+        if ((SPDK) != 1 && on && (wch || k == 0)) {                                                \
+          T zz[2] = {syz[sl][4], syz[sl][5]};                                                      \
+          GS_PER_TAIL_SOLVE(T, S, Cd, syz[sl], zz, fst, k == 0, k == 0)                            \
+          if (wch) GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                              \
+        }                                                                                          \
       }                                                                                            \
-      /* Otherwise each thread that needs the last h unknowns (the system's first, which stores    \
-       * them, and those W reaches) solves for them itself, a few dozen operations on shared       \
-       * memory, instead of waiting at a second barrier for one thread to solve them. */           \
-      if ((SPDK) != 1 && on && (wch || k == 0)) {                                                  \
-        T zz[2] = {syz[sl][4], syz[sl][5]};                                                        \
-        GS_PER_TAIL_SOLVE(T, S, Cd, syz[sl], zz, fst, k == 0, k == 0)                              \
-        if (wch) GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                \
+      if (on) {                                                                                    \
+        _Pragma("unroll") for (int j = 0; j < L; j++) {                                            \
+          if (fst) ft[j] = (T)NAN;                                                                 \
+          chk += r0 + j < m ? ft[j] * (T)0 : (T)0;                                                 \
+        }                                                                                          \
+        if (PAIR) {                                                                                \
+          T *sp_ = sfx + (hh * P + k) * cpt + sl;                                                  \
+          _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) sp_[j * ns] = ft[j];       \
+        } else {                                                                                   \
+          T *xp = x + rb + (GsInt)r0 * rs;                                                         \
+          if (full) {                                                                              \
+            GS_TILE_STORE(T, L, xp, rs, ft)                                                        \
+          } else {                                                                                 \
+            _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) xp[(GsInt)j * rs] =      \
+                ft[j];                                                                             \
+          }                                                                                        \
+        }                                                                                          \
+        if (fst)                                                                                   \
+          gs_mark(status, s, fst, sum);                                                            \
+        else if (chk != 0 || chk != chk)                                                           \
+          gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                           \
       }                                                                                            \
-    }                                                                                              \
-    if (on) {                                                                                      \
-      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
-        if (fst) ft[j] = (T)NAN;                                                                   \
-        chk += r0 + j < m ? ft[j] * (T)0 : (T)0;                                                   \
-      }                                                                                            \
-      T *xp = x + rb + (GsInt)r0 * rs;                                                             \
-      if (full) {                                                                                  \
-        GS_TILE_STORE(T, L, xp, rs, ft)                                                            \
-      } else {                                                                                     \
-        _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j < m) xp[(GsInt)j * rs] = ft[j];   \
-      }                                                                                            \
-      if (fst)                                                                                     \
-        gs_mark(status, s, fst, sum);                                                              \
-      else if (chk != 0 || chk != chk)                                                             \
-        gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                             \
-    }                                                                                              \
+      if (PAIR) __syncthreads(); /* the block's maps free for the next group, or x complete */     \
+    }                            /* hh */                                                          \
+    if (PAIR)                                                                                      \
+      GS_SCAN_PAIR_COPY(T, 1, a.batch,                                                             \
+                        x + blk * a.rhs_len + (GsInt)(blockIdx.x % pgroups) * 2 * ns, sfx, L, NT)  \
   }
 #define GS_CUDA_BANDED_SCAN_ALL(T, S)                                                              \
   /* System sl's chain of P > 32 chunks over the calling warp's lanes: lane j composes the maps of \
@@ -2485,12 +2584,12 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, -1, g)                                                       \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 0, 1, s)                                                        \
   GS_CUDA_BANDED_SCAN(T, S, 5, 16, 1, 1, s)                                                        \
-  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, w, 2 * GS_SCAN_THREADS, 1, 0)                         \
-  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 1, -1, w, 2 * GS_SCAN_THREADS, 1, 0)                         \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, w, 2 * GS_SCAN_THREADS, 1, 0, 0)                      \
+  GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 1, -1, w, 2 * GS_SCAN_THREADS, 1, 0, 0)                      \
   GS_CUDA_BANDED_SCAN_NT(T, S, 3, 16, 0, -1, p, GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, 3, 16, -1), \
-                         1)                                                                        \
+                         1, 0)                                                                     \
   GS_CUDA_BANDED_SCAN_NT(T, S, 5, 16, 0, -1, p, GS_SCAN_THREADS, GS_SCAN_MIN_BLOCKS(T, 5, 16, -1), \
-                         1)                                                                        \
+                         1, 0)                                                                     \
   typedef void (*GsScanK_##S)(GsBandedKArgs, GsPtrs, const T *, const int *, const T *, T *,       \
                               int *, GsBandedDevSummary *);                                        \
   /* [L == 16][bands == 5][periodic]; then the LDL^T-only pentadiagonal 16-row ones [periodic] */  \
@@ -2509,6 +2608,13 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
                                                  gs_banded_scan_k_##S##5160p};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
+/* PAIR kernels (GS_SCAN_PAIR_OK): double, 16-row chunks, not periodic, LU or LDL^T as the batch
+ * says; [bands == 5] */
+GS_CUDA_BANDED_SCAN_NT(double, d, 3, 16, 0, -1, q, GS_SCAN_THREADS,
+                       GS_SCAN_MIN_BLOCKS(double, 3, 16, -1), 0, 1)
+GS_CUDA_BANDED_SCAN_NT(double, d, 5, 16, 0, -1, q, GS_SCAN_THREADS,
+                       GS_SCAN_MIN_BLOCKS(double, 5, 16, -1), 0, 1)
+static const GsScanK_d gs_scan_pair_k_d[2] = {gs_banded_scan_k_d3160q, gs_banded_scan_k_d5160q};
 
 /* A factor array from the matrix layout (src) into the scan's own (dst, gs_scan_layout_len):
  * the scan's block of ns systems reads each row of its chunks as NT consecutive entries where the
@@ -3006,6 +3112,44 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     GsScanK_f kf = sp     ? gs_scan_spd_k_f[per]
                    : wide ? gs_scan_w_k_f[per]
                           : gs_scan_k_f[l16][b5][per];
+    /* Paired groups (GS_SCAN_PAIR_SMEM's comment): where the batch's whole pairs of groups fill
+     * every thread of the blocks, a group's systems are even (a 16-byte pair of values never
+     * straddles the two groups) and the rows' pairs of values are 16-byte aligned; auto: groups
+     * of at most GS_SCAN_PAIR_AUTO_NS systems. */
+    const int pair_ok = !d && !per && !sp && !wide && l16 && bi->interleaved && ns % 2 == 0 &&
+                        ns * bi->tile_p == nt && bi->batch % (2 * ns) == 0 &&
+                        (uintptr_t)f % 16 == 0 && (uintptr_t)x % 16 == 0;
+    const int pair =
+        pair_ok && (bi->scan_pair == GS_BANDED_STAGED_ON ||
+                    (bi->scan_pair == GS_BANDED_STAGED_AUTO && ns <= GS_SCAN_PAIR_AUTO_NS));
+    if (pair) {
+      const size_t smem = GS_SCAN_PAIR_SMEM(bi->tile_p, ns, 16, sizeof(double));
+      if ((size_t)cc->scan_pair_attr[b5] != smem) { /* first solve of this kernel and size */
+        const void *kern = (const void *)gs_scan_pair_k_d[b5];
+        cudaFuncAttributes fa;
+        GsCallCuda(ctx, cudaFuncGetAttributes(&fa, kern));
+        GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem));
+        /* Shared memory for the blocks the registers allow (GS_SCAN_MIN_BLOCKS), no more: the
+         * rest stays L1, where the loads in flight land. */
+        const int per_sm = b5 ? 1 : 2;
+        const size_t need = (size_t)per_sm * (smem + fa.sharedSizeBytes + 1024);
+        int most = 0, dev = 0;
+        GsCallCuda(ctx, cudaGetDevice(&dev));
+        GsCallCuda(ctx,
+                   cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        const int pct = most > 0 ? (int)((100 * need + (size_t)most - 1) / (size_t)most) : 100;
+        GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             pct < 100 ? pct : 100));
+        cc->scan_pair_attr[b5] = (int)smem;
+      }
+      gs_scan_pair_k_d[b5]<<<(unsigned int)(nb / 2), (unsigned int)nt, smem, cc->stream>>>(
+          a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      GsCheckLaunchCuda(ctx, "gs_banded_scan_k (pairs)");
+      GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+      sum->staged = 1;
+      return 0;
+    }
     if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
       const void *kern = d ? (const void *)kf : (const void *)kd;
       GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
