@@ -62,6 +62,8 @@ skip vec || step "bench vec" bench.log "$BUILD/tools/gpusolve" bench -json_dir "
 skip banded || step "bench banded" bench.log "$BUILD/tools/gpusolve" banded -sweep 1 -json_dir "$OUT" ${GS_BANDED_ARGS:-}
 # The algorithms side by side where the automatic choice moves between them (deferred checks).
 skip banded || step "bench banded algos" bench.log "$BUILD/tools/gpusolve" banded -algos 1 -json_dir "$OUT"
+# The banded scan's access pattern alone (bytes moved in pieces of 4 to 32 systems; performance.md)
+skip banded || step "probe banded pattern" bench.log "$BUILD/benchmarks/gpusolve-probe-banded-pattern"
 # Sparse: SpMV on the issue's matrices beside cuSPARSE, CG + Jacobi per iteration.
 # shellcheck disable=SC2086
 skip sparse || step "bench sparse" bench.log "$BUILD/tools/gpusolve" spmv -suite 1 -json_dir "$OUT" ${GS_SPMV_ARGS:-}

@@ -1,0 +1,153 @@
+/* gpusolve-probe-banded-pattern: how fast a GPU moves the bytes of a batched banded solve in the
+ * access patterns of the SCAN kernels (banded.cu), with no arithmetic but a sum.
+ *
+ * f and x are interleaved, n rows of B systems (row r of system s at r ld + s). A block of NT
+ * threads holds W = NT / P systems, thread t = k W + s owning chunk k (L = n / P rows) of system s,
+ * as the scan does: each row of f and x a block touches is a piece of W values (8 W bytes), 512 KB
+ * from the next row at B = 65536. Each thread loads its L values of f and of NA arrays in the
+ * scan's own layout (a block's chunk row j: NT consecutive values), adds them and stores x. The
+ * bytes are (2 + NA) 8 per unknown, the solve's floor for NA factor arrays (5 penta, 3 tri).
+ * Printed: ms (median of 15 calls), GB/s and the fraction of a 2 GiB device copy's bandwidth.
+ * Blocks per SM can be capped with unused dynamic shared memory (the real kernels' residency).
+ * Results quoted in banded.cu (GS_SCAN_PAIR_*) and docs/performance.md were measured with it. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+#define PR_CK(x)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "probe: CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);      \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define PR_KERNEL(L, NA, NT)                                                                       \
+  static __global__ void __launch_bounds__(NT)                                                     \
+      pr_scan_##L##_##NA##_##NT(const double *__restrict__ f, double *__restrict__ x,              \
+                                const double *__restrict__ fa, long ld, int n, int B,              \
+                                long fstride) {                                                    \
+    const int P = n / (L), W = (NT) / P;                                                           \
+    const int t = (int)threadIdx.x, s = t % W, k = t / W;                                          \
+    const long sys = (long)blockIdx.x * W + s;                                                     \
+    if (sys >= B) return;                                                                          \
+    double v[L];                                                                                   \
+    const double *fp = f + (long)k * (L)*ld + sys;                                                 \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = __ldcs(fp + (long)j * ld);              \
+    _Pragma("unroll") for (int q = 0; q < (NA); q++) {                                             \
+      const double *ap = fa + q * fstride + (long)blockIdx.x * (L) * (NT) + t;                     \
+      _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] += ap[(long)j * (NT)];                  \
+    }                                                                                              \
+    double *xp = x + (long)k * (L)*ld + sys;                                                       \
+    _Pragma("unroll") for (int j = 0; j < (L); j++) __stcs(xp + (long)j * ld, v[j]);               \
+  }
+PR_KERNEL(16, 0, 256)
+PR_KERNEL(32, 0, 256)
+PR_KERNEL(32, 0, 512)
+PR_KERNEL(32, 0, 1024)
+PR_KERNEL(16, 5, 256)
+PR_KERNEL(16, 3, 256)
+PR_KERNEL(16, 5, 512)
+PR_KERNEL(16, 3, 512)
+PR_KERNEL(16, 5, 1024)
+PR_KERNEL(16, 3, 1024)
+
+typedef void (*PrKernel)(const double *, double *, const double *, long, int, int, long);
+
+static __global__ void pr_copy(const double2 *__restrict__ a, double2 *__restrict__ b, long n) {
+  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+       i += (long)gridDim.x * blockDim.x)
+    b[i] = a[i];
+}
+
+static int cmp_float(const void *a, const void *b) {
+  const float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+#define PR_REPS 15
+typedef struct {
+  PrKernel k;
+  int L, na, nt, pad, smem_kb;
+  const char *what;
+} PrCase;
+
+int main(void) {
+  const int n = 1024, B = 65536;
+  const long ldmax = B + 64, fsz = (long)n * ldmax, fstride = (long)n * B + 4096;
+  double *f = NULL, *x = NULL, *fa = NULL;
+  PR_CK(cudaMalloc((void **)&f, (size_t)fsz * 8));
+  PR_CK(cudaMalloc((void **)&x, (size_t)fsz * 8));
+  PR_CK(cudaMalloc((void **)&fa, (size_t)(5 * fstride) * 8));
+  PR_CK(cudaMemset(f, 0, (size_t)fsz * 8));
+  PR_CK(cudaMemset(fa, 0, (size_t)(5 * fstride) * 8));
+  cudaEvent_t e0, e1;
+  PR_CK(cudaEventCreate(&e0));
+  PR_CK(cudaEventCreate(&e1));
+  float t[PR_REPS], ms = 0;
+  /* the ceiling: a device copy of 2 GiB (1 GiB read, 1 GiB written) */
+  const long cn = (1L << 30) / 16;
+  for (int r = -1; r < PR_REPS; r++) {
+    PR_CK(cudaEventRecord(e0, 0));
+    pr_copy<<<132 * 16, 256>>>((const double2 *)fa, (double2 *)(fa + 2 * cn), cn);
+    PR_CK(cudaEventRecord(e1, 0));
+    PR_CK(cudaEventSynchronize(e1));
+    PR_CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 0) t[r] = ms;
+  }
+  qsort(t, PR_REPS, sizeof t[0], cmp_float);
+  const double copy = 2.0 * (double)(1L << 30) / (t[PR_REPS / 2] * 1e-3) / 1e9;
+  printf("device copy, 2 GiB: %.3f ms, %.0f GB/s\n", t[PR_REPS / 2], copy);
+  const PrCase cases[] = {
+      {pr_scan_16_0_256, 16, 0, 256, 0, 0, "f and x"},
+      {pr_scan_32_0_256, 32, 0, 256, 0, 0, "f and x"},
+      {pr_scan_32_0_512, 32, 0, 512, 0, 0, "f and x"},
+      {pr_scan_32_0_1024, 32, 0, 1024, 0, 0, "f and x"},
+      {pr_scan_16_0_256, 16, 0, 256, 32, 0, "f and x, ld padded"},
+      {pr_scan_32_0_512, 32, 0, 512, 32, 0, "f and x, ld padded"},
+      {pr_scan_16_5_256, 16, 5, 256, 0, 0, "penta scan"},
+      {pr_scan_16_3_256, 16, 3, 256, 0, 0, "tri scan"},
+      {pr_scan_16_5_256, 16, 5, 256, 32, 0, "penta scan, ld padded"},
+      {pr_scan_16_5_512, 16, 5, 512, 0, 0, "penta, 512 threads"},
+      {pr_scan_16_3_512, 16, 3, 512, 0, 0, "tri, 512 threads"},
+      {pr_scan_16_5_1024, 16, 5, 1024, 0, 0, "penta, 1024 threads"},
+      {pr_scan_16_3_1024, 16, 3, 1024, 0, 0, "tri, 1024 threads"},
+      {pr_scan_16_5_256, 16, 5, 256, 0, 150, "penta, 1 block a SM"},
+      {pr_scan_16_5_256, 16, 5, 256, 0, 100, "penta, 2 blocks a SM"},
+      {pr_scan_16_3_256, 16, 3, 256, 0, 100, "tri, 2 blocks a SM"},
+  };
+  const double unk = (double)n * B;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const PrCase *p = &cases[c];
+    const int P = n / p->L, W = p->nt / P, blocks = (B + W - 1) / W;
+    const long ld = B + p->pad;
+    const size_t smem = (size_t)p->smem_kb * 1024;
+    PR_CK(cudaFuncSetAttribute((const void *)p->k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               200 * 1024));
+    int per_sm = 0;
+    PR_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, p->k, p->nt, smem));
+    for (int r = -1; r < PR_REPS; r++) {
+      PR_CK(cudaEventRecord(e0, 0));
+      p->k<<<blocks, p->nt, smem>>>(f, x, fa, ld, n, B, fstride);
+      PR_CK(cudaEventRecord(e1, 0));
+      PR_CK(cudaEventSynchronize(e1));
+      PR_CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (r >= 0) t[r] = ms;
+    }
+    PR_CK(cudaGetLastError());
+    qsort(t, PR_REPS, sizeof t[0], cmp_float);
+    const double med = t[PR_REPS / 2], gbs = unk * 8.0 * (2 + p->na) / (med * 1e-3) / 1e9;
+    printf("%-24s L=%2d arrays=%d threads=%4d pieces of %3d B, ld %ld, %d blocks a SM: %.3f ms, "
+           "%.0f GB/s, %.1f%% of copy\n",
+           p->what, p->L, p->na, p->nt, W * 8, ld, per_sm, med, gbs, 100 * gbs / copy);
+  }
+  printf("floors at the copy's bandwidth: penta (56 B) %.3f ms, tri (40 B) %.3f ms, f and x (16 B) "
+         "%.3f ms\n",
+         unk * 56 / copy / 1e6, unk * 40 / copy / 1e6, unk * 16 / copy / 1e6);
+  cudaFree(f);
+  cudaFree(x);
+  cudaFree(fa);
+  return 0;
+}
