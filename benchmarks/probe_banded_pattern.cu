@@ -25,10 +25,9 @@
   } while (0)
 
 #define PR_KERNEL(L, NA, NT)                                                                       \
-  static __global__ void __launch_bounds__(NT)                                                     \
-      pr_scan_##L##_##NA##_##NT(const double *__restrict__ f, double *__restrict__ x,              \
-                                const double *__restrict__ fa, long ld, int n, int B,              \
-                                long fstride) {                                                    \
+  static __global__ void __launch_bounds__(NT) pr_scan_##L##_##NA##_##NT(                          \
+      const double *__restrict__ f, double *__restrict__ x, const double *__restrict__ fa,         \
+      long ld, int n, int B, long fstride) {                                                       \
     const int P = n / (L), W = (NT) / P;                                                           \
     const int t = (int)threadIdx.x, s = t % W, k = t / W;                                          \
     const long sys = (long)blockIdx.x * W + s;                                                     \
