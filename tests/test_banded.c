@@ -2086,6 +2086,35 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           (long long)dv.batch, parts);
     CHECK_OK(GsBandedDestroy(&A));
   }
+  /* On a GPU, interleaved double pentadiagonal LU batches of 2033 to 2048 rows go to the scan
+   * (whose blocks pair their groups of 2 systems there) up to 16384 systems; one thread per
+   * system beyond (GPU only: large batches). */
+  {
+    GsDeviceInfo ginfo;
+    memset(&ginfo, 0, sizeof ginfo);
+    ginfo.device_id = -1;
+    CHECK_OK(GsGetDeviceInfo(ctx, &ginfo));
+    for (int v = 0; v < 3 && ginfo.device_id >= 0; v++) {
+      GsBandedDesc dv = {5,
+                         v == 2 ? 2032 : 2048,
+                         v == 1 ? 32768 : 16384,
+                         GS_DOUBLE,
+                         GS_BANDED_INTERLEAVED,
+                         0,
+                         0,
+                         0,
+                         0};
+      if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
+      GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+      const GsBandedAlgorithm expect =
+          v == 0 ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD;
+      CHECK_OK(GsBandedGetAlgorithm(A, &got));
+      CHECK(got == expect, "automatic choice for %lld penta systems of %lld rows: %s (expect %s)",
+            (long long)dv.batch, (long long)dv.n, GsBandedAlgorithmName(got),
+            GsBandedAlgorithmName(expect));
+      CHECK_OK(GsBandedDestroy(&A));
+    }
+  }
   /* On an sm_90 GPU, pentadiagonal LU batches of 4096 systems or more of 513 to 1024 rows run one
    * thread per system, staged, where the scan would otherwise take them (staged_beats_scan); not
    * with -banded_staged off, nor periodic, LDL^T or tri batches, nor 512 rows, nor double batches

@@ -237,6 +237,13 @@ static int scan_auto(const GsBandedInfo *bi) {
            : bi->m <= 1024 ? (bi->periodic ? (GsInt)1 << 24 : (GsInt)1 << 26)
            : bi->m <= 2048 ? (GsInt)1 << 23
                            : (GsInt)1 << 22;
+  /* Interleaved double LU batches of 2033 to 2048 rows, where the GPU's scan blocks pair their
+   * groups of 2 systems (banded.cu, GS_SCAN_PAIR_AUTO_NS): up to 16384 systems. H200, 975092a,
+   * deferred checks (us): 16384 x 2048 paired scan 679.6 / 679.7, plain scan 784.7 / 786.8, one
+   * thread a system (the choice before) 790.2. */
+  if (bi->bands == 5 && !bi->periodic && !bi->spd && bi->dt == GS_DOUBLE && bi->interleaved &&
+      bi->m > 2032 && bi->m <= 2048)
+    most = (GsInt)1 << 25;
   return bi->batch <= most / bi->m;
 }
 
