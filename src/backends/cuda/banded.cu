@@ -1546,19 +1546,16 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
       : "memory");
 #define GS_CP_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
-/* The same past L1 where the pair is 16 bytes (double; cp.async.cg takes 16 bytes only). */
+/* 16 bytes from global to shared memory past L1 (cp.async.cg takes 16 bytes only). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define GS_CP_ASYNC_PAIR_CG(dst, src)                                                              \
-  if (sizeof(*(src)) == 8) {                                                                       \
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(                                \
-                     (unsigned)__cvta_generic_to_shared(dst)),                                     \
-                 "l"(src)                                                                          \
-                 : "memory");                                                                      \
-  } else {                                                                                         \
-    GS_CP_ASYNC_PAIR(dst, src)                                                                     \
-  }
+#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
+  asm volatile(                                                                                    \
+      "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
+      "l"(src)                                                                                     \
+      : "memory");
 #else
-#define GS_CP_ASYNC_PAIR_CG(dst, src) GS_CP_ASYNC_PAIR(dst, src)
+#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
+  *(double2 *)(void *)(dst) = *(const double2 *)(const void *)(src);
 #endif
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the small batches' carries kernel
  * (GS_CUDA_BANDED_TILE2_SCANW). */
@@ -2271,7 +2268,7 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
   ((size_t)2 * (size_t)(P) * ((size_t)(L) * (size_t)(ns) + GS_SCAN_PAIR_PAD) * (size_t)(es))
 /* Rows 0 .. sh.m - 1 of the block's 2 ns systems (from g, rows rs_ apart) into sfx_ (OUT 0,
  * cp.async; GS_SCAN_PAIR_WAIT before use) or from sfx_ back to g (OUT 1, after a barrier): a
- * row's 2 ns values as ns pairs, one a thread. */
+ * row's 2 ns values as ns pairs of 16 bytes (PAIR kernels are double only), one a thread. */
 #define GS_SCAN_PAIR_COPY(T, OUT, rs_, g, sfx_, L_, NT_)                                           \
   {                                                                                                \
     const int items_ = (int)sh.m * ns;                                                             \
@@ -2280,13 +2277,10 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
       T *sp_ = (sfx_) + (hh_ * P + r_ / (L_)) * cpt + (r_ % (L_)) * ns + sl_;                      \
       if (OUT) {                                                                                   \
         T *gp_ = (T *)(g) + (GsInt)r_ * (rs_) + 2 * q_;                                            \
-        if (sizeof(T) == 8)                                                                        \
-          *(double2 *)(void *)gp_ = *(const double2 *)(const void *)sp_;                           \
-        else                                                                                       \
-          *(float2 *)(void *)gp_ = *(const float2 *)(const void *)sp_;                             \
+        *(double2 *)(void *)gp_ = *(const double2 *)(const void *)sp_;                             \
       } else {                                                                                     \
         const T *gp_ = (const T *)(g) + (GsInt)r_ * (rs_) + 2 * q_;                                \
-        GS_CP_ASYNC_PAIR_CG(sp_, gp_)                                                              \
+        GS_CP_ASYNC_16_CG(sp_, gp_)                                                                \
       }                                                                                            \
     }                                                                                              \
   }
@@ -2301,6 +2295,7 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
     enum { penta = BANDS == 5 };                                                                   \
+    static_assert(!(PAIR) || sizeof(T) == 8, "paired scan kernels are double only");               \
     /* A chunk's map, then the state entering it: chunk kk of system sl at entry (kk / sq) * sst + \
      * (kk % sq) * ns + sl. Where a warp carries a system's chain (16-row chunks, P > 32), lane j  \
      * takes chunks j sq .. j sq + sq - 1, and groups of sq chunks sit an odd number sst of        \
@@ -3132,12 +3127,11 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
                                              (int)smem));
         /* Shared memory for the blocks the registers allow (GS_SCAN_MIN_BLOCKS), no more: the
          * rest stays L1, where the loads in flight land. */
-        const int per_sm = b5 ? 1 : 2;
+        const int per_sm = GS_SCAN_MIN_BLOCKS(double, b5 ? 5 : 3, 16, -1);
         const size_t need = (size_t)per_sm * (smem + fa.sharedSizeBytes + 1024);
-        int most = 0, dev = 0;
-        GsCallCuda(ctx, cudaGetDevice(&dev));
-        GsCallCuda(ctx,
-                   cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        int most = 0;
+        GsCallCuda(ctx, cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                               cc->device));
         const int pct = most > 0 ? (int)((100 * need + (size_t)most - 1) / (size_t)most) : 100;
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                              pct < 100 ? pct : 100));
@@ -3145,25 +3139,23 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       }
       gs_scan_pair_k_d[b5]<<<(unsigned int)(nb / 2), (unsigned int)nt, smem, cc->stream>>>(
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
-      GsCheckLaunchCuda(ctx, "gs_banded_scan_k (pairs)");
-      GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
-      sum->staged = 1;
-      return 0;
+    } else {
+      if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
+        const void *kern = d ? (const void *)kf : (const void *)kd;
+        GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             GS_SCAN_CARVEOUT));
+        cc->scan_carveout[d][l16][b5][per][sp || wide] = 1;
+      }
+      if (bi->dt == GS_DOUBLE)
+        kd<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
+            a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      else
+        kf<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
+            a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
     }
-    if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
-      const void *kern = d ? (const void *)kf : (const void *)kd;
-      GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           GS_SCAN_CARVEOUT));
-      cc->scan_carveout[d][l16][b5][per][sp || wide] = 1;
-    }
-    if (bi->dt == GS_DOUBLE)
-      kd<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
-          a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
-    else
-      kf<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(
-          a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_scan_k");
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+    sum->staged = pair; /* f and x through shared memory */
     return 0;
   }
   /* Contiguous right-hand sides of a shared matrix: the kernels that stage them. */
