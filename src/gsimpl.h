@@ -155,6 +155,8 @@ typedef struct {
   int staged;         /* GsBandedStaged: -banded_staged, how the GPU runs THREAD's solves */
   int scan_pair;      /* GsBandedStaged values: -banded_scan_pair, whether the GPU's SCAN blocks
                        * take two groups of systems (banded.cu, GS_SCAN_PAIR_OK) */
+  int scan_wide;      /* GsBandedStaged values: -banded_scan_wide, whether the GPU's tridiagonal
+                       * SCAN blocks of 16-row chunks have 512 threads (banded.c) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */

@@ -1690,8 +1690,11 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
   batch_free(&b);
 }
 
+/* Whether staged_case_algo's scan 2 cases (test_scan_wide) are periodic. */
+static int wide_periodic = 0;
+
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
- * the chunked scan with -banded_scan_pair mode) with nrhs blocks f, in place or not; x, the
+ * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode) with nrhs blocks f, in place or not; x, the
  * call's error code and the per-system statuses back. */
 static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
                            int inplace, const double *f, double *x, int *fcode, int *code, int *st,
@@ -1700,7 +1703,8 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
   GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
   int bad = 1;
   const GsInt len = b->rl * nrhs;
-  CHECK_OK(GsOptionsSetValue(ctx, scan ? "-banded_scan_pair" : "-banded_staged", mode));
+  CHECK_OK(GsOptionsSetValue(
+      ctx, scan == 2 ? "-banded_scan_wide" : scan ? "-banded_scan_pair" : "-banded_staged", mode));
   if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
       CHECK_OK(
           GsBandedSetAlgorithm(A, scan ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD)))
@@ -1737,15 +1741,17 @@ static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrh
  * the others are solved. On the CPU the option changes nothing. */
 static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, GsInt n,
                              GsInt batch, GsInt nrhs, int inplace, int bad, int spd, HsRng *r) {
-  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, spd};
+  GsBandedDesc d = {
+      bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, scan == 2 ? wide_periodic : 0, spd};
   Batch b;
   batch_init(&b, &d);
   const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
   fill_matrix(&b, kind, r);
   char what[256];
   describe(&b, kind,
-           scan ? (inplace ? "scan pairs, in place" : "scan pairs")
-                : (inplace ? "staged, in place" : "staged"),
+           scan == 2 ? (inplace ? "scan wide, in place" : "scan wide")
+           : scan    ? (inplace ? "scan pairs, in place" : "scan pairs")
+                     : (inplace ? "staged, in place" : "staged"),
            what, sizeof what);
   const GsInt len = b.rl * nrhs, snan = batch / 3;
   if (bad) zero_row(&b, batch - 1, n / 2);
@@ -1762,7 +1768,8 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
   const GsInt P = (n + 15) / 16, nsb = P > 0 ? 256 / P : 0;
-  const int can = scan ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
+  const int can = scan == 2 ? 0 /* (512-thread blocks are not staged) */
+                 : scan ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
                              (bands == 5 || P <= 64) && nsb * P == 256 && nsb % 2 == 0 &&
                              batch % (2 * nsb) == 0 && !(bands == 5 && spd)
                        : dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
@@ -1849,6 +1856,36 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 1, bands, GS_FLOAT, 1024, 64, 1, 0, 0, spd, r);
     }
   bad_option_value(ctx, "-banded_scan_pair", "both", prev);
+}
+
+/* -banded_scan_wide on against off (GPU: tridiagonal scans of 16-row chunks in blocks of 512
+ * threads, twice the systems of 256): the same bits, statuses and residuals, with bad systems,
+ * at 64 chunks (1024 rows: 8 systems a block against 4), a partial last chunk (1010 rows, two
+ * blocks of right-hand sides in place), 40 chunks (640 rows, a batch not a multiple of the
+ * systems a block), 19 (300 rows), 128 (2048 rows) and 256 (4096 rows: 2 systems a block against
+ * 1); periodic, LDL^T and float too. Pentadiagonal scans do not change (their registers do not
+ * allow 512 threads). Paired groups off, so that "off" is the plain kernel. */
+static void test_scan_wide(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto", pprev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", prev, sizeof prev, NULL));
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_pair", pprev, sizeof pprev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", "off"));
+  for (int per = 0; per < 2; per++) {
+    wide_periodic = per;
+    for (int spd = 0; spd < 2; spd++) {
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 1024, 64, 1, 0, !per, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 1010, 40, 2, 1, 0, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 640, 50, 1, 0, !per, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 300, 33, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 2048, 12, 2, 0, 0, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_DOUBLE, 4096, 5, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 2, 3, GS_FLOAT, 1024, 72, 1, 0, 0, spd, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 16, 1, 0, 0, spd, r);
+    }
+  }
+  wide_periodic = 0;
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", pprev));
+  bad_option_value(ctx, "-banded_scan_wide", "wide", prev);
 }
 
 static void test_staged(GsContext ctx, HsRng *r) {
@@ -2681,6 +2718,7 @@ int main(int argc, char **argv) {
   test_deferred(ctx, &r);
   test_staged(ctx, &r);
   test_scan_pair(ctx, &r);
+  test_scan_wide(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

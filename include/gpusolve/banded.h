@@ -130,6 +130,11 @@ typedef enum {
  * solutions moved through shared memory in rows of both groups (the same bits as unstaged). The
  * option -banded_scan_pair off|auto|on (read at GsBandedCreate): auto (the default) for blocks of
  * 2 systems, on wherever the layout allows, off never.
+ * On a GPU, SCAN solves of tridiagonal systems in 16-row chunks (over 256 rows) run in blocks of
+ * 512 threads, twice the systems of a 256-thread block, for more than 1024 rows and for
+ * interleaved batches of 1009 to 1024 rows and 32768 systems or more (each row of f and x a piece
+ * twice as wide; the same bits either way). The option -banded_scan_wide off|auto|on (read at
+ * GsBandedCreate): auto (the default) as above, on for every such solve, off never.
  * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
  * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
  * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then

@@ -5,6 +5,10 @@
 #include "../backends/common/banded_algo.h"
 #include "../gsimpl.h"
 
+/* Interleaved tri batches of 1009 to 1024 rows take 512-thread SCAN blocks from this many
+ * systems on (GsBandedSetAlgorithm: measured faster at 65536, level at 16384). */
+#define GS_SCAN_WIDE_MIN_BATCH 32768
+
 struct GsBanded_s {
   GsContext ctx;
   GsBandedDesc desc;
@@ -99,6 +103,9 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   int scan_pair = GS_BANDED_STAGED_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_pair", stageds, &scan_pair, NULL);
   bi->scan_pair = scan_pair;
+  int scan_wide = GS_BANDED_STAGED_AUTO;
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_wide", stageds, &scan_wide, NULL);
+  bi->scan_wide = scan_wide;
   static const char *const passes[] = {"auto", "one", "two", NULL};
   int tile_passes = GS_BANDED_TILE_PASSES_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
@@ -388,15 +395,27 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   /* Tri systems of over 64 chunks (past 1024 rows) in 512-thread blocks: twice the systems a
    * block, so each row of f and x is twice as wide (16 bytes at 2048 rows, 8 at 4096 with 256
    * threads). H200, deferred checks, 256 -> 512 threads, two rounds (us): tri 2048 x 2048 95.7 /
-   * 93.9 -> 70.3 / 70.4, 512 x 4096 72.5 / 69.9 -> 57.5 / 57.4; but at 1024 rows (4 systems a
-   * block already) 4096 x 1024 60.5 -> 67.9 / 69.1, 16384 x 1024 203.9 / 203.6 -> 218.8 / 217.4,
-   * periodic 16384 x 1024 239.2 / 237.3 -> 270.3 / 268.9, 65536 x 1024 812.4 / 815.2 -> 801.5 /
-   * 809.3 (float 797.8 / 792.8 -> 727.6 / 722.9). The pentadiagonal LU kernels need 168 registers
-   * a thread, too many for 512. */
-  bi->scan_threads =
-      algo == GS_BANDED_ALGORITHM_SCAN && bi->bands == 3 && bi->tile_l == 16 && bi->tile_p > 64
-          ? 2 * GS_BANDED_SCAN_THREADS
-          : GS_BANDED_SCAN_THREADS;
+   * 93.9 -> 70.3 / 70.4, 512 x 4096 72.5 / 69.9 -> 57.5 / 57.4. The pentadiagonal LU kernels need
+   * 168 registers a thread, too many for 512.
+   * At 1009 to 1024 rows (64 chunks: 4 systems a block, pieces of 32 bytes) only for large
+   * interleaved batches, where the L2's requests bound the solve: a row of f or x is a request of
+   * its own, and 512 threads halve them. H200 at 1867402, deferred checks, two rounds, 256 -> 512
+   * threads (us): 65536 x 1024 773.9 / 775.1 -> 694.2 / 698.9 (each call checked 798.8 / 798.8
+   * -> 722.9 / 716.0), periodic 760.5 / 762.1 -> 742.2 / 740.8, float 778.5 / 784.2 -> 524.4 /
+   * 520.1; Nsight Compute at 65536 x 1024: L2 requests 82.5M -> 56.5M, L2 throughput 93 -> 90 %,
+   * DRAM 72.6 -> 81.2 %, 769.5 -> 688.0 us. Level or slower below: 16384 x 1024 190.5 / 190.9 ->
+   * 190.7 / 190.1, periodic 198.5 / 198.0 -> 203.6 / 203.9, 4096 x 1024 56.2 / 58.1 -> 60.9 /
+   * 61.0, 1024 x 1024 18.1 / 17.7 -> 16.5 / 17.6. (An earlier measurement, before the scans' warp
+   * chains lost their bank conflicts at 4acad11, had 65536 x 1024 812.4 / 815.2 -> 801.5 / 809.3
+   * and 16384 x 1024 203.9 -> 218.8.) -banded_scan_wide on takes 512 threads for every tri scan
+   * of 16-row chunks, off never. */
+  const int wide_auto = bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved &&
+                                            bi->batch >= GS_SCAN_WIDE_MIN_BATCH);
+  bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->bands == 3 && bi->tile_l == 16 &&
+                             (bi->scan_wide == GS_BANDED_STAGED_ON ||
+                              (bi->scan_wide == GS_BANDED_STAGED_AUTO && wide_auto))
+                         ? 2 * GS_BANDED_SCAN_THREADS
+                         : GS_BANDED_SCAN_THREADS;
   GsCall(alloc_factors(A));
   return 0;
 }
