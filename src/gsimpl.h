@@ -157,6 +157,9 @@ typedef struct {
                        * take two groups of systems (banded.cu, GS_SCAN_PAIR_OK) */
   int scan_wide;      /* GsBandedStaged values: -banded_scan_wide, whether the GPU's tridiagonal
                        * SCAN blocks of 16-row chunks have 512 threads (banded.c) */
+  int tile_image;     /* GsBandedStaged values: -banded_tile_image, whether the GPU's one-pass
+                       * TILE solves in double copy their shared-memory image (gs_tile_image_len)
+                       * instead of building it (auto and on: yes) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */

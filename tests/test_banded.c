@@ -1693,8 +1693,33 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
 /* Whether staged_case_algo's scan 2 cases (test_scan_wide) are periodic. */
 static int wide_periodic = 0;
 
+/* An A/B case's arrays and batch, freed. */
+static void free_ab(double *f, double *x0, double *x1, int *st0, int *st1, Batch *b) {
+  free(f);
+  free(x0);
+  free(x1);
+  free(st0);
+  free(st1);
+  batch_free(b);
+}
+
+/* x1 has x0's bits in all len entries (x0 from `other`). */
+static void check_same_bits(const char *what, const double *x0, const double *x1, GsInt len,
+                            const char *other) {
+  GsInt diff = 0, first = -1;
+  for (GsInt k = 0; k < len; k++)
+    if (!same(x0[k], x1[k])) {
+      if (first < 0) first = k;
+      diff++;
+    }
+  CHECK(diff == 0, "%s: %lld entries differ from %s; first [%lld]: %.17g, %.17g", what,
+        (long long)diff, other, (long long)first, first >= 0 ? x1[first] : 0.0,
+        first >= 0 ? x0[first] : 0.0);
+}
+
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
- * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode) with nrhs blocks f, in place or not; x, the
+ * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode; scan 3: a
+ * shared matrix by TILE with -banded_tile_image mode) with nrhs blocks f, in place or not; x, the
  * call's error code and the per-system statuses back. */
 static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
                            int inplace, const double *f, double *x, int *fcode, int *code, int *st,
@@ -1703,11 +1728,16 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
   GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
   int bad = 1;
   const GsInt len = b->rl * nrhs;
-  CHECK_OK(GsOptionsSetValue(
-      ctx, scan == 2 ? "-banded_scan_wide" : scan ? "-banded_scan_pair" : "-banded_staged", mode));
+  CHECK_OK(GsOptionsSetValue(ctx,
+                             scan == 3   ? "-banded_tile_image"
+                             : scan == 2 ? "-banded_scan_wide"
+                             : scan      ? "-banded_scan_pair"
+                                         : "-banded_staged",
+                             mode));
   if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
-      CHECK_OK(
-          GsBandedSetAlgorithm(A, scan ? GS_BANDED_ALGORITHM_SCAN : GS_BANDED_ALGORITHM_THREAD)))
+      CHECK_OK(GsBandedSetAlgorithm(A, scan == 3 ? GS_BANDED_ALGORITHM_TILE
+                                       : scan    ? GS_BANDED_ALGORITHM_SCAN
+                                                 : GS_BANDED_ALGORITHM_THREAD)))
     goto done;
   for (int k = 0; k < b->d.bands; k++)
     if (!(Dv[k] = new_vec(ctx, b->d.dt, b->dl, b->D[k]))) goto done;
@@ -1780,15 +1810,7 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
     CHECK(fc0 == fc1 && fc1 == (bad ? GS_ERR_ZERO_PIVOT : 0),
           "%s: Factor returned %d (plain: %d), expected %d", what, fc1, fc0,
           bad ? GS_ERR_ZERO_PIVOT : 0);
-    GsInt diff = 0, first = -1;
-    for (GsInt k = 0; k < len; k++)
-      if (!same(x0[k], x1[k])) {
-        if (first < 0) first = k;
-        diff++;
-      }
-    CHECK(diff == 0, "%s: %lld entries differ from the plain kernel's; first [%lld]: %.17g, %.17g",
-          what, (long long)diff, (long long)first, first >= 0 ? x1[first] : 0.0,
-          first >= 0 ? x0[first] : 0.0);
+    check_same_bits(what, x0, x1, len, "the plain kernel's");
     CHECK(c0 == c1, "%s: error %d, the plain kernel's %d", what, c1, c0);
     GsInt sdiff = 0;
     for (GsInt s = 0; s < batch; s++)
@@ -1810,12 +1832,7 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
     check_solution(&b, what, f, x1, nrhs, skip, NULL);
     free(skip);
   }
-  free(f);
-  free(x0);
-  free(x1);
-  free(st0);
-  free(st1);
-  batch_free(&b);
+  free_ab(f, x0, x1, st0, st1, &b);
 }
 
 static void staged_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, GsInt nrhs,
@@ -1886,6 +1903,60 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
   wide_periodic = 0;
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", pprev));
   bad_option_value(ctx, "-banded_scan_wide", "wide", prev);
+}
+
+/* -banded_tile_image on against off (GPU, double: a one-pass tiled solve copies Factor's image of
+ * its shared-memory set-up, the padded sweep arrays, the scans' matrices and W, instead of
+ * building it in every block): the same bits and statuses, a NaN right-hand side reported with
+ * its system while the others are solved, and the residuals. */
+static void tile_image_case(GsContext ctx, int bands, GsInt n, GsInt batch, int periodic,
+                            int contig, int spd, GsInt nrhs, HsRng *r) {
+  GsBandedDesc d = {bands,   n, batch, GS_DOUBLE, contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                    contig ? n + 3 : 0, 1, periodic, spd};
+  Batch b;
+  batch_init(&b, &d);
+  const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
+  fill_matrix(&b, kind, r);
+  char what[256];
+  describe(&b, kind, "tile image", what, sizeof what);
+  const GsInt len = b.rl * nrhs, snan = batch / 3;
+  double *f = make_rhs(&b, nrhs, 0.0, r);
+  f[(nrhs - 1) * b.rl + ridx(&b, snan, n - 1)] = NAN;
+  double *x0 = hs_malloc((size_t)len * sizeof *x0), *x1 = hs_malloc((size_t)len * sizeof *x1);
+  int *st0 = hs_malloc((size_t)batch * sizeof *st0), *st1 = hs_malloc((size_t)batch * sizeof *st1);
+  int c0 = 0, c1 = 0, fc = 0, sg = 0;
+  if (!staged_run_algo(ctx, &b, 3, "off", nrhs, 0, f, x0, &fc, &c0, st0, &sg) &&
+      !staged_run_algo(ctx, &b, 3, "on", nrhs, 0, f, x1, &fc, &c1, st1, &sg)) {
+    GsInt sdiff = 0;
+    check_same_bits(what, x0, x1, len, "the solve without the image");
+    for (GsInt sy = 0; sy < batch; sy++)
+      sdiff += st0[sy] != st1[sy];
+    CHECK(sdiff == 0 && c0 == c1 && c1 == GS_ERR_NOT_FINITE && st1[snan] == GS_BANDED_NOT_FINITE,
+          "%s: %lld statuses differ; errors %d and %d, system %lld's status %d", what,
+          (long long)sdiff, c1, c0, (long long)snan, st1[snan]);
+    char *skip = hs_malloc((size_t)batch);
+    memset(skip, 0, (size_t)batch);
+    skip[snan] = 1;
+    check_solution(&b, what, f, x1, nrhs, skip, x0); /* (gaps: as the run without) */
+    free(skip);
+  }
+  free_ab(f, x0, x1, st0, st1, &b);
+}
+
+static void test_tile_image(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_image", prev, sizeof prev, NULL));
+  for (int bands = 3; bands <= 5; bands += 2)
+    for (int per = 0; per < 2; per++) {
+      const GsInt h = per ? bands / 2 : 0;
+      tile_image_case(ctx, bands, 1024 + h, 300, per, 0, 0, 1, r); /* 32 chunks of 32 */
+      tile_image_case(ctx, bands, 1000 + h, 37, per, 0, 1, 2, r);  /* a partial chunk */
+      tile_image_case(ctx, bands, 1024 + h, 100, per, 1, 0, 1, r); /* contiguous, staged */
+      tile_image_case(ctx, bands, 512 + h, 64, per, 0, 1, 1, r);   /* 16-row chunks */
+      tile_image_case(ctx, bands, 200 + h, 70, per, 1, 0, 2, r);   /* 8-row chunks */
+      tile_image_case(ctx, bands, 37 + h, 5, per, 0, 0, 1, r);     /* 5 chunks */
+    }
+  bad_option_value(ctx, "-banded_tile_image", "image", prev);
 }
 
 static void test_staged(GsContext ctx, HsRng *r) {
@@ -2719,6 +2790,7 @@ int main(int argc, char **argv) {
   test_staged(ctx, &r);
   test_scan_pair(ctx, &r);
   test_scan_wide(ctx, &r);
+  test_tile_image(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

@@ -135,6 +135,11 @@ typedef enum {
  * interleaved batches of 1009 to 1024 rows and 32768 systems or more (each row of f and x a piece
  * twice as wide; the same bits either way). The option -banded_scan_wide off|auto|on (read at
  * GsBandedCreate): auto (the default) as above, on for every such solve, off never.
+ * On a GPU, one-pass TILE solves in double (at most 32 chunks a system) copy from Factor's output
+ * what each block sets up in shared memory (the padded sweep arrays, the scans' matrices, W)
+ * instead of building it from the table, while the first group's right-hand sides load (the same
+ * bits either way); -banded_tile_image off|auto|on (read at GsBandedCreate): off builds it in
+ * every block, auto and on copy it.
  * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
  * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
  * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then

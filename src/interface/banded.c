@@ -106,6 +106,9 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   int scan_wide = GS_BANDED_STAGED_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_wide", stageds, &scan_wide, NULL);
   bi->scan_wide = scan_wide;
+  int tile_image = GS_BANDED_STAGED_AUTO;
+  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_image", stageds, &tile_image, NULL);
+  bi->tile_image = tile_image;
   static const char *const passes[] = {"auto", "one", "two", NULL};
   int tile_passes = GS_BANDED_TILE_PASSES_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
@@ -187,6 +190,8 @@ static int alloc_factors(GsBanded A) {
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     size_t len = (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * (size_t)bi->tile_p * bi->tile_l;
     if (bi->tile_split) len += (size_t)gs_tile2_work_len(bi->periodic, bi->tile_p, bi->batch);
+    if (GS_BANDED_TILE_HAS_IMAGE(bi)) /* (the table's length is even: NTAB is) */
+      len += (size_t)gs_tile_image_len(bi->periodic, bi->tile_p, bi->tile_l);
     GsCall(GsMemAlloc(ctx, len * es, &A->work));
   } else if (bi->scan_layout) { /* one factor array in the matrix layout, to rearrange from */
     GsCall(GsMemAlloc(ctx, (size_t)diag_len * es, &A->work));

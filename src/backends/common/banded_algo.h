@@ -1243,6 +1243,22 @@ GS_BANDED_FN void gs_part_range(GsInt n, int parts, int j, GsInt *r0, GsInt *r1)
 /* Arrays a chunk sweep reads (all but W): a GPU keeps them row by row in shared memory, pairs on
  * 16-byte boundaries. */
 #define GS_BANDED_TILE_NSWEEP 10
+/* Values of the GPU's scan matrices (two directions, up to 5 Kogge-Stone steps, 2 x 2, 32 lanes),
+ * kept after the sweep arrays in shared memory. */
+#define GS_BANDED_TILE_SCANW (2 * 5 * 4 * 32)
+/* A GPU's image of what its short tiled kernels (P <= 32 chunks, one pass) set up in shared memory
+ * from the table before their first group: the sweep arrays row by row (chunk k's rows from
+ * k (L + 1), GS_BANDED_TILE_NSWEEP values a row), the scans' matrices, and (periodic) W's two
+ * columns in row pairs. Factor writes it after the table (at an even offset), so that a solve
+ * copies it into shared memory with asynchronous copies instead of computing it again. Its
+ * values, rounded up to an even count. */
+GS_BANDED_FN GsInt gs_tile_image_len(int periodic, int P, int L) {
+  const GsInt len = (GsInt)GS_BANDED_TILE_NSWEEP * P * (L + 1) + GS_BANDED_TILE_SCANW +
+                    (periodic ? 2 * (GsInt)P * (L + 1) : 0);
+  return (len + 1) / 2 * 2;
+}
+/* Whether a tiled batch has that image: one pass, at most 32 chunks. */
+#define GS_BANDED_TILE_HAS_IMAGE(bi) (!(bi)->tile_split && (bi)->tile_p <= 32)
 enum {
   GS_TAB_A,  /* a / alpha: the lower factor's second sub-diagonal over its diagonal */
   GS_TAB_B,  /* beta / alpha (so the forward step g = f / alpha - a' g_{i-2} - beta' g_{i-1} has a

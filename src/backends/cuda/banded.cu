@@ -58,6 +58,8 @@ typedef struct {
   int scan_layout;    /* SCAN: factors in the scan's own layout (gs_scan_layout_len) */
   int scan_threads;   /* SCAN: threads a block */
   int tile_split;     /* TILE in two passes (the maps after the table) */
+  const void *tile_img; /* one-pass TILE in double: the shared-memory image (gs_tile_image_len)
+                         * to copy, or NULL: build it from the table */
   GsInt blk;          /* right-hand-side block of a partitioned solve */
   /* A solve's fused update (GsBandedSolveAXPBYPCZ, where the kernel does it): x becomes ua ux +
    * ub uy + uc (solution); ux NULL: none. */
@@ -1183,13 +1185,90 @@ GS_CUDA_PART_TABLES(float, fw)
  * correction costs there is the registers it holds more than where W comes from. */
 #define GS_TILE_WIDE_MIN_BATCH 16384
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
-#define GS_TILE_SCANW (2 * 5 * 4 * 32)   /* values of the scans' matrices, after the table */
+#define GS_TILE_SCANW GS_BANDED_TILE_SCANW /* values of the scans' matrices, after the table */
 /* Dynamic shared memory of a tiled solve: the padded table. */
 static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stage) {
   return ((size_t)(GS_BANDED_TILE_NSWEEP + (wsm ? 2 : 0)) * (size_t)P * (size_t)(L + 1) +
           (scanw ? GS_TILE_SCANW : 0) + (stage ? (size_t)GS_TILE_THREADS * (size_t)(L + 1) : 0)) *
          es;
 }
+/* Two values of type T from global to shared memory without holding the thread (cp.async: 16
+ * bytes in double, 8 in float), and the wait for all of a thread's copies. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
+  {                                                                                                \
+    (dst)[0] = (src)[0];                                                                           \
+    (dst)[1] = (src)[1];                                                                           \
+  }
+#define GS_CP_ASYNC_WAIT()
+#else
+#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
+  asm volatile(                                                                                    \
+      "cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
+      "l"(src), "n"(2 * (int)sizeof(*(src)))                                                       \
+      : "memory");
+#define GS_CP_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+/* 16 bytes from global to shared memory past L1 (cp.async.cg takes 16 bytes only). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
+  asm volatile(                                                                                    \
+      "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
+      "l"(src)                                                                                     \
+      : "memory");
+#else
+#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
+  *(double2 *)(void *)(dst) = *(const double2 *)(const void *)(src);
+#endif
+/* The shared-memory image (gs_tile_image_len, written by Factor after the table) into tab with
+ * asynchronous 16-byte copies, the wait left to the first group (after its loads of f are issued):
+ * the sweep arrays and, with SW, the scans' matrices; with PER 2, W's rows after them. A one-pass
+ * tiled solve's block had copied the table row by row, waited, and computed the scans' matrices
+ * before it loaded any f: with one or two groups a block (1024 x 1024, the Cahn-Hilliard 1024^2
+ * sweeps) that set-up is a large part of the kernel. Double only (the launch gives float NULL). */
+#define GS_TILE_IMAGE_COPY(T, L, SW, PER, NT_)                                                          \
+  {                                                                                                \
+    const char *is_ = (const char *)img;                                                           \
+    char *id_ = (char *)tab;                                                                       \
+    const int o_ = NW * P * ((L) + 1) * (int)sizeof(T); /* the sweep arrays' bytes */              \
+    const int n1_ = (o_ + ((SW) ? GS_TILE_SCANW * (int)sizeof(T) : 0)) / 16;                       \
+    for (int u_ = t; u_ < n1_; u_ += (NT_))                                                        \
+      GS_CP_ASYNC_16_CG(id_ + 16 * u_, is_ + 16 * u_)                                              \
+    if ((PER) == 2) {                                                                              \
+      const char *ws_ = is_ + o_ + GS_TILE_SCANW * (int)sizeof(T);                                 \
+      char *wd_ = id_ + o_ + ((SW) ? GS_TILE_SCANW * (int)sizeof(T) : 0);                          \
+      const int n2_ = 2 * P * ((L) + 1) * (int)sizeof(T) / 16;                                     \
+      for (int u_ = t; u_ < n2_; u_ += (NT_))                                                      \
+        GS_CP_ASYNC_16_CG(wd_ + 16 * u_, ws_ + 16 * u_)                                            \
+    }                                                                                              \
+  }
+/* Factor's image for the one-pass tiled solves of L-row chunks (double): what GS_CUDA_BANDED_TILE_NT
+ * sets up in shared memory before its first group, built the same way by one block, then written
+ * out after the table (zeros where nothing is set up: the chunks' pad rows, unused scan steps). */
+#define GS_CUDA_BANDED_TILE_IMAGE(L)                                                               \
+  static __global__ void __launch_bounds__(GS_TILE_THREADS)                                        \
+      gs_banded_tile_image_k_##L(GsBandedKArgs a, const double *__restrict__ gtab, double *img) {  \
+    typedef double T;                                                                              \
+    enum { NW = GS_BANDED_TILE_NSWEEP, NTT = GS_TILE_THREADS };                                    \
+    const int P = a.tile_p, pp = gs_tile_pow2(P), np = P * (L), per = a.sh.periodic;               \
+    const int t = threadIdx.x, lane = t % 32, kk = lane % pp;                                      \
+    const int len = (int)gs_tile_image_len(per, P, L);                                             \
+    T *tab = (T *)gs_tile_dyn;                                                                     \
+    for (int i = t; i < len; i += NTT)                                                             \
+      tab[i] = 0;                                                                                  \
+    __syncthreads();                                                                               \
+    GS_TILE_COPY(T, tab, gtab, np, NW, NTT, L, NW, c_)                                             \
+    __syncthreads();                                                                               \
+    T(*sw)[5][4][32] = (T(*)[5][4][32])(tab + NW * P * ((L) + 1));                                 \
+    if (t < 64) GS_TILE_SCAN_MATS(T, d, L, t / 32, sw[t / 32])                                     \
+    if (per) {                                                                                     \
+      T *w_ = tab + NW * P * ((L) + 1) + GS_TILE_SCANW;                                            \
+      GS_TILE_COPY(T, w_, gtab, np, 2, NTT, L, 2, GS_TAB_W1 + c_)                                  \
+    }                                                                                              \
+    __syncthreads();                                                                               \
+    for (int i = t; i < len; i += NTT)                                                             \
+      img[i] = tab[i];                                                                             \
+  }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
   GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0)             \
   GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), c, 1, 1)
@@ -1220,7 +1299,13 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
     /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
     enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
     T *tab = (T *)gs_tile_dyn;                                                                     \
-    GS_TILE_COPY(T, tab, gtab, np, NW, NTT, L, NW, c_)                                             \
+    const T *img = (const T *)a.tile_img;                                                          \
+    int pend = img != NULL; /* the image's copies not yet waited for */                            \
+    if (img) {                                                                                     \
+      GS_TILE_IMAGE_COPY(T, L, SW, PER, NTT)                                                       \
+    } else {                                                                                       \
+      GS_TILE_COPY(T, tab, gtab, np, NW, NTT, L, NW, c_)                                           \
+    }                                                                                              \
     /* Periodic: the corner data too, read by every group's tail (a global load each time). */     \
     __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
     if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
@@ -1230,12 +1315,12 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
      * (forward) and 1 (backward) run them once (GS_TILE_SCAN_MATS), so that each group's scans    \
      * move and combine carries only. */                                                           \
     T(*sw)[5][4][32] = (T(*)[5][4][32])(tab + NW * P * (L + 1));                                   \
-    if (SW) {                                                                                      \
+    if (SW && !img) {                                                                              \
       if (t < 64) GS_TILE_SCAN_MATS(T, S, L, t / 32, sw[t / 32])                                   \
       __syncthreads();                                                                             \
     }                                                                                              \
     /* PER 2: periodic with W's two columns after them, row pairs (GS_TILE_WSM). */                \
-    if ((PER) == 2) {                                                                              \
+    if ((PER) == 2 && !img) {                                                                      \
       T *w_ = tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0);                                   \
       GS_TILE_COPY(T, w_, gtab, np, 2, NTT, L, 2, GS_TAB_W1 + c_)                                  \
       __syncthreads();                                                                             \
@@ -1251,6 +1336,13 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
       if (stg) GS_TILE_STAGED_LOAD(T, L)                                                           \
       if (on) {                                                                                    \
         GS_TILE_LOAD_CHUNK(T, L, PER, stg)                                                         \
+      }                                                                                            \
+      if (pend) { /* the image in shared memory, while the first group's f arrives */              \
+        GS_CP_ASYNC_WAIT()                                                                         \
+        __syncthreads();                                                                           \
+        pend = 0;                                                                                  \
+      }                                                                                            \
+      if (on) {                                                                                    \
         gs_tile_fwd_##S(tab, 1, NW, q0, L, v);                                                     \
         cl[t][0] = v[L - 2];                                                                       \
         cl[t][1] = v[L - 1];                                                                       \
@@ -1496,6 +1588,9 @@ static size_t gs_tilel_smem(int P, size_t es) {
 #define GS_TILE_WIDE2_K_1(S) gs_banded_tile_k_##S##322w
 GS_CUDA_BANDED_TILE_ALL(double, d, 0)
 GS_CUDA_BANDED_TILE_ALL(float, f, 1)
+GS_CUDA_BANDED_TILE_IMAGE(8)
+GS_CUDA_BANDED_TILE_IMAGE(16)
+GS_CUDA_BANDED_TILE_IMAGE(32)
 
 /* TILE in two passes (banded_algo.h, GS_TILE2_L): thread i = k * batch + s runs chunk k of system
  * s, so that a warp holds the same chunk of 32 consecutive systems: in the interleaved layout each
@@ -1529,34 +1624,6 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
  * most at P = 32 GS_TILE2_Q chunks: 140 KB in double. */
 #define GS_TILE2_SCAN_SMEM(P, es)                                                                  \
   (((size_t)GS_TILE2_MAP * (size_t)(P) + GS_TILE2_END + (size_t)(P)*32 * 4) * (size_t)(es))
-/* Two values of type T from global to shared memory without holding the thread (cp.async: 16
- * bytes in double, 8 in float), and the wait for all of a thread's copies. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
-  {                                                                                                \
-    (dst)[0] = (src)[0];                                                                           \
-    (dst)[1] = (src)[1];                                                                           \
-  }
-#define GS_CP_ASYNC_WAIT()
-#else
-#define GS_CP_ASYNC_PAIR(dst, src)                                                                 \
-  asm volatile(                                                                                    \
-      "cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
-      "l"(src), "n"(2 * (int)sizeof(*(src)))                                                       \
-      : "memory");
-#define GS_CP_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-/* 16 bytes from global to shared memory past L1 (cp.async.cg takes 16 bytes only). */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
-  asm volatile(                                                                                    \
-      "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),  \
-      "l"(src)                                                                                     \
-      : "memory");
-#else
-#define GS_CP_ASYNC_16_CG(dst, src)                                                                \
-  *(double2 *)(void *)(dst) = *(const double2 *)(const void *)(src);
-#endif
 /* Value u of the map of chunk k0 + q (lane's q-th chunk) in the small batches' carries kernel
  * (GS_CUDA_BANDED_TILE2_SCANW). */
 #define GS_T2MQ(u, q) ml[((u)*Q + (q)) * 32]
@@ -2816,6 +2883,27 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     else
       gs_banded_tile_build_k_f<<<1, 256, 0, cc->stream>>>(a, Fp, (float *)work);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_build_k");
+    if (GS_BANDED_TILE_HAS_IMAGE(bi) && bi->dt == GS_DOUBLE) { /* GS_TILE_IMAGE_COPY's image */
+      const int L = bi->tile_l;
+      const void *kern = L == 8    ? (const void *)gs_banded_tile_image_k_8
+                         : L == 16 ? (const void *)gs_banded_tile_image_k_16
+                                   : (const void *)gs_banded_tile_image_k_32;
+      const size_t bytes =
+          (size_t)gs_tile_image_len(bi->periodic, bi->tile_p, L) * sizeof(double);
+      GsCallCuda(ctx,
+                 cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+      double *img = (double *)work + (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * (size_t)bi->tile_p *
+                                         (size_t)bi->tile_l;
+      if (L == 8)
+        gs_banded_tile_image_k_8<<<1, GS_TILE_THREADS, bytes, cc->stream>>>(a, (double *)work, img);
+      else if (L == 16)
+        gs_banded_tile_image_k_16<<<1, GS_TILE_THREADS, bytes, cc->stream>>>(a, (double *)work,
+                                                                              img);
+      else
+        gs_banded_tile_image_k_32<<<1, GS_TILE_THREADS, bytes, cc->stream>>>(a, (double *)work,
+                                                                              img);
+      GsCheckLaunchCuda(ctx, "gs_banded_tile_image_k");
+    }
   }
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, bi, &dsum, status));
@@ -3082,6 +3170,11 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
     const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
     const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
+    /* The set-up copied from Factor's image (GS_TILE_IMAGE_COPY) unless -banded_tile_image off. */
+    if (!lng && GS_BANDED_TILE_HAS_IMAGE(bi) && bi->dt == GS_DOUBLE &&
+        bi->tile_image != GS_BANDED_STAGED_OFF)
+      a.tile_img = (const double *)work + (size_t)GS_BANDED_TILE_NTAB(per) *
+                                              (size_t)bi->tile_p * (size_t)bi->tile_l;
     if (bi->dt == GS_DOUBLE)
       GS_LAUNCH(cc, GS_PDL_TILE, kd[q], dim3(nb), dim3((unsigned int)threads), smem, a,
                 (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
