@@ -1924,10 +1924,11 @@ static void tile_image_case(GsContext ctx, int bands, GsInt n, GsInt batch, int 
   f[(nrhs - 1) * b.rl + ridx(&b, snan, n - 1)] = NAN;
   double *x0 = hs_malloc((size_t)len * sizeof *x0), *x1 = hs_malloc((size_t)len * sizeof *x1);
   int *st0 = hs_malloc((size_t)batch * sizeof *st0), *st1 = hs_malloc((size_t)batch * sizeof *st1);
-  int c0 = 0, c1 = 0, fc = 0, sg = 0;
-  if (!staged_run_algo(ctx, &b, 3, "off", nrhs, 0, f, x0, &fc, &c0, st0, &sg) &&
-      !staged_run_algo(ctx, &b, 3, "on", nrhs, 0, f, x1, &fc, &c1, st1, &sg)) {
+  int c0 = 0, c1 = 0, fc0 = -1, fc1 = -1, sg = 0;
+  if (!staged_run_algo(ctx, &b, 3, "off", nrhs, 0, f, x0, &fc0, &c0, st0, &sg) &&
+      !staged_run_algo(ctx, &b, 3, "on", nrhs, 0, f, x1, &fc1, &c1, st1, &sg)) {
     GsInt sdiff = 0;
+    CHECK(fc0 == 0 && fc1 == 0, "%s: Factor returned %d (%d without the image)", what, fc1, fc0);
     check_same_bits(what, x0, x1, len, "the solve without the image");
     for (GsInt sy = 0; sy < batch; sy++)
       sdiff += st0[sy] != st1[sy];

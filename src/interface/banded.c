@@ -97,18 +97,19 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   int ierr = GsOptionsGetEnum(ctx, "-banded_algorithm", algos, &algo, &algo_set);
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_check", checks, &check, NULL);
   static const char *const stageds[] = {"off", "auto", "on", NULL};
-  int staged = GS_BANDED_STAGED_AUTO;
-  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_staged", stageds, &staged, NULL);
-  bi->staged = staged;
-  int scan_pair = GS_BANDED_STAGED_AUTO;
-  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_pair", stageds, &scan_pair, NULL);
-  bi->scan_pair = scan_pair;
-  int scan_wide = GS_BANDED_STAGED_AUTO;
-  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_scan_wide", stageds, &scan_wide, NULL);
-  bi->scan_wide = scan_wide;
-  int tile_image = GS_BANDED_STAGED_AUTO;
-  if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_image", stageds, &tile_image, NULL);
-  bi->tile_image = tile_image;
+  /* The GPU's execution strategies, each off|auto|on (GsBandedStaged values, auto by default). */
+  struct {
+    const char *name;
+    int *mode;
+  } const strategies[] = {{"-banded_staged", &bi->staged},
+                          {"-banded_scan_pair", &bi->scan_pair},
+                          {"-banded_scan_wide", &bi->scan_wide},
+                          {"-banded_tile_image", &bi->tile_image}};
+  for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
+    int mode = GS_BANDED_STAGED_AUTO;
+    if (!ierr) ierr = GsOptionsGetEnum(ctx, strategies[k].name, stageds, &mode, NULL);
+    *strategies[k].mode = mode;
+  }
   static const char *const passes[] = {"auto", "one", "two", NULL};
   int tile_passes = GS_BANDED_TILE_PASSES_AUTO;
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
@@ -190,7 +191,8 @@ static int alloc_factors(GsBanded A) {
   } else if (bi->algo == GS_BANDED_ALGORITHM_TILE) {
     size_t len = (size_t)GS_BANDED_TILE_NTAB(bi->periodic) * (size_t)bi->tile_p * bi->tile_l;
     if (bi->tile_split) len += (size_t)gs_tile2_work_len(bi->periodic, bi->tile_p, bi->batch);
-    if (GS_BANDED_TILE_HAS_IMAGE(bi)) /* (the table's length is even: NTAB is) */
+    /* a GPU's image of the set-up (the table's length is even: NTAB is) */
+    if (GS_BANDED_TILE_HAS_IMAGE(bi) && ctx->ops->mem == GS_MEM_DEVICE)
       len += (size_t)gs_tile_image_len(bi->periodic, bi->tile_p, bi->tile_l);
     GsCall(GsMemAlloc(ctx, len * es, &A->work));
   } else if (bi->scan_layout) { /* one factor array in the matrix layout, to rearrange from */
