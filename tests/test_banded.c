@@ -1880,8 +1880,10 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
  * at 64 chunks (1024 rows: 8 systems a block against 4), a partial last chunk (1010 rows, two
  * blocks of right-hand sides in place), 40 chunks (640 rows, a batch not a multiple of the
  * systems a block), 19 (300 rows), 128 (2048 rows) and 256 (4096 rows: 2 systems a block against
- * 1); periodic, LDL^T and float too. Pentadiagonal scans do not change (their registers do not
- * allow 512 threads). Paired groups off, so that "off" is the plain kernel. */
+ * 1); periodic, LDL^T and float too. Float pentadiagonal LU scans as well (512 threads: 8 systems
+ * a block at 64 chunks, with bad systems; a partial chunk, two blocks in place; 128 chunks with
+ * bad systems; 32; 256); double and LDL^T pentadiagonal scans do not change (their registers do
+ * not allow 512 threads). Paired groups off, so that "off" is the plain kernel. */
 static void test_scan_wide(GsContext ctx, HsRng *r) {
   char prev[16] = "auto", pprev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", prev, sizeof prev, NULL));
@@ -1898,6 +1900,12 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 2, 3, GS_DOUBLE, 4096, 5, 1, 0, 0, spd, r);
       staged_case_algo(ctx, 2, 3, GS_FLOAT, 1024, 72, 1, 0, 0, spd, r);
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 16, 1, 0, 0, spd, r);
+      if (spd) continue;
+      staged_case_algo(ctx, 2, 5, GS_FLOAT, 1024, 80, 1, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_FLOAT, 1010, 40, 2, 1, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_FLOAT, 2048, 12, 2, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_FLOAT, 500, 19, 1, 0, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_FLOAT, 4096, 3, 1, 0, 0, 0, r);
     }
   }
   wide_periodic = 0;

@@ -8,6 +8,9 @@
 /* Interleaved tri batches of 1009 to 1024 rows take 512-thread SCAN blocks from this many
  * systems on (GsBandedSetAlgorithm: measured faster at 65536, level at 16384). */
 #define GS_SCAN_WIDE_MIN_BATCH 32768
+/* Interleaved float pentadiagonal LU batches of 1009 to 1024 rows: from this many systems on
+ * (past 1024 rows, any batch). */
+#define GS_SCAN_WIDE_P_MIN_BATCH 4096
 
 struct GsBanded_s {
   GsContext ctx;
@@ -415,10 +418,29 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * 61.0, 1024 x 1024 18.1 / 17.7 -> 16.5 / 17.6. (An earlier measurement, before the scans' warp
    * chains lost their bank conflicts at 4acad11, had 65536 x 1024 812.4 / 815.2 -> 801.5 / 809.3
    * and 16384 x 1024 203.9 -> 218.8.) -banded_scan_wide on takes 512 threads for every tri scan
-   * of 16-row chunks, off never. */
-  const int wide_auto = bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved &&
-                                            bi->batch >= GS_SCAN_WIDE_MIN_BATCH);
-  bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->bands == 3 && bi->tile_l == 16 &&
+   * of 16-row chunks, off never.
+   * Float pentadiagonal LU scans take 512 threads as well (118 registers a thread; double needs
+   * 166 and more, banded.cu) for interleaved batches past 1024 rows, and of 1009 to 1024 rows
+   * from 4096 systems on. H200, deferred checks, scan forced, 256 -> 512 threads, two rounds
+   * (us): 65536 x 1024 785.9 / 782.1 -> 575.9 / 574.9, 16384 x 1024 196.8 / 197.7 -> 155.1 /
+   * 155.6, 4096 x 1024 51.5 / 51.3 -> 48.8 / 49.2, 16384 x 2048 506.9 / 505.4 -> 393.8 / 404.1,
+   * periodic 65536 x 1024 850.5 / 854.9 -> 660.7 / 659.7; a later call: 2048 x 2048 75.2 / 75.2
+   * -> 62.0 / 60.9, 1024 x 4096 115.6 / 114.2 -> 82.8 / 81.7, periodic 16384 x 1024 214.6 / 213.8
+   * -> 181.5 / 186.0, 4096 x 1024 61.7 / 62.3 -> 54.4 / 55.7, 2048 x 4096 154.6 / 151.3 -> 122.1 /
+   * 120.3; but slower at 32 chunks (131072 x 512 491.8 / 491.6 -> 528.3 / 528.1) and contiguous
+   * (16384 x 1024 141.9 / 139.5 -> 165.2 / 164.5, 4096 x 2048 80.1 / 80.9 -> 93.8 / 93.3). Where
+   * the automatic choice takes another algorithm, that stays faster: the staged one-thread solves
+   * of float LU at 1024 rows (staged_beats_scan: 550.6 / 553.5 us at 65536, 140.4 / 140.5 at
+   * 16384), one thread a system for periodic 65536 x 1024 (606.8 / 604.2 against 660.4 / 664.3),
+   * 16384 x 2048 (355.8 / 357.9 against 399.8 / 401.3) and 4096 x 4096 (166.4 / 165.4 against
+   * 283.3 / 286.8). */
+  const int wide_auto = bi->bands == 3 ? bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved &&
+                                                              bi->batch >= GS_SCAN_WIDE_MIN_BATCH)
+                                         : bi->interleaved && (bi->tile_p > 64 ||
+                                                                (bi->tile_p == 64 &&
+                                                                 bi->batch >= GS_SCAN_WIDE_P_MIN_BATCH));
+  bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->tile_l == 16 &&
+                             (bi->bands == 3 || (bi->dt == GS_FLOAT && !bi->spd)) &&
                              (bi->scan_wide == GS_BANDED_STAGED_ON ||
                               (bi->scan_wide == GS_BANDED_STAGED_AUTO && wide_auto))
                          ? 2 * GS_BANDED_SCAN_THREADS

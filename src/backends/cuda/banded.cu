@@ -2275,7 +2275,7 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
  * 129.9, 1024 x 4096 89.6 / 90.7 -> 89.5 / 86.8, contiguous 1024 x 1024 34.4 / 34.5 -> 34.0 /
  * 32.5; but periodic 1024 x 4096 113.6 / 113.1 -> 119.1 / 120.5 (1024 x 1024 level), so not
  * there. Tri kernels run two blocks a SM, with no registers to spare. */
-#define GS_SCAN_BACK_EARLY(PART, MB, PER) (penta && ((PART) || (!(PER) && (MB) == 1)))
+#define GS_SCAN_BACK_EARLY(PART, MB, PER) (penta && ((PART) || (!(PER) && (MB) == 1 && !WIDE)))
 /* The smap entry of chunk kk of system sl in a scan block (GS_CUDA_BANDED_SCAN_NT): groups of sq
  * consecutive chunks, sst entries apart. */
 static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int ns, int sl) {
@@ -2361,7 +2361,7 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
   static __global__ void __launch_bounds__(NT, MB) gs_banded_scan_k_##S##BANDS##L##PER##V(         \
       GsBandedKArgs a, GsPtrs Fp, const T *__restrict__ C, const int *__restrict__ fstatus,        \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
-    enum { penta = BANDS == 5 };                                                                   \
+    enum { penta = BANDS == 5, WIDE = (NT) > GS_SCAN_THREADS };                                    \
     static_assert(!(PAIR) || sizeof(T) == 8, "paired scan kernels are double only");               \
     /* A chunk's map, then the state entering it: chunk kk of system sl at entry (kk / sq) * sst + \
      * (kk % sq) * ns + sl. Where a warp carries a system's chain (16-row chunks, P > 32), lane j  \
@@ -2451,7 +2451,7 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
         if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */       \
           _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                          \
               f[rb + (GsInt)(m + r) * rs];                                                         \
-        if (penta) {                                                                               \
+        if (penta) {                                                                        \
           GS_SCAN_FLOAD(T, L, F[0], 0, c2)                                                         \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                 \
@@ -2670,6 +2670,16 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
                                                  gs_banded_scan_k_##S##5160p};
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
+/* Float pentadiagonal LU scans of 16-row chunks in 512-thread blocks (GsBandedInfo.scan_threads;
+ * 128 registers, none spilled; the backward factors loaded after the forward chain), [periodic].
+ * Not in double: 1024 rows there need 166 registers a thread without the early loads of
+ * GS_SCAN_BACK_EARLY (224 with them). H200 (us), deferred checks, 65536 x 1024, 256 -> 512
+ * threads: the double kernel compiled for 512 threads (420 bytes spilled) 1054.7 / 1053.3 ->
+ * 1306.1 / 1300.7; with a and U copied into shared memory (cp.async) instead of held in
+ * registers, no spills, 196 KB of shared memory a block, 1050.8 / 1057.0 -> 1306.3 / 1305.2. */
+GS_CUDA_BANDED_SCAN_NT(float, f, 5, 16, 0, 0, W, 2 * GS_SCAN_THREADS, 1, 0, 0)
+GS_CUDA_BANDED_SCAN_NT(float, f, 5, 16, 1, 0, W, 2 * GS_SCAN_THREADS, 1, 0, 0)
+static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_scan_k_f5161W};
 /* PAIR kernels (GS_SCAN_PAIR_OK): double, 16-row chunks, not periodic, LU or LDL^T as the batch
  * says; [bands == 5] */
 GS_CUDA_BANDED_SCAN_NT(double, d, 3, 16, 0, -1, q, GS_SCAN_THREADS,
@@ -3193,12 +3203,16 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const GsInt nb = (bi->batch + ns - 1) / ns * nrhs;
     GsCheck(nb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "scan solve: %lld blocks", (long long)nb);
     const int d = bi->dt != GS_DOUBLE, sp = l16 && b5 && bi->spd; /* LDL^T-only kernels */
-    const int wide = nt > GS_SCAN_THREADS; /* tri, 16-row chunks (GsBandedInfo.scan_threads) */
+    /* 16-row chunks: tri, or float penta LU (GsBandedInfo.scan_threads) */
+    const int wide = nt > GS_SCAN_THREADS;
+    GsCheck(!wide || !b5 || (bi->dt == GS_FLOAT && !bi->spd), ctx, GS_ERR_UNSUPPORTED,
+            "scan solve: no pentadiagonal %s kernel of %d threads", bi->spd ? "LDL^T" : "double",
+            nt);
     GsScanK_d kd = sp     ? gs_scan_spd_k_d[per]
                    : wide ? gs_scan_w_k_d[per]
                           : gs_scan_k_d[l16][b5][per];
     GsScanK_f kf = sp     ? gs_scan_spd_k_f[per]
-                   : wide ? gs_scan_w_k_f[per]
+                   : wide ? (b5 ? gs_scan_wp_k_f[per] : gs_scan_w_k_f[per])
                           : gs_scan_k_f[l16][b5][per];
     /* Paired groups (GS_SCAN_PAIR_SMEM's comment): where the batch's whole pairs of groups fill
      * every thread of the blocks, a group's systems are even (a 16-byte pair of values never
