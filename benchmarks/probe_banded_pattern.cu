@@ -64,6 +64,12 @@ static __device__ __forceinline__ double pr_ld_cluster(unsigned a) {
   asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(a) : "memory");
   return v;
 }
+/* The block's NA factor arrays (the scan's layout: row j of thread t at j NT + t) added into v. */
+#define PR_ADD_FACTORS(L, NA, NT, v)                                                               \
+  _Pragma("unroll") for (int q_ = 0; q_ < (NA); q_++) {                                            \
+    const double *ap_ = fa + q_ * fstride + (long)blockIdx.x * (L) * (NT) + t;                     \
+    _Pragma("unroll") for (int j_ = 0; j_ < (L); j_++)(v)[j_] += ap_[(long)j_ * (NT)];             \
+  }
 /* NAME: the kernel; LOCK: the cluster's blocks meet at a cluster barrier before their loads and
  * before their stores (PR_LOCK below). */
 #define PR_KERNEL_AS(NAME, L, NA, NT, LOCK)                                                        \
@@ -78,10 +84,7 @@ static __device__ __forceinline__ double pr_ld_cluster(unsigned a) {
     const double *fp = f + (long)k * (L)*ld + sys;                                                 \
     if (LOCK) pr_cluster_sync();                                                                   \
     _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = __ldcs(fp + (long)j * ld);              \
-    _Pragma("unroll") for (int q = 0; q < (NA); q++) {                                             \
-      const double *ap = fa + q * fstride + (long)blockIdx.x * (L) * (NT) + t;                     \
-      _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] += ap[(long)j * (NT)];                  \
-    }                                                                                              \
+    PR_ADD_FACTORS(L, NA, NT, v)                                                                   \
     if (LOCK) pr_cluster_sync();                                                                   \
     double *xp = x + (long)k * (L)*ld + sys;                                                       \
     _Pragma("unroll") for (int j = 0; j < (L); j++) __stcs(xp + (long)j * ld, v[j]);               \
@@ -125,10 +128,7 @@ typedef void (*PrKernel)(const double *, double *, const double *, long, int, in
     }                                                                                              \
     pr_cluster_sync();                                                                             \
     _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] = sb[PR_SLOT(k * (L) + j, s, L, W)];      \
-    _Pragma("unroll") for (int a = 0; a < (NA); a++) {                                             \
-      const double *ap = fa + a * fstride + (long)blockIdx.x * (L) * (NT) + t;                     \
-      _Pragma("unroll") for (int j = 0; j < (L); j++) v[j] += ap[(long)j * (NT)];                  \
-    }                                                                                              \
+    PR_ADD_FACTORS(L, NA, NT, v)                                                                   \
     _Pragma("unroll") for (int j = 0; j < (L); j++) sb[PR_SLOT(k * (L) + j, s, L, W)] = v[j];      \
     pr_cluster_sync();                                                                             \
     _Pragma("unroll") for (int j = 0; j < (L); j++) {                                              \

@@ -434,11 +434,10 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * 16384), one thread a system for periodic 65536 x 1024 (606.8 / 604.2 against 660.4 / 664.3),
    * 16384 x 2048 (355.8 / 357.9 against 399.8 / 401.3) and 4096 x 4096 (166.4 / 165.4 against
    * 283.3 / 286.8). */
-  const int wide_auto = bi->bands == 3 ? bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved &&
-                                                              bi->batch >= GS_SCAN_WIDE_MIN_BATCH)
-                                         : bi->interleaved && (bi->tile_p > 64 ||
-                                                                (bi->tile_p == 64 &&
-                                                                 bi->batch >= GS_SCAN_WIDE_P_MIN_BATCH));
+  const GsInt wide_min = bi->bands == 3 ? GS_SCAN_WIDE_MIN_BATCH : GS_SCAN_WIDE_P_MIN_BATCH;
+  const int wide_auto = (bi->bands == 3 || bi->interleaved) &&
+                        (bi->tile_p > 64 ||
+                         (bi->tile_p == 64 && bi->interleaved && bi->batch >= wide_min));
   bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->tile_l == 16 &&
                              (bi->bands == 3 || (bi->dt == GS_FLOAT && !bi->spd)) &&
                              (bi->scan_wide == GS_BANDED_STAGED_ON ||

@@ -2451,7 +2451,7 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
         if (PER && k == 0) /* read before x (maybe f) is written: stores come after syncs */       \
           _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] =                          \
               f[rb + (GsInt)(m + r) * rs];                                                         \
-        if (penta) {                                                                        \
+        if (penta) {                                                                               \
           GS_SCAN_FLOAD(T, L, F[0], 0, c2)                                                         \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                 \
@@ -2671,7 +2671,8 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
 GS_CUDA_BANDED_SCAN_ALL(double, d)
 GS_CUDA_BANDED_SCAN_ALL(float, f)
 /* Float pentadiagonal LU scans of 16-row chunks in 512-thread blocks (GsBandedInfo.scan_threads;
- * 128 registers, none spilled; the backward factors loaded after the forward chain), [periodic].
+ * 118 registers, 114 periodic, none spilled; the backward factors loaded after the forward
+ * chain), [periodic].
  * Not in double: 1024 rows there need 166 registers a thread without the early loads of
  * GS_SCAN_BACK_EARLY (224 with them). H200 (us), deferred checks, 65536 x 1024, 256 -> 512
  * threads: the double kernel compiled for 512 threads (420 bytes spilled) 1054.7 / 1053.3 ->
