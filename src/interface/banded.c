@@ -426,7 +426,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * 155.6, 4096 x 1024 51.5 / 51.3 -> 48.8 / 49.2, 16384 x 2048 506.9 / 505.4 -> 393.8 / 404.1,
    * periodic 65536 x 1024 850.5 / 854.9 -> 660.7 / 659.7; a later call: 2048 x 2048 75.2 / 75.2
    * -> 62.0 / 60.9, 1024 x 4096 115.6 / 114.2 -> 82.8 / 81.7, periodic 16384 x 1024 214.6 / 213.8
-   * -> 181.5 / 186.0, 4096 x 1024 61.7 / 62.3 -> 54.4 / 55.7, 2048 x 4096 154.6 / 151.3 -> 122.1 /
+   * -> 181.5 / 186.0, 4096 x 1024 61.7 / 62.3 -> 54.4 / 55.7, 4096 x 2048 154.6 / 151.3 -> 122.1 /
    * 120.3; but slower at 32 chunks (131072 x 512 491.8 / 491.6 -> 528.3 / 528.1) and contiguous
    * (16384 x 1024 141.9 / 139.5 -> 165.2 / 164.5, 4096 x 2048 80.1 / 80.9 -> 93.8 / 93.3). Where
    * the automatic choice takes another algorithm, that stays faster: the staged one-thread solves
