@@ -1799,10 +1799,10 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
   const GsInt P = (n + 15) / 16, nsb = P > 0 ? 256 / P : 0;
   const int can = scan == 2 ? 0 /* (512-thread blocks are not staged) */
-                 : scan ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
-                             (bands == 5 || P <= 64) && nsb * P == 256 && nsb % 2 == 0 &&
-                             batch % (2 * nsb) == 0 && !(bands == 5 && spd)
-                       : dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
+                  : scan    ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
+                               nsb * P == 256 && nsb % 2 == 0 && batch % (2 * nsb) == 0 &&
+                               !(bands == 5 && spd)
+                         : dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
   if (!staged_run_algo(ctx, &b, scan, "off", nrhs, inplace, f, x0, &fc0, &c0, st0, &sg0) &&
       !staged_run_algo(ctx, &b, scan, "on", nrhs, inplace, f, x1, &fc1, &c1, st1, &sg1)) {
     CHECK(sg0 == 0 && sg1 == can, "%s: staged %d with off, %d with on; expected 0 and %d", what,
@@ -1854,13 +1854,17 @@ static void bad_option_value(GsContext ctx, const char *opt, const char *value, 
  * through shared memory): the same bits and statuses, and the residuals, with bad systems (a zero
  * pivot in the last system, a NaN in another's right-hand side) reported while the others are
  * solved; 64 chunks of 16 rows (4 systems a block), a partial last chunk (1010 rows), 32 chunks
- * (8 systems a block), 128 (penta: 2 systems); two blocks of right-hand sides, in place; LU and
- * LDL^T. Where the kernel does not apply (63 chunks, a batch not whole pairs of blocks, float,
- * the LDL^T-only pentadiagonal kernels, tri over 64 chunks, 256 chunks of one system a block),
- * the plain kernel runs. */
+ * (8 systems a block), 128 (2 systems); two blocks of right-hand sides, in place; LU and LDL^T;
+ * 256-thread blocks (-banded_scan_wide off). Where the kernel does not apply (63 chunks, a batch
+ * not whole pairs of blocks, float, the LDL^T-only pentadiagonal kernels, 256 chunks of one
+ * system a block), the plain kernel runs. */
 static void test_scan_pair(GsContext ctx, HsRng *r) {
-  char prev[16] = "auto";
+  char prev[16] = "auto", wprev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_pair", prev, sizeof prev, NULL));
+  /* pairs are groups of 256-thread blocks, so -banded_scan_wide off (the tri batches of 2048 rows
+   * and the double penta LU ones of 1024 to 4096 rows would take 512 threads' blocks) */
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", wprev, sizeof wprev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", "off"));
   for (int bands = 3; bands <= 5; bands += 2)
     for (int spd = 0; spd < 2; spd++) {
       staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1024, 64, 1, 0, 0, spd, r);
@@ -1872,6 +1876,7 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 1, bands, GS_DOUBLE, 1024, 36, 1, 0, 1, spd, r);
       staged_case_algo(ctx, 1, bands, GS_FLOAT, 1024, 64, 1, 0, 0, spd, r);
     }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", wprev));
   bad_option_value(ctx, "-banded_scan_pair", "both", prev);
 }
 
@@ -1882,8 +1887,10 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
  * systems a block), 19 (300 rows), 128 (2048 rows) and 256 (4096 rows: 2 systems a block against
  * 1); periodic, LDL^T and float too. Float pentadiagonal LU scans as well (512 threads: 8 systems
  * a block at 64 chunks, with bad systems; a partial chunk, two blocks in place; 128 chunks with
- * bad systems; 32; 256); double and LDL^T pentadiagonal scans do not change (their registers do
- * not allow 512 threads). Paired groups off, so that "off" is the plain kernel. */
+ * bad systems; 32; 256); double pentadiagonal LU scans of 64, 128 and 256 chunks (a 512-thread
+ * block's systems in two halves of 256 threads: bad systems, partial chunks, two blocks in place,
+ * 8 systems a block at 1024 rows against 4), and 100 chunks, where both take 256 threads; LDL^T
+ * pentadiagonal scans do not change. Paired groups off, so that "off" is the plain kernel. */
 static void test_scan_wide(GsContext ctx, HsRng *r) {
   char prev[16] = "auto", pprev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", prev, sizeof prev, NULL));
@@ -1906,6 +1913,14 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 2048, 12, 2, 0, !per, 0, r);
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 500, 19, 1, 0, 0, 0, r);
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 4096, 3, 1, 0, 0, 0, r);
+      /* double LU: a 512-thread block's systems in 256 threads, two halves (not periodic: there
+       * both runs take the 256-thread kernel) */
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 80, 1, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1010, 40, 2, 1, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2048, 12, 2, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2040, 7, 1, 0, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 4096, 3, 1, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1600, 11, 1, 0, 0, 0, r); /* 100 chunks: 256 */
     }
   }
   wide_periodic = 0;

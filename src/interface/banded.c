@@ -11,6 +11,10 @@
 /* Interleaved float pentadiagonal LU batches of 1009 to 1024 rows: from this many systems on
  * (past 1024 rows, any batch). */
 #define GS_SCAN_WIDE_P_MIN_BATCH 4096
+/* Interleaved double pentadiagonal LU batches of 1009 to 1024 rows, whose scans take 512
+ * threads' systems in two halves: from this many systems on (configure: faster at 65536, level at
+ * 16384, slower at 4096). */
+#define GS_SCAN_HALVES_MIN_BATCH 16384
 
 struct GsBanded_s {
   GsContext ctx;
@@ -433,13 +437,32 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * of float LU at 1024 rows (staged_beats_scan: 550.6 / 553.5 us at 65536, 140.4 / 140.5 at
    * 16384), one thread a system for periodic 65536 x 1024 (606.8 / 604.2 against 660.4 / 664.3),
    * 16384 x 2048 (355.8 / 357.9 against 399.8 / 401.3) and 4096 x 4096 (166.4 / 165.4 against
-   * 283.3 / 286.8). */
-  const GsInt wide_min = bi->bands == 3 ? GS_SCAN_WIDE_MIN_BATCH : GS_SCAN_WIDE_P_MIN_BATCH;
-  const int wide_auto = (bi->bands == 3 || bi->interleaved) &&
-                        (bi->tile_p > 64 ||
-                         (bi->tile_p == 64 && bi->interleaved && bi->batch >= wide_min));
+   * 283.3 / 286.8)
+   * Double pentadiagonal LU scans (a matrix per system, not periodic) of 64, 128 and 256 chunks
+   * take a 512-thread block's systems in a 256-thread block, in two halves (banded.cu,
+   * gs_banded_scan_h_k_d; 168 and more registers a thread leave no room for 512 threads), for
+   * interleaved batches past 1024 rows, and of 1009 to 1024 rows from 16384 systems on. H200,
+   * deferred checks, scan forced, 256 threads -> halves, two rounds (us): 65536 x 1024 1051.2 /
+   * 1056.0 -> 989.5 / 990.0 (each call checked 1066.9 / 1063.4 -> 1007.5 / 1006.3), 16384 x 1024
+   * 268.6 / 270.5 -> 266.3 / 268.1, 16384 x 2048 674.6 / 673.3 -> 544.5 / 543.3 (the paired
+   * groups, the automatic choice there before, took 680), 2048 x 2048 99.0 / 99.2 -> 82.0 / 82.8,
+   * 1024 x 4096 157.4 / 158.7 -> 106.0 / 106.1, 4096 x 4096 540.7 / 538.3 -> 365.7 / 366.6; level
+   * at 1024 x 1024 (28.2 / 26.3 -> 26.8 / 26.6); slower at 4096 x 1024 (80.1 / 78.1 -> 82.1 /
+   * 80.9) and contiguous (16384 x 1024 289.5 / 289.2 -> 315.6 / 318.7). */
+  const GsInt wide_min = bi->bands == 3        ? GS_SCAN_WIDE_MIN_BATCH
+                         : bi->dt == GS_DOUBLE ? GS_SCAN_HALVES_MIN_BATCH
+                                               : GS_SCAN_WIDE_P_MIN_BATCH;
+  const int wide_auto =
+      (bi->bands == 3 || bi->interleaved) &&
+      (bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved && bi->batch >= wide_min));
+  /* Double pentadiagonal LU scans with a matrix per system, not periodic, of 64, 128 or 256
+   * chunks take a 512-thread block's systems in 256 threads, in two halves (banded.cu,
+   * gs_banded_scan_h_k_d): in the interleaved layout each row of f and x is a piece of twice the
+   * systems (64 bytes at 1024 rows). */
+  const int halves = bi->bands == 5 && bi->dt == GS_DOUBLE && !bi->spd && !bi->periodic &&
+                     !bi->shared && (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
   bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->tile_l == 16 &&
-                             (bi->bands == 3 || (bi->dt == GS_FLOAT && !bi->spd)) &&
+                             (bi->bands == 3 || (bi->dt == GS_FLOAT && !bi->spd) || halves) &&
                              (bi->scan_wide == GS_BANDED_STAGED_ON ||
                               (bi->scan_wide == GS_BANDED_STAGED_AUTO && wide_auto))
                          ? 2 * GS_BANDED_SCAN_THREADS

@@ -2199,7 +2199,9 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
  * The factor arrays are the library's own: for a batch with a matrix per system, Factor rearranges
  * them into the scan's layout (gs_scan_layout_len), where a warp's loads of a row are 32
  * consecutive entries; only f and x keep the caller's layout. Tri systems of more than 64 chunks
- * run in 512-thread blocks (GsBandedInfo.scan_threads: twice the systems a block, for f and x).
+ * run in 512-thread blocks (GsBandedInfo.scan_threads: twice the systems a block, for f and x);
+ * so do float pentadiagonal LU ones, and double ones take 512 threads' systems in two halves of a
+ * 256-thread block (gs_banded_scan_h_k_d).
  * H200, deferred checks, matrix layout
  * -> scan layout, two rounds (us): penta 1024 x 1024 37.2 / 38.0 -> 31.7 / 31.8, 16384 x 1024
  * 580.9 / 578.5 -> 331.3 / 330.1, 65536 x 1024 2607 / 2601 -> 1274 / 1276, 1024 x 4096 259.8 /
@@ -2593,21 +2595,39 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
 #define GS_CUDA_BANDED_SCAN_ALL(T, S)                                                              \
   /* System sl's chain of P > 32 chunks over the calling warp's lanes: lane j composes the maps of \
    * Q = ceil(P / 32) consecutive chunks, a Kogge-Stone scan with shuffles composes the lanes',    \
-   * and each lane carries the state entering its first chunk through its chunks. */               \
-  static __device__ __forceinline__ void gs_scan_chain_warp_##S(T(*smap)[6], int P, int ns,        \
-                                                                int sst, int sl, int backward) {   \
-    const int lane = (int)(threadIdx.x & 31), Q = (P + 31) / 32;                                   \
+   * and each lane carries the state entering its first chunk through its chunks. Only lanes lo    \
+   * to hi - 1 read their maps and carry the states (a chain in two halves, gs_banded_scan_h_k):   \
+   * lanes below lo take their compositions from comp, and with save those lanes store theirs      \
+   * there; the scan over the 32 lanes is the same either way. whole: P a multiple of 32 (the      \
+   * halves: their loops without the test for a lane's last chunk, 4-6 % faster at 128 and 256     \
+   * chunks). */                                                                                   \
+  static __device__ __forceinline__ void gs_scan_chain_lanes_##S(                                  \
+      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int lo, int hi,      \
+      int save, int whole) {                                                                       \
+    const int lane = (int)(threadIdx.x & 31), Q = whole ? P / 32 : (P + 31) / 32;                  \
+    const int mine = lane >= lo && lane < hi;                                                      \
     T A[4] = {1, 0, 0, 1}, B[2] = {0, 0};                                                          \
-    for (int u = 0; u < Q; u++) {                                                                  \
-      const int i = lane * Q + u;                                                                  \
-      if (i >= P) break;                                                                           \
-      const int kk = backward ? P - 1 - i : i;                                                     \
-      const T *e = smap[gs_scan_sidx(kk, Q, sst, ns, sl)];                                         \
-      T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                      \
-      gs_tile_compose_##S(M, b, A, B);                                                             \
-      _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = M[r];                                   \
-      B[0] = b[0];                                                                                 \
-      B[1] = b[1];                                                                                 \
+    if (lane < lo) {                                                                               \
+      _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = comp[lane][r];                          \
+      B[0] = comp[lane][4];                                                                        \
+      B[1] = comp[lane][5];                                                                        \
+    } else if (mine) {                                                                             \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = lane * Q + u;                                                                \
+        if (!whole && i >= P) break;                                                               \
+        const int kk = backward ? P - 1 - i : i;                                                   \
+        const T *e = smap[gs_scan_sidx(kk, Q, sst, ns, sl)];                                       \
+        T M[4] = {e[0], e[1], e[2], e[3]}, b[2] = {e[4], e[5]};                                    \
+        gs_tile_compose_##S(M, b, A, B);                                                           \
+        _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = M[r];                                 \
+        B[0] = b[0];                                                                               \
+        B[1] = b[1];                                                                               \
+      }                                                                                            \
+      if (save) {                                                                                  \
+        _Pragma("unroll") for (int r = 0; r < 4; r++) comp[lane][r] = A[r];                        \
+        comp[lane][4] = B[0];                                                                      \
+        comp[lane][5] = B[1];                                                                      \
+      }                                                                                            \
     }                                                                                              \
     for (int off = 1; off < 32; off <<= 1) {                                                       \
       T Ap[4], Bp[2];                                                                              \
@@ -2620,12 +2640,17 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
     T c[2] = {__shfl_up_sync(0xffffffffu, B[0], 1), __shfl_up_sync(0xffffffffu, B[1], 1)};         \
     if (lane == 0) c[0] = c[1] = 0;                                                                \
     __syncwarp(); /* every lane's maps read before any state overwrites them */                    \
-    for (int u = 0; u < Q; u++) {                                                                  \
-      const int i = lane * Q + u;                                                                  \
-      if (i >= P) break;                                                                           \
-      const int kk = backward ? P - 1 - i : i;                                                     \
-      gs_scan_step_##S(smap[gs_scan_sidx(kk, Q, sst, ns, sl)], c);                                 \
-    }                                                                                              \
+    if (mine)                                                                                      \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = lane * Q + u;                                                                \
+        if (!whole && i >= P) break;                                                               \
+        const int kk = backward ? P - 1 - i : i;                                                   \
+        gs_scan_step_##S(smap[gs_scan_sidx(kk, Q, sst, ns, sl)], c);                               \
+      }                                                                                            \
+  }                                                                                                \
+  static __device__ __forceinline__ void gs_scan_chain_warp_##S(T(*smap)[6], int P, int ns,        \
+                                                                int sst, int sl, int backward) {   \
+    gs_scan_chain_lanes_##S(smap, smap, P, ns, sst, sl, backward, 0, 32, 0, 0);                    \
   }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
    * chunks in order (backward: from the last), leaving in each the state entering it. */          \
@@ -2674,13 +2699,163 @@ GS_CUDA_BANDED_SCAN_ALL(float, f)
  * 118 registers, 114 periodic, none spilled; the backward factors loaded after the forward
  * chain), [periodic].
  * Not in double: 1024 rows there need 166 registers a thread without the early loads of
- * GS_SCAN_BACK_EARLY (224 with them). H200 (us), deferred checks, 65536 x 1024, 256 -> 512
+ * GS_SCAN_BACK_EARLY (224 with them); double takes the systems of 512 threads in two halves of
+ * 256 instead (gs_banded_scan_h_k_d, below). H200 (us), deferred checks, 65536 x 1024, 256 -> 512
  * threads: the double kernel compiled for 512 threads (420 bytes spilled) 1054.7 / 1053.3 ->
  * 1306.1 / 1300.7; with a and U copied into shared memory (cp.async) instead of held in
  * registers, no spills, 196 KB of shared memory a block, 1050.8 / 1057.0 -> 1306.3 / 1305.2. */
 GS_CUDA_BANDED_SCAN_NT(float, f, 5, 16, 0, 0, W, 2 * GS_SCAN_THREADS, 1, 0, 0)
 GS_CUDA_BANDED_SCAN_NT(float, f, 5, 16, 1, 0, W, 2 * GS_SCAN_THREADS, 1, 0, 0)
 static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_scan_k_f5161W};
+/* Double pentadiagonal LU scans of 512 threads' chunks in 256-thread blocks, in two halves
+ * (GsBandedInfo.scan_threads 512 in double; gs_banded_scan_h_k_d): a block solves the ns = 512 / P
+ * systems of a 512-thread scan block (P = 64, 128 or 256 chunks of 16 rows, so each row of f and
+ * x is a piece of 8, 4 or 2 systems: 64 bytes at 1024 rows where the 256-thread kernel has 32),
+ * each thread chunk k of the first half (k < P / 2) and chunk k + P / 2 of the second, one half at
+ * a time, so that a thread holds the registers of one chunk, as in the 256-thread kernel:
+ *   1. the first half's forward sweep: maps, chain, recurrence; g kept in shared memory (32 KB);
+ *   2. the second half's forward sweep, its U rows loaded with it; then its backward sweep
+ *      (the first half's U rows loaded meanwhile), x stored;
+ *   3. the first half's backward sweep from g, x stored.
+ * The chains are those of the 512-thread scan block, in the same order (gs_scan_chain_host's): a
+ * warp's lanes 0-15 carry the chunks of the half swept first (forward the first half, backward
+ * the second), and the half swept second reuses their compositions, kept in shared memory, so
+ * the scan over the 32 lanes is the same and every value the same bits as the 256-thread
+ * kernel's. The factor arrays are in the scan's layout of 512 threads (gs_scan_layout_len). */
+#define GS_SCAN_H_NT GS_SCAN_THREADS
+#define GS_SCAN_H_NTV (2 * GS_SCAN_THREADS)
+/* Rows [r0, r0 + 16) of factor array p in the scan's layout of NTV threads (base fb, row j at fb
+ * + j NTV), rows from m on as 0. */
+#define GS_SCAN_H_FLOAD(T, p, fb, r0, full, v)                                                     \
+  if (full) {                                                                                      \
+    const T *q_ = (p) + (fb);                                                                      \
+    GS_TILE_LOAD(T, L, q_, NTV, v)                                                                 \
+  } else {                                                                                         \
+    _Pragma("unroll") for (int j_ = 0; j_ < L; j_++)(v)[j_] =                                      \
+        (r0) + j_ < m ? (p)[(fb) + (GsInt)j_ * NTV] : (T)0;                                        \
+  }
+/* A half's x (in ft) stored at rows [r0, r0 + 16) (NaN for a system whose factorisation failed),
+ * non-finite values noted in chk. */
+#define GS_SCAN_H_STORE(T, r0, full)                                                               \
+  {                                                                                                \
+    _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
+      if (fst) ft[j] = (T)NAN;                                                                     \
+      chk += (r0) + j < m ? ft[j] * (T)0 : (T)0;                                                   \
+    }                                                                                              \
+    T *xp = x + rb + (GsInt)(r0)*rs;                                                               \
+    if (full) {                                                                                    \
+      GS_TILE_STORE(T, L, xp, rs, ft)                                                              \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int j = 0; j < L; j++) if ((r0) + j < m) xp[(GsInt)j * rs] = ft[j];   \
+    }                                                                                              \
+  }
+/* A half's forward coefficients and f' (rows r0.., factor base fb) and its chunk's map into
+ * smap[me]. */
+#define GS_SCAN_H_FWD(T, S, fb, r0, full, me)                                                      \
+  {                                                                                                \
+    T ia[L];                                                                                       \
+    GS_SCAN_H_FLOAD(T, F[0], fb, r0, full, c2)                                                     \
+    GS_SCAN_H_FLOAD(T, F[1], fb, r0, full, c1)                                                     \
+    GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                                 \
+    GS_SCAN_H_FLOAD(T, F[2], fb, r0, full, ia)                                                     \
+    gs_scan_prep_##S(1, L, c1, c2, ia, ft);                                                        \
+    gs_scan_map_##S(1, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                                  \
+  }
+/* The block's maps in, the chains of a half (backward, second: gs_scan_chain_half), states out. */
+#define GS_SCAN_H_CHAIN(S, backward, second)                                                       \
+  __syncthreads();                                                                                 \
+  if (chain) gs_scan_chain_half_##S(smap, scomp[w_], P, ns, sst, w_, backward, second);            \
+  __syncthreads();
+/* The dynamic shared memory of gs_banded_scan_h_k (the first half's g: 16 rows a thread). */
+#define GS_SCAN_H_SMEM(es) ((size_t)16 * GS_SCAN_H_NT * (es))
+#define GS_CUDA_BANDED_SCAN_HALVES(T, S)                                                           \
+  /* A system's chain in one of the two halves (second: the half swept second), by its warp:       \
+   * lanes 0-15 carry the chunks of the half swept first and keep their compositions in comp,      \
+   * lanes 16-31 those of the second (gs_scan_chain_lanes_##S). */                                 \
+  static __device__ __forceinline__ void gs_scan_chain_half_##S(                                   \
+      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int second) {        \
+    gs_scan_chain_lanes_##S(smap, comp, P, ns, sst, sl, backward, second ? 16 : 0,                 \
+                            second ? 32 : 16, !second, 1);                                         \
+  }                                                                                                \
+  static __global__ void __launch_bounds__(GS_SCAN_H_NT, 1)                                        \
+      gs_banded_scan_h_k_##S(GsBandedKArgs a, GsPtrs Fp, const int *__restrict__ fstatus,          \
+                             const T *f, T *x, int *status, GsBandedDevSummary *sum) {             \
+    enum { L = 16, NT = GS_SCAN_H_NT, NTV = GS_SCAN_H_NTV };                                       \
+    __shared__ T smap[NTV + NTV / 16 + 72][6]; /* as GS_CUDA_BANDED_SCAN_NT's, for NTV */          \
+    T(*const sg)[NT] = (T(*)[NT])gs_tile_dyn;  /* the first half's g (GS_SCAN_H_SMEM) */           \
+    __shared__ T scomp[NTV / 64][16][6];       /* lanes 0-15's compositions, a system each */      \
+    const T *F[5];                                                                                 \
+    _Pragma("unroll") for (int q = 0; q < 5; q++) F[q] = (const T *)Fp.p[q];                       \
+    const int P = a.tile_p, ns = NTV / P, m = (int)a.sh.m, Q = P / 32;                             \
+    const int tid = (int)threadIdx.x, sl = tid % ns, sst = (Q * ns + 1) | 1;                       \
+    const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
+    const GsInt blk = blockIdx.x / groups, grp = blockIdx.x % groups, s = grp * ns + sl;           \
+    const int on = s < a.batch, w_ = tid / 32;                                                     \
+    const int chain = w_ < ns && grp * ns + w_ < a.batch;                                          \
+    const int kA = tid / ns, kB = kA + P / 2, rA = kA * L, rB = kB * L;                            \
+    const int meA = gs_scan_sidx(kA, Q, sst, ns, sl), meB = gs_scan_sidx(kB, Q, sst, ns, sl);      \
+    const int fullA = __all_sync(0xffffffffu, !on || rA + L <= m);                                 \
+    const int fullB = __all_sync(0xffffffffu, !on || rB + L <= m);                                 \
+    const GsInt fbA = grp * (L * NTV) + tid, fbB = fbA + NT;                                       \
+    GsInt rb = 0, rs = 0;                                                                          \
+    int fst = 0;                                                                                   \
+    if (on) {                                                                                      \
+      gs_rhs_place(&a, s, &rb, &rs);                                                               \
+      rb += blk * a.rhs_len;                                                                       \
+      fst = fstatus[s];                                                                            \
+    }                                                                                              \
+    T c1[L], c2[L], ft[L], pb1[L], pb2[L], chk = 0;                                                \
+    /* 1. the first half, forward */                                                               \
+    if (on) {                                                                                      \
+      GS_SCAN_H_FWD(T, S, fbA, rA, fullA, meA)                                                     \
+    }                                                                                              \
+    GS_SCAN_H_CHAIN(S, 0, 0)                                                                       \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(1, L, c1, c2, ft, 0, smap[meA]);                                           \
+      _Pragma("unroll") for (int j = 0; j < L; j++) sg[j][tid] = ft[j];                            \
+    }                                                                                              \
+    /* 2. the second half, forward then backward */                                                \
+    if (on) {                                                                                      \
+      GS_SCAN_H_FWD(T, S, fbB, rB, fullB, meB)                                                     \
+      GS_SCAN_H_FLOAD(T, F[3], fbB, rB, fullB, pb1)                                                \
+      GS_SCAN_H_FLOAD(T, F[4], fbB, rB, fullB, pb2)                                                \
+    }                                                                                              \
+    GS_SCAN_H_CHAIN(S, 0, 1)                                                                       \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(1, L, c1, c2, ft, 0, smap[meB]);                                           \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        c1[j] = -pb1[j];                                                                           \
+        c2[j] = -pb2[j];                                                                           \
+      }                                                                                            \
+      GS_SCAN_H_FLOAD(T, F[3], fbA, rA, fullA, pb1) /* the first half's, in flight meanwhile */    \
+      GS_SCAN_H_FLOAD(T, F[4], fbA, rA, fullA, pb2)                                                \
+      gs_scan_map_##S(1, L, c1, c2, ft, 1, smap[meB], smap[meB] + 4);                              \
+    }                                                                                              \
+    GS_SCAN_H_CHAIN(S, 1, 0)                                                                       \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meB]);                                           \
+      GS_SCAN_H_STORE(T, rB, fullB)                                                                \
+    }                                                                                              \
+    /* 3. the first half, backward */                                                              \
+    if (on) {                                                                                      \
+      _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
+        ft[j] = sg[j][tid];                                                                        \
+        c1[j] = -pb1[j];                                                                           \
+        c2[j] = -pb2[j];                                                                           \
+      }                                                                                            \
+      gs_scan_map_##S(1, L, c1, c2, ft, 1, smap[meA], smap[meA] + 4);                              \
+    }                                                                                              \
+    GS_SCAN_H_CHAIN(S, 1, 1)                                                                       \
+    if (on) {                                                                                      \
+      gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meA]);                                           \
+      GS_SCAN_H_STORE(T, rA, fullA)                                                                \
+      if (fst)                                                                                     \
+        gs_mark(status, s, fst, sum);                                                              \
+      else if (chk != 0 || chk != chk)                                                             \
+        gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                             \
+    }                                                                                              \
+  }
+GS_CUDA_BANDED_SCAN_HALVES(double, d)
 /* PAIR kernels (GS_SCAN_PAIR_OK): double, 16-row chunks, not periodic, LU or LDL^T as the batch
  * says; [bands == 5] */
 GS_CUDA_BANDED_SCAN_NT(double, d, 3, 16, 0, -1, q, GS_SCAN_THREADS,
@@ -3206,9 +3381,17 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int d = bi->dt != GS_DOUBLE, sp = l16 && b5 && bi->spd; /* LDL^T-only kernels */
     /* 16-row chunks: tri, or float penta LU (GsBandedInfo.scan_threads) */
     const int wide = nt > GS_SCAN_THREADS;
-    GsCheck(!wide || !b5 || (bi->dt == GS_FLOAT && !bi->spd), ctx, GS_ERR_UNSUPPORTED,
-            "scan solve: no pentadiagonal %s kernel of %d threads", bi->spd ? "LDL^T" : "double",
-            nt);
+    /* double penta LU: a 512-thread block's systems in two halves (gs_banded_scan_h_k_d) */
+    const int halves = wide && b5 && bi->dt == GS_DOUBLE;
+    GsCheck(!wide || !b5 || (!bi->spd && (bi->dt == GS_FLOAT || (!per && l16))), ctx,
+            GS_ERR_UNSUPPORTED, "scan solve: no pentadiagonal %s%s kernel of %d threads",
+            per ? "periodic " : "", bi->spd ? "LDL^T" : "double", nt);
+    GsCheck(!halves || (nt == GS_SCAN_H_NTV && ns * bi->tile_p == nt && bi->tile_p >= 64 &&
+                        bi->scan_layout),
+            ctx, GS_ERR_UNSUPPORTED,
+            "scan solve: double pentadiagonal scans in halves need %d threads of whole 16-row "
+            "chunks, 64 or more a system, in the scan's layout (%d threads, %d chunks)",
+            GS_SCAN_H_NTV, nt, bi->tile_p);
     GsScanK_d kd = sp     ? gs_scan_spd_k_d[per]
                    : wide ? gs_scan_w_k_d[per]
                           : gs_scan_k_d[l16][b5][per];
@@ -3247,6 +3430,25 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       }
       gs_scan_pair_k_d[b5]<<<(unsigned int)(nb / 2), (unsigned int)nt, smem, cc->stream>>>(
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+    } else if (halves) {
+      const size_t smem = GS_SCAN_H_SMEM(sizeof(double));
+      if (!cc->scan_halves_attr) { /* first solve: room for the halves' g, no more */
+        const void *kern = (const void *)gs_banded_scan_h_k_d;
+        cudaFuncAttributes fa;
+        GsCallCuda(ctx, cudaFuncGetAttributes(&fa, kern));
+        GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem));
+        int most = 0;
+        GsCallCuda(ctx, cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                               cc->device));
+        const size_t need = smem + fa.sharedSizeBytes + 1024;
+        const int pct = most > 0 ? (int)((100 * need + (size_t)most - 1) / (size_t)most) : 100;
+        GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             pct < 100 ? pct : 100));
+        cc->scan_halves_attr = 1;
+      }
+      gs_banded_scan_h_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
+          a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
     } else {
       if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
         const void *kern = d ? (const void *)kf : (const void *)kd;
