@@ -1928,6 +1928,74 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
   bad_option_value(ctx, "-banded_scan_wide", "wide", prev);
 }
 
+/* GsBandedGetScanThreads: the block size of the GPU's SCAN solves that -banded_scan_wide off,
+ * auto and on take (banded.c's rule: 512 for tri and float penta LU blocks of 512 threads and for
+ * double penta LU in halves, at 64, 128 and 256 chunks; not for periodic, LDL^T or shared-matrix
+ * double penta, nor at other chunk counts), 0 on the CPU and for other algorithms; NULL
+ * arguments are named errors. */
+static void test_scan_threads(GsContext ctx) {
+  static const struct {
+    int bands;
+    GsInt n, batch;
+    int fl, contig, shared, per, spd;
+    int want[3]; /* off, auto, on */
+  } cs[] = {
+      {5, 1024, 16384, 0, 0, 0, 0, 0, {256, 512, 512}}, /* double LU: 64 chunks from 16384 */
+      {5, 1024, 4096, 0, 0, 0, 0, 0, {256, 256, 512}},
+      {5, 2048, 100, 0, 0, 0, 0, 0, {256, 512, 512}},  /* 128 chunks */
+      {5, 4096, 10, 0, 0, 0, 0, 0, {256, 512, 512}},   /* 256 chunks */
+      {5, 2048, 100, 0, 1, 0, 0, 0, {256, 256, 512}},  /* contiguous: on only */
+      {5, 1600, 100, 0, 0, 0, 0, 0, {256, 256, 256}},  /* 100 chunks */
+      {5, 2048, 100, 0, 0, 0, 1, 0, {256, 256, 256}},  /* periodic */
+      {5, 2048, 100, 0, 0, 0, 0, 1, {256, 256, 256}},  /* LDL^T */
+      {5, 2048, 100, 0, 0, 1, 0, 0, {256, 256, 256}},  /* one matrix for the batch */
+      {5, 1024, 4096, 1, 0, 0, 0, 0, {256, 512, 512}}, /* float LU */
+      {3, 1024, 32768, 0, 0, 0, 0, 0, {256, 512, 512}},
+      {3, 1024, 16384, 0, 0, 0, 0, 0, {256, 256, 512}},
+  };
+  static const char *const modes[3] = {"off", "auto", "on"};
+  GsDeviceInfo dev;
+  memset(&dev, 0, sizeof dev);
+  CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+  const int gpu = dev.device_id >= 0;
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", prev, sizeof prev, NULL));
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
+    for (int w = 0; w < 3; w++) {
+      const GsBandedDesc d = {cs[c].bands,
+                              cs[c].n + (cs[c].per ? cs[c].bands / 2 : 0),
+                              cs[c].batch,
+                              cs[c].fl ? GS_FLOAT : GS_DOUBLE,
+                              cs[c].contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                              0,
+                              cs[c].shared,
+                              cs[c].per,
+                              cs[c].spd};
+      GsBanded A = NULL;
+      CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", modes[w]));
+      if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) continue;
+      int nt = -1;
+      if (!CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SCAN)) &&
+          !CHECK_OK(GsBandedGetScanThreads(A, &nt)))
+        CHECK(nt == (gpu ? cs[c].want[w] : 0),
+              "scan threads for %lld x %lld (bands %d, %s, %s%s%s%s), -banded_scan_wide %s: %d, "
+              "expected %d",
+              (long long)d.batch, (long long)d.n, d.bands, cs[c].fl ? "float" : "double",
+              cs[c].contig ? "contiguous" : "interleaved", cs[c].shared ? ", shared" : "",
+              cs[c].per ? ", periodic" : "", cs[c].spd ? ", LDL^T" : "", modes[w], nt,
+              gpu ? cs[c].want[w] : 0);
+      if (c == 0 && w == 2) {
+        CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD));
+        CHECK_OK(GsBandedGetScanThreads(A, &nt));
+        CHECK(nt == 0, "scan threads after -banded_algorithm thread: %d", nt);
+        CHECK_ERR(GsBandedGetScanThreads(A, NULL), GS_ERR_ARG_NULL);
+        CHECK_ERR(GsBandedGetScanThreads(NULL, &nt), GS_ERR_ARG_NULL);
+      }
+      CHECK_OK(GsBandedDestroy(&A));
+    }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", prev));
+}
+
 /* -banded_tile_image on against off (GPU, double: a one-pass tiled solve copies Factor's image of
  * its shared-memory set-up, the padded sweep arrays, the scans' matrices and W, instead of
  * building it in every block): the same bits and statuses, a NaN right-hand side reported with
@@ -2814,6 +2882,7 @@ int main(int argc, char **argv) {
   test_staged(ctx, &r);
   test_scan_pair(ctx, &r);
   test_scan_wide(ctx, &r);
+  test_scan_threads(ctx);
   test_tile_image(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);

@@ -159,6 +159,10 @@ int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
 /* 1 when the object's last call was a solve that ran staged (THREAD or SCAN, above), else 0
  * (always on the CPU). */
 int GsBandedGetStaged(GsBanded A, int *staged);
+/* The threads of a block of the GPU's SCAN solves (-banded_scan_wide, above): 512 where blocks of
+ * 512 threads are taken (tri, float penta LU) or their systems in two halves of a 256-thread
+ * block (double penta LU), 256 for other SCAN solves; 0 for other algorithms and on the CPU. */
+int GsBandedGetScanThreads(GsBanded A, int *threads);
 /* "auto", "thread", "spike", "tile", "scan"; "unknown" otherwise. */
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);
 

@@ -537,6 +537,14 @@ int GsBandedSetTilePasses(GsBanded A, int passes) {
   return 0;
 }
 
+int GsBandedGetScanThreads(GsBanded A, int *threads) {
+  GsCheckHandle(NULL, A);
+  GsCheckHandle(A->ctx, threads);
+  const int gpu = A->ctx->ops->mem == GS_MEM_DEVICE;
+  *threads = gpu && A->info.algo == GS_BANDED_ALGORITHM_SCAN ? A->info.scan_threads : 0;
+  return 0;
+}
+
 int GsBandedGetTilePasses(GsBanded A, int *passes) {
   GsCheckHandle(NULL, A);
   GsCheckHandle(A->ctx, passes);
