@@ -3452,11 +3452,11 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       gs_banded_scan_h_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
           a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
     } else {
-      if (!cc->scan_carveout[d][l16][b5][per][sp || wide]) {
+      if (!cc->scan_carveout[d][l16][b5][per][sp ? 1 : wide ? 2 : 0]) {
         const void *kern = d ? (const void *)kf : (const void *)kd;
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                              GS_SCAN_CARVEOUT));
-        cc->scan_carveout[d][l16][b5][per][sp || wide] = 1;
+        cc->scan_carveout[d][l16][b5][per][sp ? 1 : wide ? 2 : 0] = 1;
       }
       if (bi->dt == GS_DOUBLE)
         kd<<<(unsigned int)nb, (unsigned int)nt, 0, cc->stream>>>(

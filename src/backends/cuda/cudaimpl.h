@@ -106,11 +106,12 @@ typedef struct {
    * read from global memory, 2 from shared memory (GS_TILE_WSM). */
   size_t tile_smem[2][8][3];
   int tile_per_sm[2][8][3];
-  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][LDL^T-only or
-   * 512-thread kernel]):
+  /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][kernel: 0 plain, 1
+   * LDL^T-only, 2 of 512 threads; 1 and 2 shared a slot, so that in a context that solved float
+   * pentadiagonal LDL^T first the 512-thread LU kernel kept the default carve-out]):
    * whether the kernel's shared memory carve-out has been set, so that its resident blocks are not
    * held back by a small one. */
-  int scan_carveout[2][2][2][2][2];
+  int scan_carveout[2][2][2][2][3];
   /* The same for the scans of a partitioned solve's partial solves ([float][pentadiagonal]). */
   int part_scan_carveout[2][2];
   int scan_pair_attr[2]; /* the PAIR scan kernels' shared memory set ([bands == 5]) */
