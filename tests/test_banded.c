@@ -157,11 +157,20 @@ enum { MODE_TWICE, MODE_FACTORSOLVE, MODE_INPLACE, MODE_NRHS, NMODE };
 static const char *const mode_name[] = {"Factor+Solve x2", "FactorSolve", "Solve in place",
                                         "3 rhs blocks"};
 
+/* The nominal sigma of KIND_SPD_LARGE matrices (test_scan_wide raises it for periodic systems
+ * whose E^-1 F reaches further in). */
+static double large_sig = 10.0;
+
 static void describe(const Batch *b, int kind, const char *mode, char *buf, size_t len) {
+  char kn[64];
+  if (kind == KIND_SPD_LARGE)
+    snprintf(kn, sizeof kn, "hyperdiffusion(%g)", large_sig);
+  else
+    snprintf(kn, sizeof kn, "%s", kind >= 0 ? kind_name[kind] : "");
   snprintf(buf, len, "%s %s %s %s%s n=%lld batch=%lld %s [%s]", b->d.bands == 5 ? "penta" : "tri",
            b->d.dt == GS_DOUBLE ? "double" : "float", layout_name(b),
            b->d.shared ? "shared" : "per-system", b->d.periodic ? " periodic" : "",
-           (long long)b->d.n, (long long)b->d.batch, kind >= 0 ? kind_name[kind] : "", mode);
+           (long long)b->d.n, (long long)b->d.batch, kn, mode);
 }
 
 /* Hyperdiffusion row coefficient at offset o != 0. */
@@ -183,7 +192,7 @@ static void fill_matrix(Batch *b, int kind, HsRng *r) {
       b->D[k][q] = NAN;
   double kappa = 0;
   for (GsInt m = 0; m < b->nmat; m++) {
-    double sig = kind == KIND_SPD_SMALL ? 0.3 : 10.0;
+    double sig = kind == KIND_SPD_SMALL ? 0.3 : large_sig;
     if (!b->d.shared) sig *= hs_range(r, 0.5, 1.5);
     double norm = 0, marg = INFINITY;
     for (GsInt i = 0; i < n; i++) {
@@ -1690,8 +1699,9 @@ static void versus_thread_desc(GsContext ctx, const GsBandedDesc *d, int kind,
   batch_free(&b);
 }
 
-/* Whether staged_case_algo's scan 2 cases (test_scan_wide) are periodic. */
-static int wide_periodic = 0;
+/* Whether staged_case_algo's scan 2 cases (test_scan_wide) are periodic, and whether they take
+ * KIND_SPD_LARGE matrices (solved by LU) instead of diagonally dominant ones. */
+static int wide_periodic = 0, wide_large = 0;
 
 /* An A/B case's arrays and batch, freed. */
 static void free_ab(double *f, double *x0, double *x1, int *st0, int *st1, Batch *b) {
@@ -1775,7 +1785,7 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
       bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, scan == 2 ? wide_periodic : 0, spd};
   Batch b;
   batch_init(&b, &d);
-  const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
+  const int kind = scan == 2 && wide_large ? KIND_SPD_LARGE : spd ? KIND_SPD_SMALL : KIND_DD;
   fill_matrix(&b, kind, r);
   char what[256];
   describe(&b, kind,
@@ -1889,7 +1899,10 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
  * a block at 64 chunks, with bad systems; a partial chunk, two blocks in place; 128 chunks with
  * bad systems; 32; 256); double pentadiagonal LU scans of 64, 128 and 256 chunks (a 512-thread
  * block's systems in two halves of 256 threads: bad systems, partial chunks, two blocks in place,
- * 8 systems a block at 1024 rows against 4), and 100 chunks, where both take 256 threads; LDL^T
+ * 8 systems a block at 1024 rows against 4), and 100 chunks, where both take 256 threads;
+ * periodic ones as well (with bad systems, m = 1022 and 1024 in place with two blocks, and
+ * hyperdiffusion rows solved by LU whose E^-1 F is above rounding over about 170 rows at each end
+ * or over all of them, so that the correction y -= W z reaches chunks of both halves); LDL^T
  * pentadiagonal scans do not change. Paired groups off, so that "off" is the plain kernel. */
 static void test_scan_wide(GsContext ctx, HsRng *r) {
   char prev[16] = "auto", pprev[16] = "auto";
@@ -1913,14 +1926,28 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 2048, 12, 2, 0, !per, 0, r);
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 500, 19, 1, 0, 0, 0, r);
       staged_case_algo(ctx, 2, 5, GS_FLOAT, 4096, 3, 1, 0, 0, 0, r);
-      /* double LU: a 512-thread block's systems in 256 threads, two halves (not periodic: there
-       * both runs take the 256-thread kernel) */
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 80, 1, 0, !per, 0, r);
+      /* double LU: a 512-thread block's systems in 256 threads, two halves (periodic too: n =
+       * 1024 is m = 1022 rows, a partial last chunk) */
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 80, 1, 0, 1, 0, r);
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1010, 40, 2, 1, 0, 0, r);
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2048, 12, 2, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2048, 12, 2, 0, 1, 0, r);
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2040, 7, 1, 0, 0, 0, r);
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 4096, 3, 1, 0, !per, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 4096, 3, 1, 0, 1, 0, r);
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1600, 11, 1, 0, 0, 0, r); /* 100 chunks: 256 */
+      if (!per) continue;
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1026, 24, 2, 1, 1, 0, r); /* m = 1024: whole chunks */
+      /* periodic hyperdiffusion rows by LU, where E^-1 F reaches further in: sigma 100 (W above
+       * rounding over about 170 rows at each end: chunks of both halves), 1e5 (all rows: every
+       * chunk corrected, the second half's all kept in shared memory) */
+      wide_large = 1;
+      large_sig = 100.0;
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2050, 6, 2, 1, 0, 0, r);
+      large_sig = 1e5;
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
+      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1026, 24, 2, 1, 0, 0, r);
+      large_sig = 10.0;
+      wide_large = 0;
     }
   }
   wide_periodic = 0;
@@ -1930,9 +1957,9 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
 
 /* GsBandedGetScanThreads: the block size of the GPU's SCAN solves that -banded_scan_wide off,
  * auto and on take (banded.c's rule: 512 for tri and float penta LU blocks of 512 threads and for
- * double penta LU in halves, at 64, 128 and 256 chunks; not for periodic, LDL^T or shared-matrix
- * double penta, nor at other chunk counts), 0 on the CPU and for other algorithms; NULL
- * arguments are named errors. */
+ * double penta LU in halves, at 64, 128 and 256 chunks, periodic or not; not for LDL^T or
+ * shared-matrix double penta, nor at other chunk counts), 0 on the CPU and for other algorithms;
+ * NULL arguments are named errors. */
 static void test_scan_threads(GsContext ctx) {
   static const struct {
     int bands;
@@ -1942,14 +1969,15 @@ static void test_scan_threads(GsContext ctx) {
   } cs[] = {
       {5, 1024, 16384, 0, 0, 0, 0, 0, {256, 512, 512}}, /* double LU: 64 chunks from 16384 */
       {5, 1024, 4096, 0, 0, 0, 0, 0, {256, 256, 512}},
-      {5, 2048, 100, 0, 0, 0, 0, 0, {256, 512, 512}},  /* 128 chunks */
-      {5, 4096, 10, 0, 0, 0, 0, 0, {256, 512, 512}},   /* 256 chunks */
-      {5, 2048, 100, 0, 1, 0, 0, 0, {256, 256, 512}},  /* contiguous: on only */
-      {5, 1600, 100, 0, 0, 0, 0, 0, {256, 256, 256}},  /* 100 chunks */
-      {5, 2048, 100, 0, 0, 0, 1, 0, {256, 256, 256}},  /* periodic */
-      {5, 2048, 100, 0, 0, 0, 0, 1, {256, 256, 256}},  /* LDL^T */
-      {5, 2048, 100, 0, 0, 1, 0, 0, {256, 256, 256}},  /* one matrix for the batch */
-      {5, 1024, 4096, 1, 0, 0, 0, 0, {256, 512, 512}}, /* float LU */
+      {5, 2048, 100, 0, 0, 0, 0, 0, {256, 512, 512}},   /* 128 chunks */
+      {5, 4096, 10, 0, 0, 0, 0, 0, {256, 512, 512}},    /* 256 chunks */
+      {5, 2048, 100, 0, 1, 0, 0, 0, {256, 256, 512}},   /* contiguous: on only */
+      {5, 1600, 100, 0, 0, 0, 0, 0, {256, 256, 256}},   /* 100 chunks */
+      {5, 2048, 100, 0, 0, 0, 1, 0, {256, 512, 512}},   /* periodic (128 chunks of m rows) */
+      {5, 1024, 16384, 0, 0, 0, 1, 0, {256, 512, 512}}, /* periodic, 64 chunks */
+      {5, 2048, 100, 0, 0, 0, 0, 1, {256, 256, 256}},   /* LDL^T */
+      {5, 2048, 100, 0, 0, 1, 0, 0, {256, 256, 256}},   /* one matrix for the batch */
+      {5, 1024, 4096, 1, 0, 0, 0, 0, {256, 512, 512}},  /* float LU */
       {3, 1024, 32768, 0, 0, 0, 0, 0, {256, 512, 512}},
       {3, 1024, 16384, 0, 0, 0, 0, 0, {256, 256, 512}},
   };

@@ -673,6 +673,11 @@ static void banded_cases(HsRng *rng) {
                         t ? GS_FLOAT : GS_DOUBLE,
                         lay ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED, (int)(k % 2), per,
                         GS_BANDED_ALGORITHM_SCAN, rng);
+  /* Double pentadiagonal LU scans of 128 chunks (2048 rows, interleaved): a 512-thread block's
+   * systems in two halves of 256 threads (gs_banded_scan_h_k_d, gs_banded_scan_hp_k_d). */
+  for (int per = 0; per < 2; per++)
+    banded_case(5, 2048 + 2 * per, 9, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, per,
+                GS_BANDED_ALGORITHM_SCAN, rng);
   /* The tiled solve's wide blocks (a shared matrix, interleaved, 16384 systems or more of 513 to
    * 1024 rows: 32-row chunks, 16 systems a block). */
   for (int b = 3; b <= 5; b += 2)

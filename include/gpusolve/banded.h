@@ -135,10 +135,11 @@ typedef enum {
  * interleaved batches of 1009 to 1024 rows and 32768 systems or more (each row of f and x a piece
  * twice as wide; the same bits either way); so do float pentadiagonal LU solves (not LDL^T) of
  * interleaved batches past 1024 rows, and of 1009 to 1024 rows from 4096 systems on; double
- * pentadiagonal LU solves with a matrix per system, not periodic, of 64, 128 or 256 chunks (1009
- * to 1024, 2033 to 2048, 4081 to 4096 rows) take the systems of 512 threads in a block of 256,
- * in two halves of rows (interleaved: past 1024 rows, and of 1009 to 1024 rows from 16384
- * systems on). The option -banded_scan_wide off|auto|on (read at GsBandedCreate): auto (the
+ * pentadiagonal LU solves with a matrix per system, periodic or not, of 64, 128 or 256 chunks
+ * (1009 to 1024, 2033 to 2048, 4081 to 4096 rows; of a periodic system, the first n - 2) take the
+ * systems of 512 threads in a block of 256, in two halves of rows (interleaved: past 1024 rows,
+ * and of 1009 to 1024 rows from 16384 systems on, periodic from 4096). The option
+ * -banded_scan_wide off|auto|on (read at GsBandedCreate): auto (the
  * default) as above, on for every such solve (tri, float penta LU, double penta LU of those
  * chunk counts), off never.
  * On a GPU, one-pass TILE solves in double (at most 32 chunks a system) copy from Factor's output

@@ -15,6 +15,9 @@
  * threads' systems in two halves: from this many systems on (configure: faster at 65536, level at
  * 16384, slower at 4096). */
 #define GS_SCAN_HALVES_MIN_BATCH 16384
+/* The same for periodic ones (1011 to 1026 rows: m = n - 2 of 1009 to 1024), from this many
+ * systems on (configure: faster at 4096 systems and more). */
+#define GS_SCAN_HALVES_PER_MIN_BATCH 4096
 
 struct GsBanded_s {
   GsContext ctx;
@@ -261,10 +264,15 @@ static int scan_auto(const GsBandedInfo *bi) {
   /* Interleaved double LU batches of 2033 to 2048 rows, where the GPU's scan blocks pair their
    * groups of 2 systems (banded.cu, GS_SCAN_PAIR_AUTO_NS): up to 16384 systems. H200, 975092a,
    * deferred checks (us): 16384 x 2048 paired scan 679.6 / 679.7, plain scan 784.7 / 786.8, one
-   * thread a system (the choice before) 790.2. */
-  if (bi->bands == 5 && !bi->periodic && !bi->spd && bi->dt == GS_DOUBLE && bi->interleaved &&
-      bi->m > 2032 && bi->m <= 2048)
-    most = (GsInt)1 << 25;
+   * thread a system (the choice before) 790.2. (Since 68099fe those scans run in halves: 543.)
+   * Periodic ones since their scans run in halves too (gs_banded_scan_hp_k_d), and periodic ones
+   * of 1009 to 1024 rows (m = n - 2) like the others, up to 2^26 unknowns. H200, deferred checks,
+   * two rounds, scan in halves against one thread a system (us): n = 1024, 65536 systems 1151.9
+   * / 1153.8 against 1197.1 / 1206.4, 32768: 595.2 / 597.9 against 621.6 / 621.1; n = 2050,
+   * 16384: 621.0 / 616.2 against 802.7 / 809.1. */
+  const int dlu = bi->bands == 5 && !bi->spd && bi->dt == GS_DOUBLE && bi->interleaved;
+  if (dlu && bi->m > 2032 && bi->m <= 2048) most = (GsInt)1 << 25;
+  if (dlu && bi->periodic && bi->m > 1008 && bi->m <= 1024) most = (GsInt)1 << 26;
   return bi->batch <= most / bi->m;
 }
 
@@ -448,19 +456,26 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * groups, the automatic choice there before, took 680), 2048 x 2048 99.0 / 99.2 -> 82.0 / 82.8,
    * 1024 x 4096 157.4 / 158.7 -> 106.0 / 106.1, 4096 x 4096 540.7 / 538.3 -> 365.7 / 366.6; level
    * at 1024 x 1024 (28.2 / 26.3 -> 26.8 / 26.6); slower at 4096 x 1024 (80.1 / 78.1 -> 82.1 /
-   * 80.9) and contiguous (16384 x 1024 289.5 / 289.2 -> 315.6 / 318.7). */
+   * 80.9) and contiguous (16384 x 1024 289.5 / 289.2 -> 315.6 / 318.7).
+   * Periodic ones as well (gs_banded_scan_hp_k_d), from 4096 systems at 1009 to 1024 rows of E
+   * (n = m + 2). H200, deferred checks, scan forced, 256 threads -> halves (us; the halves in the
+   * build before their correction read the second half back, 2-3 % slower than now): 65536 x 1024
+   * 1348.2 -> 1151.9 / 1153.8, 16384 x 1024 356.8 / 353.5 -> 319.3 / 316.1, 4096 x 1024 93.1 /
+   * 93.1 -> 89.8 / 90.2, 4096 x 2050 202.0 / 203.3 -> 169.9 / 166.6, 1024 x 4098 160.2 / 159.1 ->
+   * 112.0 / 110.2. */
   const GsInt wide_min = bi->bands == 3        ? GS_SCAN_WIDE_MIN_BATCH
-                         : bi->dt == GS_DOUBLE ? GS_SCAN_HALVES_MIN_BATCH
+                         : bi->dt == GS_DOUBLE ? (bi->periodic ? GS_SCAN_HALVES_PER_MIN_BATCH
+                                                               : GS_SCAN_HALVES_MIN_BATCH)
                                                : GS_SCAN_WIDE_P_MIN_BATCH;
   const int wide_auto =
       (bi->bands == 3 || bi->interleaved) &&
       (bi->tile_p > 64 || (bi->tile_p == 64 && bi->interleaved && bi->batch >= wide_min));
-  /* Double pentadiagonal LU scans with a matrix per system, not periodic, of 64, 128 or 256
+  /* Double pentadiagonal LU scans with a matrix per system, periodic or not, of 64, 128 or 256
    * chunks take a 512-thread block's systems in 256 threads, in two halves (banded.cu,
-   * gs_banded_scan_h_k_d): in the interleaved layout each row of f and x is a piece of twice the
-   * systems (64 bytes at 1024 rows). */
-  const int halves = bi->bands == 5 && bi->dt == GS_DOUBLE && !bi->spd && !bi->periodic &&
-                     !bi->shared && (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
+   * gs_banded_scan_h_k_d, gs_banded_scan_hp_k_d): in the interleaved layout each row of f and x is
+   * a piece of twice the systems (64 bytes at 1024 rows). */
+  const int halves = bi->bands == 5 && bi->dt == GS_DOUBLE && !bi->spd && !bi->shared &&
+                     (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
   bi->scan_threads = algo == GS_BANDED_ALGORITHM_SCAN && bi->tile_l == 16 &&
                              (bi->bands == 3 || (bi->dt == GS_FLOAT && !bi->spd) || halves) &&
                              (bi->scan_wide == GS_BANDED_STAGED_ON ||

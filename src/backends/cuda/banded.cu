@@ -2770,25 +2770,47 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
   __syncthreads();
 /* The dynamic shared memory of gs_banded_scan_h_k (the first half's g: 16 rows a thread). */
 #define GS_SCAN_H_SMEM(es) ((size_t)16 * GS_SCAN_H_NT * (es))
-#define GS_CUDA_BANDED_SCAN_HALVES(T, S)                                                           \
-  /* A system's chain in one of the two halves (second: the half swept second), by its warp:       \
-   * lanes 0-15 carry the chunks of the half swept first and keep their compositions in comp,      \
-   * lanes 16-31 those of the second (gs_scan_chain_lanes_##S). */                                 \
-  static __device__ __forceinline__ void gs_scan_chain_half_##S(                                   \
-      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int second) {        \
-    gs_scan_chain_lanes_##S(smap, comp, P, ns, sst, sl, backward, second ? 16 : 0,                 \
-                            second ? 32 : 16, !second, 1);                                         \
-  }                                                                                                \
-  static __global__ void __launch_bounds__(GS_SCAN_H_NT, 1)                                        \
-      gs_banded_scan_h_k_##S(GsBandedKArgs a, GsPtrs Fp, const int *__restrict__ fstatus,          \
-                             const T *f, T *x, int *status, GsBandedDevSummary *sum) {             \
-    enum { L = 16, NT = GS_SCAN_H_NT, NTV = GS_SCAN_H_NTV };                                       \
+/* The periodic kernel's extra parameter (the corner data) and, in the other, a null stand-in. */
+#define GS_SCAN_H_CPARAM_0(T)
+#define GS_SCAN_H_CPARAM_1(T) const T *__restrict__ C,
+#define GS_SCAN_H_CNULL_0(T) const T *const C = NULL
+#define GS_SCAN_H_CNULL_1(T)
+/* A periodic system's y at rows < h and >= m - h of a half's chunk (rows r0_.., in ft) into e. */
+#define GS_SCAN_H_ENDS(r0_, e)                                                                     \
+  {                                                                                                \
+    const int r0 = (r0_);                                                                          \
+    GS_PER_ENDS(L, e, ft)                                                                          \
+  }
+/* The kernel for PER 0 (gs_banded_scan_h_k) and 1 (gs_banded_scan_hp_k: periodic systems, their
+ * corner data C). A periodic system's block E is solved as above (m = n - h rows); then, as in
+ * GS_CUDA_BANDED_SCAN_NT, its last h unknowns z come from y's first and last h values and y -= W z
+ * on the chunks where W is above rounding (Factor's extents): the first half's before its store,
+ * the second half's (stored at step 2, before z is known) read back from x, corrected and stored
+ * again. So a periodic solve moves the plain solve's bytes, and W's and x's rows only where W
+ * matters (for diagonally dominant rows a chunk or two at each end). H200, deferred checks, two
+ * rounds, the second half's chunks that W reaches kept in shared memory until z is known (and W's
+ * rows loaded at the start of the first half's backward sweep) -> read back (us): 65536 x 1024
+ * 1128.4 / 1132.7 -> 1093.8 / 1100.3 (W's rows loaded early and read back: 1185.8 / 1183.1),
+ * 16384 x 2050 602.8 / 605.7 -> 588.7 / 590.7; but with stiff rows (a = 1e5: W above rounding in
+ * every row, the whole second half read back) 16384 x 1024 349.5 / 343.5 -> 358.8 / 357.0.
+ * Without W's loads and the correction (a timing experiment, not a solve) 65536 x 1024 took
+ * 1006.8 / 1011.4 against 985 not periodic. */
+#define GS_CUDA_BANDED_SCAN_HALVES_K(T, S, PER, NM)                                                \
+  static __global__ void __launch_bounds__(GS_SCAN_H_NT, 1) gs_banded_scan_##NM##_k_##S(           \
+      GsBandedKArgs a, GsPtrs Fp, GS_SCAN_H_CPARAM_##PER(T) const int *__restrict__ fstatus,       \
+      const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
+    enum { L = 16, NT = GS_SCAN_H_NT, NTV = GS_SCAN_H_NTV, CLEN = GS_BANDED_CORNER_LEN(5) };       \
     __shared__ T smap[NTV + NTV / 16 + 72][6]; /* as GS_CUDA_BANDED_SCAN_NT's, for NTV */          \
     T(*const sg)[NT] = (T(*)[NT])gs_tile_dyn;  /* the first half's g (GS_SCAN_H_SMEM) */           \
     __shared__ T scomp[NTV / 64][16][6];       /* lanes 0-15's compositions, a system each */      \
-    const T *F[5];                                                                                 \
-    _Pragma("unroll") for (int q = 0; q < 5; q++) F[q] = (const T *)Fp.p[q];                       \
-    const int P = a.tile_p, ns = NTV / P, m = (int)a.sh.m, Q = P / 32;                             \
+    /* periodic: each system's y ends and f's last h values, and its corner data */                \
+    __shared__ T syz[(PER) ? NTV / 64 : 1][6];                                                     \
+    __shared__ T scor[(PER) ? NTV / 64 : 1][CLEN];                                                 \
+    GS_SCAN_H_CNULL_##PER(T);                                                                      \
+    const T *F[(PER) ? 7 : 5];                                                                     \
+    _Pragma("unroll") for (int q = 0; q < ((PER) ? 7 : 5); q++) F[q] = (const T *)Fp.p[q];         \
+    const GsBandedShape sh = gs_kshape(&a, 5, PER);                                                \
+    const int P = a.tile_p, ns = NTV / P, m = (int)a.sh.m, Q = P / 32, h = sh.h;                   \
     const int tid = (int)threadIdx.x, sl = tid % ns, sst = (Q * ns + 1) | 1;                       \
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
     const GsInt blk = blockIdx.x / groups, grp = blockIdx.x % groups, s = grp * ns + sl;           \
@@ -2801,21 +2823,34 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     const GsInt fbA = grp * (L * NTV) + tid, fbB = fbA + NT;                                       \
     GsInt rb = 0, rs = 0;                                                                          \
     int fst = 0;                                                                                   \
+    T zf[2] = {0, 0}; /* periodic, chunk 0's thread: f's last h values */                          \
     if (on) {                                                                                      \
       gs_rhs_place(&a, s, &rb, &rs);                                                               \
       rb += blk * a.rhs_len;                                                                       \
       fst = fstatus[s];                                                                            \
+      if ((PER) && kA == 0) /* read before x (maybe f) is written */                               \
+        _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) zf[r] =                           \
+            f[rb + (GsInt)(m + r) * rs];                                                           \
     }                                                                                              \
+    /* periodic: thread t < ns CLEN copies entry t % CLEN of system t / CLEN's corner data */      \
+    const int cget = (PER) && tid < ns * CLEN && grp * ns + tid / CLEN < a.batch;                  \
+    const T cval = cget ? C[(grp * ns + tid / CLEN) * a.corner_len + tid % CLEN] : (T)0;           \
     T c1[L], c2[L], ft[L], pb1[L], pb2[L], chk = 0;                                                \
     /* 1. the first half, forward */                                                               \
     if (on) {                                                                                      \
       GS_SCAN_H_FWD(T, S, fbA, rA, fullA, meA)                                                     \
     }                                                                                              \
+    if (cget) scor[(PER) ? tid / CLEN : 0][tid % CLEN] = cval;                                     \
     GS_SCAN_H_CHAIN(S, 0, 0)                                                                       \
     if (on) {                                                                                      \
       gs_scan_apply_##S(1, L, c1, c2, ft, 0, smap[meA]);                                           \
       _Pragma("unroll") for (int j = 0; j < L; j++) sg[j][tid] = ft[j];                            \
     }                                                                                              \
+    /* periodic: the rows where W matters, and whether this thread's chunks reach them */          \
+    GsInt phi = 0, plo = m;                                                                        \
+    if ((PER) && on) gs_banded_w_rows_##S(&sh, scor[(PER) ? sl : 0], &phi, &plo);                  \
+    const int wA = (PER) && on && (rA < phi || rA + L > plo);                                      \
+    const int wB = (PER) && on && (rB < phi || rB + L > plo);                                      \
     /* 2. the second half, forward then backward */                                                \
     if (on) {                                                                                      \
       GS_SCAN_H_FWD(T, S, fbB, rB, fullB, meB)                                                     \
@@ -2836,6 +2871,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     GS_SCAN_H_CHAIN(S, 1, 0)                                                                       \
     if (on) {                                                                                      \
       gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meB]);                                           \
+      if (PER) GS_SCAN_H_ENDS(rB, syz[(PER) ? sl : 0])                                             \
       GS_SCAN_H_STORE(T, rB, fullB)                                                                \
     }                                                                                              \
     /* 3. the first half, backward */                                                              \
@@ -2850,13 +2886,72 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     GS_SCAN_H_CHAIN(S, 1, 1)                                                                       \
     if (on) {                                                                                      \
       gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meA]);                                           \
+      if (PER) {                                                                                   \
+        GS_SCAN_H_ENDS(rA, syz[(PER) ? sl : 0])                                                    \
+        if (kA == 0) {                                                                             \
+          syz[(PER) ? sl : 0][4] = zf[0];                                                          \
+          syz[(PER) ? sl : 0][5] = zf[1];                                                          \
+        }                                                                                          \
+        /* W's rows of a chunk that needs them (A's where both do), in flight during the tail */   \
+        if (wA) {                                                                                  \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbA, rA, fullA, pb1)                                \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbA, rA, fullA, pb2)                                \
+        } else if (wB) {                                                                           \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbB, rB, fullB, pb1)                                \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbB, rB, fullB, pb2)                                \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    if (PER) __syncthreads(); /* the systems' end values and f's last values in syz */             \
+    if (on) {                                                                                      \
+      T zz[2] = {0, 0};                                                                            \
+      if ((PER) && (wA || wB || kA == 0)) {                                                        \
+        zz[0] = syz[(PER) ? sl : 0][4];                                                            \
+        zz[1] = syz[(PER) ? sl : 0][5];                                                            \
+        GS_PER_TAIL_SOLVE(T, S, scor[(PER) ? sl : 0], syz[(PER) ? sl : 0], zz, fst, kA == 0,       \
+                          kA == 0)                                                                 \
+        if (wA) {                                                                                  \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            c1[j] = pb1[j];                                                                        \
+            c2[j] = pb2[j];                                                                        \
+          }                                                                                        \
+          const int r0 = rA;                                                                       \
+          GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                       \
+        }                                                                                          \
+      }                                                                                            \
       GS_SCAN_H_STORE(T, rA, fullA)                                                                \
+      if (wB) { /* the second half's chunk again: y from x; W's rows now where A's took pb */      \
+        if (wA) {                                                                                  \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbB, rB, fullB, c1)                                 \
+          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbB, rB, fullB, c2)                                 \
+        } else {                                                                                   \
+          _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
+            c1[j] = pb1[j];                                                                        \
+            c2[j] = pb2[j];                                                                        \
+          }                                                                                        \
+        }                                                                                          \
+        GS_SCAN_LOAD(T, L, x, rb, rs, rB, fullB, m, ft)                                            \
+        const int r0 = rB;                                                                         \
+        GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                         \
+        GS_SCAN_H_STORE(T, rB, fullB)                                                              \
+      }                                                                                            \
       if (fst)                                                                                     \
         gs_mark(status, s, fst, sum);                                                              \
       else if (chk != 0 || chk != chk)                                                             \
         gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                             \
     }                                                                                              \
   }
+#define GS_CUDA_BANDED_SCAN_HALVES(T, S)                                                           \
+  /* A system's chain in one of the two halves (second: the half swept second), by its warp:       \
+   * lanes 0-15 carry the chunks of the half swept first and keep their compositions in comp,      \
+   * lanes 16-31 those of the second (gs_scan_chain_lanes_##S). */                                 \
+  static __device__ __forceinline__ void gs_scan_chain_half_##S(                                   \
+      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int second) {        \
+    gs_scan_chain_lanes_##S(smap, comp, P, ns, sst, sl, backward, second ? 16 : 0,                 \
+                            second ? 32 : 16, !second, 1);                                         \
+  }                                                                                                \
+  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 0, h)                                                         \
+  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 1, hp)
 GS_CUDA_BANDED_SCAN_HALVES(double, d)
 /* PAIR kernels (GS_SCAN_PAIR_OK): double, 16-row chunks, not periodic, LU or LDL^T as the batch
  * says; [bands == 5] */
@@ -3385,9 +3480,9 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int wide = nt > GS_SCAN_THREADS;
     /* double penta LU: a 512-thread block's systems in two halves (gs_banded_scan_h_k_d) */
     const int halves = wide && b5 && bi->dt == GS_DOUBLE;
-    GsCheck(!wide || !b5 || (!bi->spd && (bi->dt == GS_FLOAT || (!per && l16))), ctx,
-            GS_ERR_UNSUPPORTED, "scan solve: no pentadiagonal %s%s kernel of %d threads",
-            per ? "periodic " : "", bi->spd ? "LDL^T" : "double", nt);
+    GsCheck(!wide || !b5 || (!bi->spd && (bi->dt == GS_FLOAT || l16)), ctx, GS_ERR_UNSUPPORTED,
+            "scan solve: no pentadiagonal %s%s kernel of %d threads", per ? "periodic " : "",
+            bi->spd ? "LDL^T" : "double", nt);
     GsCheck(!halves || (nt == GS_SCAN_H_NTV && ns * bi->tile_p == nt && bi->tile_p >= 64 &&
                         bi->scan_layout),
             ctx, GS_ERR_UNSUPPORTED,
@@ -3434,8 +3529,9 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
     } else if (halves) {
       const size_t smem = GS_SCAN_H_SMEM(sizeof(double));
-      if (!cc->scan_halves_attr) { /* first solve: room for the halves' g, no more */
-        const void *kern = (const void *)gs_banded_scan_h_k_d;
+      const void *kern =
+          per ? (const void *)gs_banded_scan_hp_k_d : (const void *)gs_banded_scan_h_k_d;
+      if (!cc->scan_halves_attr[per]) { /* first solve: room for the halves' g, no more */
         cudaFuncAttributes fa;
         GsCallCuda(ctx, cudaFuncGetAttributes(&fa, kern));
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -3447,10 +3543,14 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
         const int pct = most > 0 ? (int)((100 * need + (size_t)most - 1) / (size_t)most) : 100;
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                              pct < 100 ? pct : 100));
-        cc->scan_halves_attr = 1;
+        cc->scan_halves_attr[per] = 1;
       }
-      gs_banded_scan_h_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
-          a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
+      if (per)
+        gs_banded_scan_hp_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
+            a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      else
+        gs_banded_scan_h_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
+            a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
     } else {
       if (!cc->scan_carveout[d][l16][b5][per][sp ? 1 : wide ? 2 : 0]) {
         const void *kern = d ? (const void *)kf : (const void *)kd;
