@@ -138,7 +138,7 @@ typedef enum {
  * pentadiagonal LU solves with a matrix per system, periodic or not, of 64, 128 or 256 chunks
  * (1009 to 1024, 2033 to 2048, 4081 to 4096 rows; of a periodic system, the first n - 2) take the
  * systems of 512 threads in a block of 256, in two halves of rows (interleaved: past 1024 rows,
- * and of 1009 to 1024 rows from 16384 systems on, periodic from 4096). The option
+ * and of 1009 to 1024 rows from 16384 systems on, periodic from 1024). The option
  * -banded_scan_wide off|auto|on (read at GsBandedCreate): auto (the
  * default) as above, on for every such solve (tri, float penta LU, double penta LU of those
  * chunk counts), off never.

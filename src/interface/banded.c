@@ -16,8 +16,8 @@
  * 16384, slower at 4096). */
 #define GS_SCAN_HALVES_MIN_BATCH 16384
 /* The same for periodic ones (1011 to 1026 rows: m = n - 2 of 1009 to 1024), from this many
- * systems on (configure: faster at 4096 systems and more). */
-#define GS_SCAN_HALVES_PER_MIN_BATCH 4096
+ * systems on (configure: faster at 1024 systems and more). */
+#define GS_SCAN_HALVES_PER_MIN_BATCH 1024
 
 struct GsBanded_s {
   GsContext ctx;
@@ -457,12 +457,13 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * 1024 x 4096 157.4 / 158.7 -> 106.0 / 106.1, 4096 x 4096 540.7 / 538.3 -> 365.7 / 366.6; level
    * at 1024 x 1024 (28.2 / 26.3 -> 26.8 / 26.6); slower at 4096 x 1024 (80.1 / 78.1 -> 82.1 /
    * 80.9) and contiguous (16384 x 1024 289.5 / 289.2 -> 315.6 / 318.7).
-   * Periodic ones as well (gs_banded_scan_hp_k_d), from 4096 systems at 1009 to 1024 rows of E
+   * Periodic ones as well (gs_banded_scan_hp_k_d), from 1024 systems at 1009 to 1024 rows of E
    * (n = m + 2). H200, deferred checks, scan forced, 256 threads -> halves (us; the halves in the
    * build before their correction read the second half back, 2-3 % slower than now): 65536 x 1024
    * 1348.2 -> 1151.9 / 1153.8, 16384 x 1024 356.8 / 353.5 -> 319.3 / 316.1, 4096 x 1024 93.1 /
    * 93.1 -> 89.8 / 90.2, 4096 x 2050 202.0 / 203.3 -> 169.9 / 166.6, 1024 x 4098 160.2 / 159.1 ->
-   * 112.0 / 110.2. */
+   * 112.0 / 110.2; the committed build: 65536 x 1024 1339.9 -> 1099.4 / 1088.0, 1024 x 1024 32.4 /
+   * 33.0 -> 29.0 / 30.6. */
   const GsInt wide_min = bi->bands == 3        ? GS_SCAN_WIDE_MIN_BATCH
                          : bi->dt == GS_DOUBLE ? (bi->periodic ? GS_SCAN_HALVES_PER_MIN_BATCH
                                                                : GS_SCAN_HALVES_MIN_BATCH)
