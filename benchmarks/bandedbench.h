@@ -36,8 +36,11 @@ typedef struct {
 } GsBenchBandedCase;
 
 /* Bytes one timed call must move, at least (the floor), per unknown and element size es:
- *   solve, a matrix per system: the factor arrays (5 penta, 3 tri, plus 2 / 1 for periodic ones)
- *                               read, f read, x written: 7 / 5 values (9 / 6 periodic)
+ *   solve, a matrix per system: the factor arrays (5 penta, 3 tri) read, f read, x written: 7 /
+ *                               5 values; periodic ones too (their 2 / 1 arrays of E^-1 F are read
+ *                               only where above rounding, which depends on the matrix: a few
+ *                               rows at each end of a diagonally dominant one, all of a stiff one;
+ *                               none is counted)
  *   solve, shared matrix:       f and x: 2 values (plus the factors of the one matrix, once)
  *   factor_solve:               the diagonals read once, f read, x written: 7 / 5 values (a fused
  *                               kernel's traffic; shared: 2, plus the diagonals once) */

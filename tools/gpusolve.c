@@ -398,7 +398,8 @@ static void banded_help(void) {
       "  -banded_check deferred  calls do not wait for their status (checked once at the end):\n"
       "                      the time of the work alone, as in a loop of solves\n"
       "Floors, in values per unknown (8 B each in double): solve 7 penta / 5 tri (factors, f, x;\n"
-      "9 / 6 periodic), shared solve 2 (f, x), factor_solve 7 / 5 (diagonals, f, x).\n");
+      "periodic too: E^-1 F is read only where it is above rounding), shared solve 2 (f, x),\n"
+      "factor_solve 7 / 5 (diagonals, f, x).\n");
 }
 
 /* The sweep's list: headline cases first, then the grid, without repeating a case. */
