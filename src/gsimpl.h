@@ -162,10 +162,19 @@ typedef struct {
                        * instead of building it (auto and on: yes) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
-  void *summary;      /* per-object summary in the back end's memory (GPU), 16 bytes */
+  void *summary;      /* per-object summary in the back end's memory (GPU),
+                       * GS_BANDED_SUMMARY_BYTES */
+  void *summary_host; /* per-object words in host memory from host_alloc (pinned, zeroed), which
+                       * the GPU back end's kernels may write: whether a call marked a system, so
+                       * that a clean call needs no copy back (NULL without host_alloc),
+                       * GS_BANDED_SUMMARY_HOST_BYTES */
   int corner_len;     /* per-matrix corner entries (periodic) */
   GsDataType dt;
 } GsBandedInfo;
+
+/* Sizes the front end allocates for GsBandedInfo's summary and summary_host. */
+#define GS_BANDED_SUMMARY_BYTES 32
+#define GS_BANDED_SUMMARY_HOST_BYTES 64
 
 /* Outcome of a batched factor or solve: how many systems are bad, the first one and its code;
  * staged: the solve ran staged (CUDA back end, -banded_staged; the front end clears it). */

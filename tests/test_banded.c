@@ -2673,6 +2673,143 @@ done:
   batch_free(&b);
 }
 
+/* Statuses over a sequence of calls of one object, and of two objects in turn on one context: a
+ * call after a bad one clears the statuses, a clean call after a clean one too (the GPU back end
+ * then queues no clear and copies nothing back, GsBandedHostSummary in banded.cu), a later bad
+ * system is reported alone, and deferred periods keep their own. Each algorithm (alg 0: thread,
+ * 1: scan, 2: tile on a shared matrix, 3: spike). */
+static void status_sequence(GsContext ctx, int alg, HsRng *r) {
+  const GsInt n = 64, batch = 33;
+  GsBandedDesc d = {5, n, batch, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, alg == 2, 0, 0};
+  static const GsBandedAlgorithm algos[] = {GS_BANDED_ALGORITHM_THREAD, GS_BANDED_ALGORITHM_SCAN,
+                                            GS_BANDED_ALGORITHM_TILE, GS_BANDED_ALGORITHM_SPIKE};
+  Batch b;
+  batch_init(&b, &d);
+  char what[256];
+  describe(&b, KIND_DD, "status sequence", what, sizeof what);
+  snprintf(what + strlen(what), sizeof what - strlen(what), ", %s",
+           (const char *[]){"thread", "scan", "tile", "spike"}[alg]);
+  GsBanded A = NULL, B = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, F7 = NULL, F19 = NULL, X = NULL;
+  double *f = NULL, *fb = NULL, *x = NULL;
+  int want[33];
+  char skip[33];
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A)) || CHECK_OK(GsBandedCreate(ctx, &d, &B))) goto done;
+  if (alg == 3) {
+    if (CHECK_OK(GsBandedSetPartitions(A, 4)) || CHECK_OK(GsBandedSetPartitions(B, 4))) goto done;
+  } else if (CHECK_OK(GsBandedSetAlgorithm(A, algos[alg])) ||
+             CHECK_OK(GsBandedSetAlgorithm(B, algos[alg]))) {
+    goto done;
+  }
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  f = make_rhs(&b, 1, NAN, r);
+  fb = hs_malloc((size_t)b.rl * sizeof *fb);
+  x = hs_malloc((size_t)b.rl * sizeof *x);
+  memcpy(fb, f, (size_t)b.rl * sizeof *fb);
+  fb[ridx(&b, 7, 5)] = NAN;
+  if (!(F7 = new_vec(ctx, d.dt, b.rl, fb))) goto done;
+  memcpy(fb, f, (size_t)b.rl * sizeof *fb);
+  fb[ridx(&b, 19, n - 1)] = INFINITY;
+  if (!(F19 = new_vec(ctx, d.dt, b.rl, fb)) || !(F = new_vec(ctx, d.dt, b.rl, f)) ||
+      !(X = new_vec(ctx, d.dt, b.rl, NULL)))
+    goto done;
+  GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+  CHECK_OK(GsBandedGetAlgorithm(A, &got));
+  CHECK(got == algos[alg], "%s: the object runs algorithm %d", what, (int)got);
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedFactor(B, Dv));
+  check_all_good(A, &b, what);
+  memset(skip, 0, sizeof skip);
+  /* One bad system (bad) or none (-1) in a checked solve of A, then its statuses and x. */
+#define SEQ_SOLVE(OBJ, FV, BAD, TAG)                                                               \
+  do {                                                                                             \
+    char w_[320];                                                                                  \
+    snprintf(w_, sizeof w_, "%s, %s", what, TAG);                                                  \
+    CHECK_OK(GsVecSet(X, NAN));                                                                    \
+    if ((BAD) < 0) {                                                                               \
+      CHECK_OK(GsBandedSolve(OBJ, FV, X));                                                         \
+      check_all_good(OBJ, &b, w_);                                                                 \
+    } else {                                                                                       \
+      char m_[32];                                                                                 \
+      CHECK_ERR(GsBandedSolve(OBJ, FV, X), GS_ERR_NOT_FINITE);                                     \
+      snprintf(m_, sizeof m_, "system %d ", (int)(BAD));                                           \
+      CHECK_MSG(ctx, m_);                                                                          \
+      CHECK_MSG(ctx, "1 of 33");                                                                   \
+      memset(want, 0, sizeof want);                                                                \
+      want[BAD] = GS_BANDED_NOT_FINITE;                                                            \
+      check_status(OBJ, w_, batch, want);                                                          \
+    }                                                                                              \
+    if ((BAD) < 0) {                                                                               \
+      CHECK_OK(get_vec(X, d.dt, b.rl, x));                                                         \
+      check_solution(&b, w_, f, x, 1, NULL, NULL);                                                 \
+    }                                                                                              \
+  } while (0)
+  SEQ_SOLVE(A, F, -1, "clean 1");
+  SEQ_SOLVE(A, F, -1, "clean 2");
+  SEQ_SOLVE(A, F, -1, "clean 3");
+  SEQ_SOLVE(A, F7, 7, "bad 7 after clean");
+  SEQ_SOLVE(A, F7, 7, "bad 7 again");
+  SEQ_SOLVE(A, F, -1, "clean after bad");
+  SEQ_SOLVE(A, F, -1, "clean after clean after bad");
+  SEQ_SOLVE(A, F19, 19, "bad 19 after clean");
+  SEQ_SOLVE(A, F7, 7, "bad 7 after bad 19");
+  CHECK_OK(GsBandedFactor(A, Dv)); /* a clean factorisation after a bad solve */
+  check_all_good(A, &b, what);
+  SEQ_SOLVE(A, F, -1, "clean after factor");
+  /* Two objects in turn: each reports its own calls only. */
+  SEQ_SOLVE(A, F7, 7, "A bad before B");
+  SEQ_SOLVE(B, F, -1, "B clean after A bad");
+  SEQ_SOLVE(B, F19, 19, "B bad");
+  SEQ_SOLVE(A, F, -1, "A clean after B bad");
+  SEQ_SOLVE(B, F, -1, "B clean after B bad");
+#undef SEQ_SOLVE
+  /* Deferred periods: clean, then bad then clean (the period keeps system 7), then clean. */
+  CHECK_OK(GsBandedSetCheck(A, GS_BANDED_CHECK_DEFERRED));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedCheckStatus(A));
+  check_all_good(A, &b, what);
+  CHECK_OK(GsBandedSolve(A, F7, X));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_ERR(GsBandedCheckStatus(A), GS_ERR_NOT_FINITE);
+  CHECK_MSG(ctx, "system 7 ");
+  memset(want, 0, sizeof want);
+  want[7] = GS_BANDED_NOT_FINITE;
+  check_status(A, what, batch, want);
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  CHECK_OK(GsBandedCheckStatus(A));
+  check_all_good(A, &b, what);
+  CHECK_OK(GsBandedSolve(A, F19, X)); /* the first call of a period is the bad one */
+  CHECK_ERR(GsBandedCheckStatus(A), GS_ERR_NOT_FINITE);
+  CHECK_MSG(ctx, "system 19 ");
+  CHECK_OK(GsBandedSetCheck(A, GS_BANDED_CHECK_EACH));
+  CHECK_OK(GsVecSet(X, NAN));
+  CHECK_OK(GsBandedSolve(A, F, X));
+  check_all_good(A, &b, what);
+  CHECK_OK(get_vec(X, d.dt, b.rl, x));
+  check_solution(&b, what, f, x, 1, skip, NULL);
+done:
+  destroy_vecs(5, Dv);
+  GsVecDestroy(&F);
+  GsVecDestroy(&F7);
+  GsVecDestroy(&F19);
+  GsVecDestroy(&X);
+  CHECK_OK(GsBandedDestroy(&A));
+  CHECK_OK(GsBandedDestroy(&B));
+  free(f);
+  free(fb);
+  free(x);
+  batch_free(&b);
+}
+
+static void test_status_sequence(GsContext ctx, HsRng *r) {
+  for (int alg = 0; alg < 4; alg++)
+    status_sequence(ctx, alg, r);
+}
+
 /* The CPU's block sweeps of the interleaved layout (several systems per row, vectorised) promise
  * the per-system arithmetic: the same systems solved in the interleaved and the contiguous layout
  * (which the CPU solves one system at a time) give the same bits, periodic or not, LU or LDL^T,
@@ -2918,6 +3055,7 @@ int main(int argc, char **argv) {
   test_partitions(ctx, &r);
   test_algorithms(ctx, &r);
   test_deferred(ctx, &r);
+  test_status_sequence(ctx, &r);
   test_staged(ctx, &r);
   test_scan_pair(ctx, &r);
   test_scan_wide(ctx, &r);

@@ -125,7 +125,11 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
   bi->tile_passes = tile_passes;
   B->check = (GsBandedCheck)check;
-  if (!ierr) ierr = GsMemAlloc(ctx, 2 * sizeof(unsigned long long), &bi->summary);
+  if (!ierr) ierr = GsMemAlloc(ctx, GS_BANDED_SUMMARY_BYTES, &bi->summary);
+  if (!ierr && ctx->ops->host_alloc) {
+    ierr = ctx->ops->host_alloc(ctx, GS_BANDED_SUMMARY_HOST_BYTES, &bi->summary_host);
+    if (!ierr) memset(bi->summary_host, 0, GS_BANDED_SUMMARY_HOST_BYTES);
+  }
   if (!ierr) ierr = GsOptionsGetInt(ctx, "-banded_partitions", &parts, NULL);
   if (!ierr && (parts < 0 || parts > 1 << 20))
     ierr = GsError(ctx, GS_ERR_OPTION, "-banded_partitions %lld: must be in [0, 2^20]",
@@ -578,6 +582,7 @@ int GsBandedDestroy(GsBanded *A) {
   GsMemFree(B->ctx, B->fstatus);
   GsMemFree(B->ctx, B->status);
   GsMemFree(B->ctx, B->info.summary);
+  if (B->info.summary_host) (void)B->ctx->ops->host_free(B->ctx, B->info.summary_host);
   B->ctx->nobjects--;
   free(B);
   *A = NULL;

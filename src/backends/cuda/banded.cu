@@ -45,10 +45,47 @@ GS_BANDED_SCAN_ALGOS(float, f)
  * thread each, then fit the H200's 132 SMs in one wave (496 threads per SM). */
 #define GS_BANDED_MIN_BLOCKS 4
 
-/* Summary in device memory: bad systems and the smallest bad index (ULLONG_MAX when none). */
+/* Summary in device memory: bad systems and the smallest bad index (ULLONG_MAX when none); flag:
+ * the device address of the object's GsBandedHostSummary::marked (NULL where it has none), set
+ * by the clear kernel. */
 typedef struct {
   unsigned long long nbad, first;
+  unsigned int *flag;
 } GsBandedDevSummary;
+
+/* The object's words in pinned host memory (GsBandedInfo::summary_host, zeroed at creation).
+ * marked: written 1 by the device whenever it marks a system bad, so that after a call the host
+ * learns from one word of its own memory that nothing was marked, without a copy from the
+ * device; clean: the device summary and status[] hold no marks (the host knows it from a read
+ * that found none), so the next call need not clear them. A call that may mark takes clean away
+ * before it runs; only a read after it, with marked still 0, gives it back. */
+typedef struct {
+  volatile unsigned int marked;
+  int clean;
+  int mapped; /* 1: dev is marked's device address; -1: none, so the host summary is not used
+               * (every call clears and copies back); 0: not yet looked up */
+  unsigned int *dev;
+} GsBandedHostSummary;
+
+/* The object's host summary, or NULL where it has none or the device cannot write it. */
+static GsBandedHostSummary *host_summary(const GsBandedInfo *bi) {
+  GsBandedHostSummary *hs = (GsBandedHostSummary *)bi->summary_host;
+  if (!hs || hs->mapped < 0) return NULL;
+  if (!hs->mapped) {
+    void *dp = NULL;
+    if (cudaHostGetDevicePointer(&dp, (void *)&hs->marked, 0) == cudaSuccess && dp) {
+      hs->dev = (unsigned int *)dp;
+      hs->mapped = 1;
+    } else {
+      (void)cudaGetLastError(); /* not sticky: this call's failure only */
+      hs->mapped = -1;
+      return NULL;
+    }
+  }
+  return hs;
+}
+static_assert(sizeof(GsBandedDevSummary) <= GS_BANDED_SUMMARY_BYTES, "device summary size");
+static_assert(sizeof(GsBandedHostSummary) <= GS_BANDED_SUMMARY_HOST_BYTES, "host summary size");
 
 typedef struct {
   GsBandedShape sh;
@@ -104,6 +141,8 @@ static __device__ __forceinline__ void gs_mark(int *status, GsInt s, int st,
   if (atomicCAS(status + s, 0, st) == 0) {
     atomicAdd(&sum->nbad, 1ull);
     atomicMin(&sum->first, (unsigned long long)s);
+    unsigned int *flag = sum->flag;
+    if (flag) *(volatile unsigned int *)flag = 1u; /* a store to host memory, not an atomic */
   }
 }
 
@@ -3050,30 +3089,50 @@ static unsigned int part_blocks(GsInt threads) {
   return (unsigned int)((threads + GS_PART_THREADS - 1) / GS_PART_THREADS);
 }
 
-/* Clear the summary (and status[0..batch) when status is not NULL) in one launch. */
-static __global__ void gs_banded_clear_k(GsBandedDevSummary *sum, int *status, GsInt batch) {
+/* Clear the summary (and status[0..batch) when status is not NULL) in one launch; flag: the
+ * device address of the host's marked word (or NULL). */
+static __global__ void gs_banded_clear_k(GsBandedDevSummary *sum, int *status, GsInt batch,
+                                         unsigned int *flag) {
   const GsInt i = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) {
     sum->nbad = 0;
     sum->first = ~0ull;
+    sum->flag = flag;
   }
   if (status && i < batch) status[i] = 0;
 }
 
 /* The batch's own summary in device memory (it outlives the call in deferred mode); cleared with
- * status in one launch, unless the call accumulates onto earlier ones (deferred checks). */
+ * status in one launch, unless the call accumulates onto earlier ones (deferred checks) or the
+ * host knows both clean (GsBandedHostSummary): then the call queues nothing before its kernels. */
 static int summary_reset(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi,
                          GsBandedDevSummary **dsum, int *status) {
   *dsum = (GsBandedDevSummary *)bi->summary;
   if (bi->accumulate) return 0;
+  GsBandedHostSummary *hs = host_summary(bi);
+  if (hs && hs->clean) {
+    hs->clean = 0; /* until a read after this call finds nothing marked */
+    return 0;
+  }
+  unsigned int *flag = NULL;
+  if (hs) {
+    /* A mark of a kernel still in flight from a call that failed before its read may land
+     * before or after this: the clear below (stream-ordered after it) drops the mark itself,
+     * and a stray 1 here only sends the next read the long way. */
+    hs->marked = 0;
+    flag = hs->dev;
+  }
   const GsInt n = status ? bi->batch : 1;
-  gs_banded_clear_k<<<blocks_for(n), GS_BANDED_THREADS, 0, cc->stream>>>(*dsum, status, bi->batch);
+  gs_banded_clear_k<<<blocks_for(n), GS_BANDED_THREADS, 0, cc->stream>>>(*dsum, status, bi->batch,
+                                                                         flag);
   GsCheckLaunchCuda(ctx, "gs_banded_clear_k");
   return 0;
 }
 
 /* Bring the summary to the host; with bad systems also the first one's code. In deferred mode
- * (unless forced) nothing is read and the call does not wait. */
+ * (unless forced) nothing is read and the call does not wait. Where the host's marked word says
+ * that no system was marked since the summary was cleared, the call only waits for the device:
+ * no copy back, and the next call need not clear. */
 static int summary_read(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi,
                         const GsBandedDevSummary *dsum, const int *status, GsBandedSummary *sum,
                         int force) {
@@ -3081,6 +3140,14 @@ static int summary_read(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi
   sum->first = -1;
   sum->code = 0;
   if (bi->deferred && !force) return 0;
+  GsBandedHostSummary *hs = host_summary(bi);
+  if (hs) {
+    GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+    if (!hs->marked) {
+      hs->clean = 1;
+      return 0;
+    }
+  }
   GsBandedDevSummary *h = (GsBandedDevSummary *)cc->results_host;
   GsCallCuda(ctx, cudaMemcpyAsync(h, dsum, sizeof *h, cudaMemcpyDeviceToHost, cc->stream));
   GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
