@@ -184,6 +184,7 @@ int GsBandedSetTilePasses(GsBanded A, int passes);
 
 /* When calls report bad systems. GS_BANDED_CHECK_EACH (the default): Factor, Solve and
  * FactorSolve wait for their result and return the error naming the first bad system.
+ * On a GPU a checked call that finds no bad system waits for the device but copies nothing back.
  * GS_BANDED_CHECK_DEFERRED: they return as soon as their work is queued (on a GPU: no wait, no copy
  * back, so a loop of small solves is not held up by the host), and bad systems accumulate (a
  * system's status is that of its first failure since the last check) until GsBandedCheckStatus,
