@@ -33,13 +33,10 @@ static cudaError_t GsCudaFreeState(GsCudaContext *cc) {
   if (cc->stream) GsKeepFirst(&first, cudaStreamSynchronize(cc->stream));
   if (cc->partials) GsKeepFirst(&first, cudaFree(cc->partials));
   if (cc->counter) GsKeepFirst(&first, cudaFree(cc->counter));
-  if (cc->results) GsKeepFirst(&first, cudaFree(cc->results));
-  if (cc->results_host) GsKeepFirst(&first, cudaFreeHost(cc->results_host));
+  GsKeepFirst(&first, GsCudaResultsFree(cc));
   if (cc->stream) GsKeepFirst(&first, cudaStreamDestroy(cc->stream));
   cc->partials = NULL;
   cc->counter = NULL;
-  cc->results = NULL;
-  cc->results_host = NULL;
   cc->stream = NULL;
   if (first != cudaSuccess) (void)cudaGetLastError();
   return first;
@@ -100,9 +97,7 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   GsCallCuda(ctx, cudaMalloc((void **)&cc->partials,
                              (size_t)GS_CUDA_MAX_NV * GS_REDUCE_BLOCKS * sizeof(double)));
   GsCallCuda(ctx, cudaMalloc((void **)&cc->counter, sizeof(unsigned int)));
-  GsCallCuda(ctx, cudaMalloc((void **)&cc->results, GS_CUDA_RESULT_CAP * sizeof(double)));
-  GsCallCuda(ctx, cudaMallocHost((void **)&cc->results_host, GS_CUDA_RESULT_CAP * sizeof(double)));
-  cc->result_cap = GS_CUDA_RESULT_CAP;
+  GsCall(GsCudaResultsAlloc(ctx, cc, GS_CUDA_RESULT_CAP));
   /* The last-block pattern needs the counter at 0 before the first reduction. */
   GsCallCuda(ctx, cudaMemsetAsync(cc->counter, 0, sizeof(unsigned int), cc->stream));
   GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));

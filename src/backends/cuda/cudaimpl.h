@@ -92,12 +92,16 @@ typedef struct {
   /* Reductions: each block writes its partials to `partials` (GS_CUDA_MAX_NV * GS_REDUCE_BLOCKS
    * doubles, value-major: every reduction runs GsReduceGrid's at most GS_REDUCE_BLOCKS blocks), the
    * last block to finish (counted in `counter`, which it leaves at 0) folds them into `results`,
-   * and the host reads `results` through the pinned `results_host`. */
+   * and the host reads `results` through the pinned `results_host`: where the device can write
+   * that pinned memory (results_mapped), `results` is its device address, so the last block
+   * writes the host's copy itself and a reduction only waits (no copy back); else a buffer of
+   * the device copied back after each reduction. */
   double *partials;
   unsigned int *counter;
   double *results;
   double *results_host;
-  int result_cap; /* entries in results and results_host */
+  int result_cap;     /* entries in results and results_host */
+  int results_mapped; /* results is results_host's device address */
   /* Tiled banded solves: for each kernel ([double/float][chunk length 8/16/32, 3: the long
    * kernel, 4: the wide one, 5: contiguous 32-row chunks without the scans' matrices, 6 and 7:
    * contiguous 8- and 16-row chunks][periodic]),
@@ -291,12 +295,46 @@ static __device__ __forceinline__ void GsReduceFinish(double *acc, int nv, int i
 
 #endif /* __CUDACC__ */
 
-/* Bring results[0..nv-1] to r through the pinned buffer. */
+/* Bring results[0..nv-1] to r through the pinned buffer (written by the device itself where
+ * mapped: then only the wait). */
 static inline int GsFetchResults(GsContext ctx, GsCudaContext *cc, int nv, double *r) {
-  GsCallCuda(ctx, cudaMemcpyAsync(cc->results_host, cc->results, (size_t)nv * sizeof(double),
-                                  cudaMemcpyDeviceToHost, cc->stream));
+  if (!cc->results_mapped)
+    GsCallCuda(ctx, cudaMemcpyAsync(cc->results_host, cc->results, (size_t)nv * sizeof(double),
+                                    cudaMemcpyDeviceToHost, cc->stream));
   GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
   memcpy(r, cc->results_host, (size_t)nv * sizeof(double));
+  return 0;
+}
+
+/* Release the results buffers (nothing on the stream may use them); the first error. */
+static inline cudaError_t GsCudaResultsFree(GsCudaContext *cc) {
+  cudaError_t first = cudaSuccess, e;
+  if (cc->results && !cc->results_mapped && (e = cudaFree(cc->results)) != cudaSuccess) first = e;
+  if (cc->results_host && (e = cudaFreeHost(cc->results_host)) != cudaSuccess &&
+      first == cudaSuccess)
+    first = e;
+  cc->results = NULL;
+  cc->results_host = NULL;
+  cc->results_mapped = 0;
+  cc->result_cap = 0;
+  return first;
+}
+
+/* Results buffers of cap entries: pinned host memory the device writes where it can map it, else
+ * a device buffer beside it. */
+static inline int GsCudaResultsAlloc(GsContext ctx, GsCudaContext *cc, int cap) {
+  const size_t bytes = (size_t)cap * sizeof(double);
+  GsCallCuda(ctx, cudaHostAlloc((void **)&cc->results_host, bytes, cudaHostAllocMapped));
+  void *dp = NULL;
+  if (cudaHostGetDevicePointer(&dp, cc->results_host, 0) == cudaSuccess && dp) {
+    cc->results = (double *)dp;
+    cc->results_mapped = 1;
+  } else {
+    (void)cudaGetLastError(); /* this call's failure only */
+    cc->results_mapped = 0;
+    GsCallCuda(ctx, cudaMalloc((void **)&cc->results, bytes));
+  }
+  cc->result_cap = cap;
   return 0;
 }
 

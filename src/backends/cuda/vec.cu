@@ -649,15 +649,8 @@ static int GsEnsureResults(GsContext ctx, GsCudaContext *cc, int nv) {
   if (nv <= cc->result_cap) return 0;
   int cap = 2 * cc->result_cap;
   if (cap < nv) cap = nv;
-  GsCallCuda(ctx, cudaFree(cc->results));
-  cc->results = NULL;
-  GsCallCuda(ctx, cudaFreeHost(cc->results_host));
-  cc->results_host = NULL;
-  cc->result_cap = 0;
-  const size_t bytes = (size_t)cap * sizeof(double);
-  GsCallCuda(ctx, cudaMalloc((void **)&cc->results, bytes));
-  GsCallCuda(ctx, cudaMallocHost((void **)&cc->results_host, bytes));
-  cc->result_cap = cap;
+  GsCallCuda(ctx, GsCudaResultsFree(cc));
+  GsCall(GsCudaResultsAlloc(ctx, cc, cap));
   return 0;
 }
 
