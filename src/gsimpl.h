@@ -301,6 +301,7 @@ typedef struct {
   int nterms, npoint, fold;
   int wide;    /* 64-bit grid indices in GPU kernels even where a grid's nx ny fits 32 bits */
   GsInt tiles; /* tiles along y a GPU block takes in turn (0: the back end chooses) */
+  int shapes;  /* a back end may run a kernel compiled for the stencil's shape (0: never) */
   signed char input[GS_STENCIL_MAX_TERMS], power[GS_STENCIL_MAX_TERMS];
   signed char nsrc[GS_STENCIL_MAX_SOURCES], sidx[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
   double scoef[GS_STENCIL_MAX_SOURCES][GS_STENCIL_MAX_INPUTS];
@@ -317,14 +318,15 @@ typedef struct {
 } GsStencilInfo;
 
 typedef struct {
-  /* y = the stencil of x[0 ..] (arrays of nx ny batch entries of type dt; y is none of them). */
-  int (*apply)(GsContext ctx, const GsStencilInfo *si, GsDataType dt, const void *const *x,
-               void *y);
+  /* y = the stencil of x[0 ..] (arrays of nx ny batch entries of type dt; y is none of them);
+   * *kernel (when kernel is not NULL): a static name of the kernel that ran. */
+  int (*apply)(GsContext ctx, const GsStencilInfo *si, GsDataType dt, const void *const *x, void *y,
+               const char **kernel);
 } GsStencilKernels;
 
 /* The CPU kernels, also the host fallbacks of back ends without their own. */
 GS_INTERN int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
-                                const void *const *x, void *y);
+                                const void *const *x, void *y, const char **kernel);
 GS_INTERN int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x,
                            double beta, double *y, double *xy, int *fused, const GsDevScalars *ds);
 

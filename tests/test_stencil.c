@@ -8,6 +8,8 @@
  *   centre terms folded into the staging on a GPU or read apart where they cannot be;
  * - on a GPU back end, the same stencils on a CPU context: equal within that bound, the output
  *   poisoned with NaN first (every point written);
+ * - the shapes a GPU compiles apart (Cahn-Hilliard and hyperdiffusion right-hand sides): the same
+ *   bits as its general kernel, and the kernel that ran named;
  * - properties: the 5-point Laplacian of a Fourier mode is the mode times its symbol, and a
  *   zero-sum stencil keeps the total (mass) to rounding; no terms give zeros;
  * - GsStencilGetTerm returns the summed weights; a batch longer than a launch's grid dimension;
@@ -185,9 +187,9 @@ static void random_spec(HsRng *r, Spec *s, int big) {
 }
 
 /* Apply spec s (type dt) on ctx to inputs xv (host doubles, exactly representable in dt); the
- * result as doubles into y. */
+ * result as doubles into y, and the kernel that ran into *kernel (when not NULL). */
 static int apply_on(GsContext ctx, const Spec *s, GsDataType dt, double *const *xv, HsRng *r,
-                    double *y) {
+                    double *y, const char **kernel) {
   const GsInt n = s->nx * s->ny * s->batch;
   const size_t es = GsDataTypeSize(dt);
   GsStencil st = NULL;
@@ -206,6 +208,7 @@ static int apply_on(GsContext ctx, const Spec *s, GsDataType dt, double *const *
   if (!bad) bad |= CHECK_OK(GsVecCreate(ctx, n, dt, &yv)) != 0;
   if (!bad) bad |= CHECK_OK(GsVecSet(yv, NAN)) != 0; /* poison: every point must be written */
   if (!bad) bad |= CHECK_OK(GsStencilApply(st, x, yv)) != 0;
+  if (!bad && kernel) bad |= CHECK_OK(GsStencilGetKernel(st, kernel)) != 0;
   if (!bad) bad |= CHECK_OK(GsVecGetValuesHost(yv, buf)) != 0;
   for (GsInt i = 0; i < n && !bad; i++)
     y[i] = dt == GS_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
@@ -237,7 +240,7 @@ static void check_spec(GsContext ctx, GsContext cpu, const Spec *sp, GsDataType 
   /* Each product rounds once (w rounded to the type, u^p twice) and each sum once: a handful
    * of units times the sum of magnitudes (in float, the rounded weights dominate). */
   const double k = 8.0;
-  if (!apply_on(ctx, &s, dt, x, &r2, y)) {
+  if (!apply_on(ctx, &s, dt, x, &r2, y, NULL)) {
     double worst = 0;
     GsInt at = 0;
     for (GsInt i = 0; i < n; i++) {
@@ -250,7 +253,7 @@ static void check_spec(GsContext ctx, GsContext cpu, const Spec *sp, GsDataType 
           label, dt == GS_DOUBLE ? "double" : "float", (long long)s.nx, (long long)s.ny,
           (long long)s.batch, s.nterms, s.ncomb, (long long)at, y[at], ref[at], worst);
   }
-  if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc)) {
+  if (cpu && !apply_on(cpu, &s, dt, x, &r3, yc, NULL)) {
     double worst = 0;
     for (GsInt i = 0; i < n; i++) {
       const double e = fabs(y[i] - yc[i]) / (2 * k * eps * (double)mag[i] + 1e-300);
@@ -333,6 +336,99 @@ static void test_combination(GsContext ctx, GsContext cpu, HsRng *r) {
     char label[40];
     snprintf(label, sizeof label, "combination case %d", c);
     check_spec(ctx, cpu, &s, c % 3 == 2 ? GS_FLOAT : GS_DOUBLE, r, label);
+  }
+}
+
+/* The shapes a GPU back end compiles apart: the Cahn-Hilliard SBDF2 right-hand side (terms on 2 x0
+ * - x1 at power 1 with the 12 weights of the crosses of radius 2 and the 3 x 3 block, and at power
+ * 3 with the 5-point cross, both conservative, centre-only terms on x0 and x1), its SBDF1 one (the
+ * same on one input, the power-1 term with a nonzero sum) and the 2D hyperdiffusion one (power 1
+ * alone), double and float, on grids of full tiles, cut tiles, the smallest that radius 2 allows
+ * and batches: against the reference and the CPU (check_spec), and on a GPU the same bits as its
+ * general kernel (-stencil_shapes 0), with the kernels named (GsStencilGetKernel). A power-1 term
+ * with one of the 12 weights zero is not the shape: the general kernel runs. */
+static void test_shapes(GsContext ctx, GsContext cpu, HsRng *r) {
+  static const GsInt sizes[][3] = {{64, 64, 1}, {70, 45, 1}, {33, 100, 2},
+                                   {5, 5, 1},   {32, 16, 3}, {128, 96, 1}};
+  const int gpu = cpu != NULL;
+  for (int c = 0; c < 24; c++) {
+    const int kind = c % 3, holed = c >= 18; /* 0 SBDF2, 1 SBDF1, 2 hyperdiffusion */
+    const GsDataType dt = (c / 3) % 2 ? GS_FLOAT : GS_DOUBLE;
+    Spec s;
+    memset(&s, 0, sizeof s);
+    s.nx = sizes[c % 6][0];
+    s.ny = sizes[c % 6][1];
+    s.batch = sizes[c % 6][2];
+    s.inputs = kind == 0 ? 2 : 1;
+    const int src = kind == 0 ? 2 : 0;
+    if (kind == 0) {
+      s.ncomb = 1;
+      s.coef[0][0] = 2;
+      s.coef[0][1] = -1;
+    }
+    Term *t1 = &s.t[s.nterms++];
+    t1->input = src;
+    t1->power = 1;
+    for (int dy = -R; dy <= R; dy++)
+      for (int dx = -R; dx <= R; dx++)
+        if (dx == 0 || dy == 0 || (abs(dx) <= 1 && abs(dy) <= 1))
+          t1->k[(dy + R) * SIDE + dx + R] = (hs_int(r, 0, 1) ? 1 : -1) * hs_range(r, 0.25, 2);
+    if (holed) t1->k[(1 + R) * SIDE + 1 + R] = 0; /* 11 of the 12 */
+    s.cons[src][1] = 1;
+    s.sum[src][1] = kind == 1 ? hs_range(r, -1, 1) : 0.0;
+    if (kind != 2) {
+      Term *t3 = &s.t[s.nterms++];
+      t3->input = src;
+      t3->power = 3;
+      const int ring[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+      for (int q = 0; q < 4; q++)
+        t3->k[(ring[q][1] + R) * SIDE + ring[q][0] + R] = hs_range(r, 0.5, 1.5);
+      s.cons[src][3] = 1;
+    }
+    if (kind == 0) { /* the states' centre terms, folded into the staging */
+      for (int j = 0; j < 2; j++) {
+        Term *tc = &s.t[s.nterms++];
+        tc->input = j;
+        tc->power = 1;
+        tc->k[R * SIDE + R] = j ? 2.0 / 3.0 : -2.0 / 3.0;
+      }
+    }
+    char label[48];
+    snprintf(label, sizeof label, "shape case %d", c);
+    check_spec(ctx, cpu, &s, dt, r, label);
+    /* The kernel that ran, and on a GPU the general kernel's bits. */
+    const GsInt n = s.nx * s.ny * s.batch;
+    double *x[GS_STENCIL_MAX_INPUTS] = {NULL};
+    double *y1 = malloc((size_t)n * sizeof *y1), *y0 = malloc((size_t)n * sizeof *y0);
+    for (int k = 0; k < s.inputs; k++) {
+      x[k] = malloc((size_t)n * sizeof *x[k]);
+      for (GsInt i = 0; i < n; i++)
+        x[k][i] = dt == GS_DOUBLE ? hs_range(r, -1.5, 1.5) : (double)(float)hs_range(r, -1.5, 1.5);
+    }
+    HsRng ra = *r, rb = *r;
+    const char *k1 = NULL, *k0 = NULL;
+    const int ok1 = !apply_on(ctx, &s, dt, x, &ra, y1, &k1);
+    const char *want = !gpu ? "rows" : holed ? "tile" : kind == 2 ? "shape-12" : "shape-12+4";
+    CHECK(ok1 && k1 && strcmp(k1, want) == 0, "%s (%s, %lld x %lld): kernel %s, expected %s", label,
+          dt == GS_DOUBLE ? "double" : "float", (long long)s.nx, (long long)s.ny,
+          k1 ? k1 : "(none)", want);
+    if (gpu && !CHECK_OK(GsOptionsSetValue(ctx, "-stencil_shapes", "0"))) {
+      const int ok0 = !apply_on(ctx, &s, dt, x, &rb, y0, &k0);
+      CHECK(ok0 && k0 && strcmp(k0, "tile") == 0, "%s with -stencil_shapes 0: kernel %s", label,
+            k0 ? k0 : "(none)");
+      GsInt at = -1;
+      for (GsInt i = 0; i < n && ok0 && ok1 && at < 0; i++)
+        if (memcmp(&y1[i], &y0[i], sizeof y1[i]) != 0) at = i;
+      CHECK(at < 0, "%s (%s): point %lld is %.17g, the general kernel's %.17g", label,
+            dt == GS_DOUBLE ? "double" : "float", (long long)at, at >= 0 ? y1[at] : 0.0,
+            at >= 0 ? y0[at] : 0.0);
+      CHECK_OK(GsOptionsSetValue(ctx, "-stencil_shapes", "1"));
+    }
+    *r = ra;
+    for (int k = 0; k < s.inputs; k++)
+      free(x[k]);
+    free(y1);
+    free(y0);
   }
 }
 
@@ -545,6 +641,11 @@ static void test_errors(GsContext ctx) {
   snprintf(kv, sizeof kv, "%lld", (long long)keep);
   CHECK_OK(GsOptionsSetValue(ctx, "-stencil_tiles_per_block", kv));
   if (CHECK_OK(GsStencilCreate(ctx, &d, &st))) return;
+  const char *kname = NULL;
+  CHECK_OK(GsStencilGetKernel(st, &kname));
+  CHECK(kname && strcmp(kname, "none") == 0, "kernel before any apply: %s", kname ? kname : "NULL");
+  CHECK_ERR(GsStencilGetKernel(NULL, &kname), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsStencilGetKernel(st, NULL), GS_ERR_ARG_NULL);
   CHECK_ERR(GsStencilAddTerm(st, 4, 1, 1, 1, w, 1.0), GS_ERR_ARG_OUTOFRANGE);
   CHECK_MSG(ctx, "input 4: the stencil has inputs 0 to 1 and combinations 2 to 3");
   /* Combinations: defined before use, past the inputs, finite coefficients. */
@@ -618,6 +719,7 @@ int main(int argc, char **argv) {
   HsRng r = hs_rng(21);
   test_random(ctx, cpu, hs_next(&r));
   test_combination(ctx, cpu, &r);
+  test_shapes(ctx, cpu, &r);
   test_properties(ctx);
   test_conservative(ctx);
   test_long_batch(ctx);

@@ -47,7 +47,10 @@ typedef struct {
 /* Create a stencil with no terms (it computes y = 0 until terms are added). Option
  * -stencil_wide_index 1: GPU kernels index grids in 64 bits even where a grid's nx ny fits 32
  * (as they do for larger grids), for testing; -stencil_tiles_per_block N (N >= 1; 0, the default:
- * the back end chooses): tiles along y each GPU block takes in turn. */
+ * the back end chooses): tiles along y each GPU block takes in turn; -stencil_shapes 0: never the
+ * kernels a back end compiles for particular shapes (a GPU's for the Cahn-Hilliard and
+ * hyperdiffusion right-hand sides; they compute the same bits as its general kernel, with fewer
+ * instructions), for testing and benchmarks. */
 int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st);
 /* Free the stencil and set *st = NULL; safe on NULL and twice. */
 int GsStencilDestroy(GsStencil *st);
@@ -83,6 +86,11 @@ int GsStencilSetTermSum(GsStencil st, int input, int power, double sum);
 /* y = the stencil applied to x[0 .. inputs - 1]: vectors of nx ny batch entries of the stencil's
  * type and context. y is only written, and must not be one of the inputs (inputs may repeat). */
 int GsStencilApply(GsStencil st, const GsVec x[], GsVec y);
+
+/* The kernel the last GsStencilApply ran: a static string, "none" before the first ("rows" on
+ * the CPU; on a GPU "tile" for the general kernel, "tile-wide" with 64-bit indices, or the name
+ * of a shape's kernel, e.g. "shape-12+4"). For tests and benchmarks. */
+int GsStencilGetKernel(GsStencil st, const char **name);
 
 /* The weights added for (input, power), summed: *rx, *ry and a copy into weights (room for
  * (2 GS_STENCIL_MAX_RADIUS + 1)^2 entries, laid out as in GsStencilAddTerm with the returned

@@ -21,6 +21,8 @@ struct GsStencil_s {
   double coef[GS_STENCIL_MAX_COMBINATIONS][GS_STENCIL_MAX_INPUTS];
   int wide;           /* -stencil_wide_index: 64-bit grid indices even where 32 bits hold them */
   GsInt tiles;        /* -stencil_tiles_per_block: tiles a GPU block takes (0: automatic) */
+  int shapes;         /* -stencil_shapes: kernels compiled for the stencil's shape (1, default) */
+  const char *kernel; /* the kernel the last GsStencilApply ran ("none" before one) */
   GsStencilInfo info; /* packed from the terms when stale */
   int stale;
   GsLogEvent ev_apply;
@@ -51,11 +53,14 @@ int GsStencilCreate(GsContext ctx, const GsStencilDesc *desc, GsStencil *st) {
   S->desc.batch = batch;
   S->len = desc->nx * desc->ny * batch;
   S->stale = 1;
+  S->shapes = 1;
+  S->kernel = "none";
   ctx->nobjects++;
   *st = S;
   int ierr = GsLogEventRegister(ctx, "StencilApply", &S->ev_apply);
   if (!ierr) ierr = GsOptionsGetBool(ctx, "-stencil_wide_index", &S->wide, NULL);
   if (!ierr) ierr = GsOptionsGetInt(ctx, "-stencil_tiles_per_block", &S->tiles, NULL);
+  if (!ierr) ierr = GsOptionsGetBool(ctx, "-stencil_shapes", &S->shapes, NULL);
   if (!ierr && S->tiles < 0)
     ierr =
         GsError(ctx, GS_ERR_ARG_OUTOFRANGE,
@@ -227,6 +232,7 @@ static void pack(GsStencil S) {
   si->batch = S->desc.batch;
   si->wide = S->wide;
   si->tiles = S->tiles;
+  si->shapes = S->shapes;
   /* Sources: the inputs, then the combinations' nonzero coefficients in input order. */
   for (int j = 0; j < ni; j++) {
     si->nsrc[j] = 1;
@@ -335,7 +341,7 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
   }
   GsCall(GsVecGetComputeArray(y, GS_ACCESS_WRITE, &py));
   GsCall(GsLogEventBegin(ctx, st->ev_apply));
-  const int ierr = ctx->ops->stencil.apply(ctx, &st->info, dt, px, py);
+  const int ierr = ctx->ops->stencil.apply(ctx, &st->info, dt, px, py, &st->kernel);
   if (ierr) {
     GsLogEventCancel(ctx, st->ev_apply);
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -356,5 +362,12 @@ int GsStencilApply(GsStencil st, const GsVec x[], GsVec y) {
              (si->conservative[t] ? si->first[t + 1] - si->first[t] + 2 : 0);
   const double es = (double)GsDataTypeSize(dt), len = (double)st->len;
   GsCall(GsLogEventEnd(ctx, st->ev_apply, (distinct + 1) * es * len, flops * len));
+  return 0;
+}
+
+int GsStencilGetKernel(GsStencil st, const char **name) {
+  GsCheckHandle(NULL, st);
+  GsCheckHandle(st->ctx, name);
+  *name = st->kernel;
   return 0;
 }

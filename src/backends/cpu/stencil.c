@@ -123,7 +123,8 @@ GS_CPU_STENCIL(double)
 GS_CPU_STENCIL(float)
 
 int GsCpuStencilApply(GsContext ctx, const GsStencilInfo *si, GsDataType dt, const void *const *x,
-                      void *y) {
+                      void *y, const char **kernel) {
+  if (kernel) *kernel = "rows";
   const GsInt rows = si->ny * si->batch;
   const size_t es = GsDataTypeSize(dt), per = scratch_entries(si);
   int nt = 1;

@@ -195,6 +195,38 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
       }                                                                                            \
     }                                                                                              \
   }
+/* Halo cell e of a tile: its staged row r and column q, and its grid offset i (index type I)
+ * with both axes wrapped. */
+#define GS_ST_HALO_AT(I, e, r, q, i)                                                               \
+  int r, q;                                                                                        \
+  gs_st_halo_cell(e, rx, cw, &r, &q);                                                              \
+  I i;                                                                                             \
+  {                                                                                                \
+    I gy_ = y0 + r - ry, gx_ = x0 + q - rx;                                                        \
+    gy_ = gy_ < 0 ? gy_ + ny : gy_ >= ny ? gy_ - ny : gy_;                                         \
+    gx_ = gx_ < 0 ? gx_ + nx : gx_ >= nx ? gx_ - nx : gx_;                                         \
+    i = gy_ * nx + gx_;                                                                            \
+  }
+/* GS_ST_STAGE_FAST for a source of `two` inputs or one. */
+#define GS_ST_STAGE_FAST_ANY(T)                                                                    \
+  if (two) {                                                                                       \
+    GS_ST_STAGE_FAST(T, 1)                                                                         \
+  } else {                                                                                         \
+    GS_ST_STAGE_FAST(T, 0)                                                                         \
+  }
+/* A thread's sums acc[] into its rows of y (a full tile without tests). */
+#define GS_ST_STORE(T)                                                                             \
+  {                                                                                                \
+    T *y = (T *)a.y + base;                                                                        \
+    if (fast) {                                                                                    \
+      T *yp = y + (y0 + row0) * nx + x0 + lx;                                                      \
+      _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) yp[r * nx] = acc[r];                   \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) {                                      \
+        if (lx < cw && row0 + r < ch) y[(y0 + row0 + r) * nx + x0 + lx] = acc[r];                  \
+      }                                                                                            \
+    }                                                                                              \
+  }
 /* The kernel for values of type T with grid indices of type I (int where a grid's nx ny fits:
  * 64-bit index arithmetic costs a GPU two to three instructions for one), RPT rows per thread,
  * compiled for MINB resident blocks per SM (a register cap: 6 gives 80 registers, 8 gives 64). */
@@ -262,11 +294,7 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
               const T c0 = (T)d.scoef[in][0], c1 = two ? (T)d.scoef[in][1] : (T)0;                 \
               const T f0 = fold ? (T)d.foldw[0] : (T)0;                                            \
               const T f1 = fold && two ? (T)d.foldw[1] : (T)0;                                     \
-              if (two) {                                                                           \
-                GS_ST_STAGE_FAST(T, 1)                                                             \
-              } else {                                                                             \
-                GS_ST_STAGE_FAST(T, 0)                                                             \
-              }                                                                                    \
+              GS_ST_STAGE_FAST_ANY(T)                                                              \
             } else {                                                                               \
               for (int j0 = 0; j0 < nsrc; j0 += 2) {                                               \
                 const int two = j0 + 1 < nsrc;                                                     \
@@ -283,13 +311,9 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
                 }                                                                                  \
               }                                                                                    \
               for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                       \
-                int r, q;                                                                          \
-                gs_st_halo_cell(e, rx, cw, &r, &q);                                                \
-                GsStIdx gy = y0 + r - ry, gx = x0 + q - rx;                                        \
-                gy = gy < 0 ? gy + ny : gy >= ny ? gy - ny : gy;                                   \
-                gx = gx < 0 ? gx + nx : gx >= nx ? gx - nx : gx;                                   \
+                GS_ST_HALO_AT(GsStIdx, e, r, q, hi)                                                \
                 T u = 0, v = 0;                                                                    \
-                GS_ST_SOURCE(T, in, base + gy * nx + gx, pk, u, v)                                 \
+                GS_ST_SOURCE(T, in, base + hi, pk, u, v)                                           \
                 s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                      \
                 if (pk) s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                              \
               }                                                                                    \
@@ -355,15 +379,7 @@ static __device__ __forceinline__ void gs_st_halo_cell(int e, int rx, int cw, in
             }                                                                                      \
           }                                                                                        \
         }                                                                                          \
-        T *y = (T *)a.y + base;                                                                    \
-        if (fast) {                                                                                \
-          T *yp = y + (y0 + row0) * nx + x0 + lx;                                                  \
-          _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) yp[r * nx] = acc[r];               \
-        } else {                                                                                   \
-          _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) {                                  \
-            if (lx < cw && row0 + r < ch) y[(y0 + row0 + r) * nx + x0 + lx] = acc[r];              \
-          }                                                                                        \
-        }                                                                                          \
+        GS_ST_STORE(T)                                                                             \
         __syncthreads(); /* the staged tile is free for the next one */                            \
       }                                                                                            \
   }
@@ -376,8 +392,190 @@ GS_DEFINE_STENCIL(float, int, , 8, 6)
 GS_DEFINE_STENCIL(double, GsInt, _l, 8, 6)
 GS_DEFINE_STENCIL(float, GsInt, _l, 8, 6)
 
+/* ---- Kernels compiled for a shape ---------------------------------------------------------- *
+ * The general kernel reads each term's weights, column ranges and flags at run time: per tile
+ * and thread it tests every one of a term's 25 weights for zero, loads whole column strips
+ * whatever rows a column's weights reach, and walks the term list (which source is staged, which
+ * power). A shape kernel has the common shapes' weights fixed at compile time: one staged source
+ * of one or two inputs (an input, or a combination such as 2 c - cprev), the centre-only terms
+ * folded into its staging, a term of power 1 with the nonzero weights of mask M1 and optionally
+ * one of power 3 with those of M3 (bit cx W + cy: the weight at dx = cx - R, dy = cy - R). Only
+ * the weights in the masks are applied, only the strip rows they reach are loaded, and the halo
+ * is sized at compile time. The host takes it where the stencil's nonzero weights are exactly
+ * those of a compiled shape, so that it applies the same weights in the same order with the same
+ * operations as the general kernel: the same bits (test_stencil compares them). */
+#define GS_ST_MBIT(cx, cy) (1u << ((cx)*GS_ST_W + (cy)))
+/* The 2D Cahn-Hilliard and hyperdiffusion right-hand sides' power-1 term in conservative form:
+ * the crosses of radius 2 along each axis (the splitting's fourth differences, a Laplacian) and
+ * the 3 x 3 block (the ADI cross term), the centre left out: 12 weights. */
+#define GS_ST_M12                                                                                  \
+  (GS_ST_MBIT(0, 2) | GS_ST_MBIT(1, 2) | GS_ST_MBIT(3, 2) | GS_ST_MBIT(4, 2) | GS_ST_MBIT(2, 0) |  \
+   GS_ST_MBIT(2, 1) | GS_ST_MBIT(2, 3) | GS_ST_MBIT(2, 4) | GS_ST_MBIT(1, 1) | GS_ST_MBIT(1, 3) |  \
+   GS_ST_MBIT(3, 1) | GS_ST_MBIT(3, 3))
+/* The Laplacian of the cubic, conservative: the 5-point cross without its centre. */
+#define GS_ST_M4 (GS_ST_MBIT(1, 2) | GS_ST_MBIT(3, 2) | GS_ST_MBIT(2, 1) | GS_ST_MBIT(2, 3))
+
+typedef struct {
+  const void *x0, *x1; /* the source's inputs (x1 = x0 for one) */
+  void *y;
+  int nx, ny; /* a grid's nx ny fits 32 bits */
+  GsInt batch, tiles_y;
+  int two;          /* the source has two inputs */
+  int cons1, cons3; /* the terms are conservative */
+  /* Coefficients and weights rounded to each type (the general kernel's (T) of the doubles). */
+  double c0, c1, f0, f1, tot1, tot3, w1[GS_ST_W * GS_ST_W], w3[GS_ST_W * GS_ST_W];
+  float c0f, c1f, f0f, f1f, tot1f, tot3f, w1f[GS_ST_W * GS_ST_W], w3f[GS_ST_W * GS_ST_W];
+} GsStShapeArgs;
+#define GS_ST_SA(T, name) (sizeof(T) == sizeof(double) ? (T)a.name : (T)a.name##f)
+#define GS_ST_SAI(T, name, i) (sizeof(T) == sizeof(double) ? (T)a.name[i] : (T)a.name##f[i])
+
+/* Does mask M hold a weight of column cx that reaches strip row e of a thread's RPT rows? */
+static __device__ __forceinline__ int gs_st_strip_row(unsigned m, int cx, int e, int rpt) {
+  int use = 0;
+  for (int cy = 0; cy < GS_ST_W; cy++)
+    if (((m >> (cx * GS_ST_W + cy)) & 1u) && e - cy >= 0 && e - cy < rpt) use = 1;
+  return use;
+}
+/* A term of mask M on the staged values s (the general kernel's loop with its tests resolved):
+ * conservative (CONS), the total times the centre values, then w (value - centre) column by
+ * column (dx, then dy, ascending). */
+#define GS_ST_SHAPE_TERM(T, s, M, CONS, TOT, W)                                                    \
+  {                                                                                                \
+    T ctr[GS_ST_RPT];                                                                              \
+    _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) ctr[r] =                                 \
+        (CONS) ? s[row0 + r + GS_ST_R][lx + GS_ST_R] : (T)0;                                       \
+    if (CONS) {                                                                                    \
+      const T tot = GS_ST_SA(T, TOT);                                                              \
+      _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] += tot * ctr[r];                \
+    }                                                                                              \
+    _Pragma("unroll") for (int cx = 0; cx < GS_ST_W; cx++) {                                       \
+      if (!(((M) >> (cx * GS_ST_W)) & ((1u << GS_ST_W) - 1u))) continue;                           \
+      T strip[GS_ST_SR];                                                                           \
+      _Pragma("unroll") for (int e = 0; e < GS_ST_SR; e++) strip[e] =                              \
+          gs_st_strip_row((M), cx, e, GS_ST_RPT) ? s[row0 + e][lx + cx] : (T)0;                    \
+      _Pragma("unroll") for (int cy = 0; cy < GS_ST_W; cy++) {                                     \
+        if (((M) >> (cx * GS_ST_W + cy)) & 1u) {                                                   \
+          const T w = GS_ST_SAI(T, W, cx * GS_ST_W + cy);                                          \
+          _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] +=                          \
+              w * (strip[r + cy] - ctr[r]);                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+/* The kernel for values of type T, RPT rows per thread, MINB blocks per SM, masks M1 and M3 (0:
+ * no power-3 term), radii RX and RY (those the masks reach). Staging as the general kernel's
+ * (its macros, with the source's power and radii constant), a full tile's rows and halo in one go
+ * in double too: the general kernel's double tiles wait for memory three times (its rows in two
+ * halves, then the halo), which its registers forced; here 4 rows a thread leave 12 values in
+ * flight without spills (H200, Cahn-Hilliard 4096^2, logged stencil 0.122 -> 0.117 ms, the step
+ * 0.503 -> 0.499 ms; 2048^2 0.155 -> 0.154; 1024^2 0.0431 -> 0.0435, two rounds each). */
+#define GS_DEFINE_STENCIL_SHAPE(T, SUF, RPT, MINB, M1, M3, RX, RY)                                 \
+  static __global__ void __launch_bounds__(GS_ST_TX *GS_ST_NY, MINB)                               \
+      gs_stencil_shape_##T##SUF(const __grid_constant__ GsStShapeArgs a) {                         \
+    GS_PDL_ENTER();                                                                                \
+    enum { gs_rpt_ = RPT };                                                                        \
+    typedef int GsStIdx;                                                                           \
+    __shared__ T s_in[GS_ST_PY][GS_ST_PX];                                                         \
+    __shared__ T s_pw[GS_ST_PY][GS_ST_PX];                                                         \
+    const int nx = a.nx, ny = a.ny;                                                                \
+    const int rx = RX, ry = RY, pk = (M3) ? 3 : 0, two = a.two;                                    \
+    const int lx = threadIdx.x, row0 = threadIdx.y * GS_ST_RPT;                                    \
+    const int tid = threadIdx.y * GS_ST_TX + lx;                                                   \
+    const int x0 = (int)blockIdx.x * GS_ST_TX;                                                     \
+    const int cw = nx - x0 < GS_ST_TX ? nx - x0 : GS_ST_TX;                                        \
+    const T c0 = GS_ST_SA(T, c0), c1 = GS_ST_SA(T, c1);                                            \
+    const T f0 = GS_ST_SA(T, f0), f1 = GS_ST_SA(T, f1);                                            \
+    for (GsInt b = blockIdx.z; b < a.batch; b += gridDim.z)                                        \
+      for (GsInt ty = blockIdx.y; ty < a.tiles_y; ty += gridDim.y) {                               \
+        const int y0 = (int)(ty * GS_ST_TY);                                                       \
+        const GsInt base = b * (GsInt)nx * ny;                                                     \
+        const int ch = ny - y0 < GS_ST_TY ? ny - y0 : GS_ST_TY;                                    \
+        const int hh = ch + 2 * ry;                                                                \
+        const int fast = cw == GS_ST_TX && ch == GS_ST_TY && y0 >= ry && y0 + GS_ST_TY + ry <= ny; \
+        const T *s0 = (const T *)a.x0 + base;                                                      \
+        const T *s1 = (const T *)a.x1 + base;                                                      \
+        T acc[GS_ST_RPT];                                                                          \
+        _Pragma("unroll") for (int r = 0; r < GS_ST_RPT; r++) acc[r] = (T)0;                       \
+        if (fast) { /* in one go in double too (its 12 values in flight fit at 4 rows) */          \
+          GS_ST_STAGE_FAST_ANY(T)                                                                  \
+        } else {                                                                                   \
+          GS_ST_STAGE_OWN(T, 0, 1)                                                                 \
+          for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                           \
+            GS_ST_HALO_AT(int, e, r, q, hi)                                                        \
+            const T a0 = s0[hi], a1 = two ? s1[hi] : (T)0;                                         \
+            T u = c0 * a0;                                                                         \
+            if (two) u += c1 * a1;                                                                 \
+            s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                          \
+            if (pk) {                                                                              \
+              T v = c0 * (a0 * a0 * a0);                                                           \
+              if (two) v += c1 * (a1 * a1 * a1);                                                   \
+              s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                                        \
+            }                                                                                      \
+          }                                                                                        \
+        }                                                                                          \
+        __syncthreads();                                                                           \
+        GS_ST_SHAPE_TERM(T, s_in, (M1), a.cons1, tot1, w1)                                         \
+        if (M3) GS_ST_SHAPE_TERM(T, s_pw, (M3), a.cons3, tot3, w3)                                 \
+        GS_ST_STORE(T)                                                                             \
+        __syncthreads(); /* the staged tile is free for the next one */                            \
+      }                                                                                            \
+  }
+/* Cahn-Hilliard (power 1 and the cubic) and hyperdiffusion (power 1) right-hand sides, in the
+ * general kernel's tiles for each type (double 32 x 16 at 8 blocks a SM, float 32 x 32 at 6). */
+GS_DEFINE_STENCIL_SHAPE(double, _12_4, 4, 8, GS_ST_M12, GS_ST_M4, 2, 2)
+GS_DEFINE_STENCIL_SHAPE(double, _12, 4, 8, GS_ST_M12, 0u, 2, 2)
+GS_DEFINE_STENCIL_SHAPE(float, _12_4, 8, 6, GS_ST_M12, GS_ST_M4, 2, 2)
+GS_DEFINE_STENCIL_SHAPE(float, _12, 8, 6, GS_ST_M12, 0u, 2, 2)
+
+/* The shape of si, when a shape kernel computes it: its masks and arguments (x: the inputs). */
+static int stencil_shape(const GsStencilInfo *si, const void *const *x, void *y, unsigned *m1,
+                         unsigned *m3, GsStShapeArgs *a) {
+  const int t0 = si->npoint, nt = si->nterms - si->npoint;
+  if (!si->shapes || si->wide || nt < 1 || nt > 2 || si->rx != 2 || si->ry != 2) return 0;
+  if (si->nx * si->ny > (GsInt)INT_MAX) return 0;
+  if (si->npoint > 0 && !si->fold) return 0;
+  const int in = si->input[t0];
+  if (si->nsrc[in] > 2 || si->power[t0] != 1) return 0;
+  if (nt == 2 && (si->input[t0 + 1] != in || si->power[t0 + 1] != 3)) return 0;
+  unsigned m[2] = {0, 0};
+  for (int t = 0; t < nt; t++)
+    for (int q = 0; q < GS_ST_W * GS_ST_W; q++)
+      if (si->k[t0 + t][q] != 0) m[t] |= 1u << q;
+  *m1 = m[0];
+  *m3 = m[1];
+  memset(a, 0, sizeof *a);
+  a->x0 = x[si->sidx[in][0]];
+  a->x1 = x[si->sidx[in][si->nsrc[in] - 1]];
+  a->y = y;
+  a->nx = (int)si->nx;
+  a->ny = (int)si->ny;
+  a->batch = si->batch;
+  a->two = si->nsrc[in] == 2;
+  a->cons1 = si->conservative[t0];
+  a->cons3 = nt == 2 ? si->conservative[t0 + 1] : 0;
+  a->c0 = si->scoef[in][0];
+  a->c1 = a->two ? si->scoef[in][1] : 0.0;
+  a->f0 = si->foldw[0];
+  a->f1 = a->two ? si->foldw[1] : 0.0;
+  a->tot1 = si->total[t0];
+  a->tot3 = nt == 2 ? si->total[t0 + 1] : 0.0;
+  for (int q = 0; q < GS_ST_W * GS_ST_W; q++) {
+    a->w1[q] = si->k[t0][q];
+    a->w3[q] = nt == 2 ? si->k[t0 + 1][q] : 0.0;
+    a->w1f[q] = (float)a->w1[q];
+    a->w3f[q] = (float)a->w3[q];
+  }
+  a->c0f = (float)a->c0;
+  a->c1f = (float)a->c1;
+  a->f0f = (float)a->f0;
+  a->f1f = (float)a->f1;
+  a->tot1f = (float)a->tot1;
+  a->tot3f = (float)a->tot3;
+  return 1;
+}
+
 static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType dt,
-                              const void *const *x, void *y) {
+                              const void *const *x, void *y, const char **kernel) {
   GsCudaContext *cc = NULL;
   GsCall(GsCudaBegin(ctx, &cc));
   if (si->nx * si->ny * si->batch == 0) return 0;
@@ -417,6 +615,24 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const dim3 block(GS_ST_TX, GS_ST_NY);
   /* 32-bit indices where a grid's fit (-stencil_wide_index 1 tests the others on small grids) */
   const int narrow = si->nx * si->ny <= (GsInt)INT_MAX && !si->wide;
+  if (kernel) *kernel = narrow ? "tile" : "tile-wide";
+  /* A shape compiled apart (the same bits, fewer instructions). */
+  unsigned m1 = 0, m3 = 0;
+  GsStShapeArgs sa;
+  if (stencil_shape(si, x, y, &m1, &m3, &sa) && m1 == GS_ST_M12 && (m3 == GS_ST_M4 || m3 == 0)) {
+    sa.tiles_y = tiles_y;
+    if (dt == GS_DOUBLE && m3)
+      GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_shape_double_12_4, grid, block, 0, sa);
+    else if (dt == GS_DOUBLE)
+      GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_shape_double_12, grid, block, 0, sa);
+    else if (m3)
+      GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_shape_float_12_4, grid, block, 0, sa);
+    else
+      GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_shape_float_12, grid, block, 0, sa);
+    GsCheckLaunchCuda(ctx, "gs_stencil_shape");
+    if (kernel) *kernel = m3 ? "shape-12+4" : "shape-12";
+    return 0;
+  }
   if (short_tiles && narrow)
     GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_double_r4, grid, block, 0, *si, a, tiles_y);
   else if (short_tiles)
