@@ -1738,6 +1738,26 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
   }
 /* Threads a block of the passes and the registers they are held to (4 blocks a SM). */
 #define GS_TILE2_MIN_BLOCKS 4
+/* The passes' thread of block b: its chunk index i = k batch + s (chunk k of system s; the
+ * carries' pairs sm[4 i ..] are in this order). Plainly i = b GS_TILE2_THREADS + thread, so a
+ * block's warps take consecutive systems of one chunk: in an interleaved batch its rows are runs
+ * of 128 systems, 1 KB in double, but in a contiguous one each system's 32-row chunk is a run of
+ * 256 bytes. Where a contiguous batch is whole groups of 32 systems of at most 32 chunks (1024
+ * rows), a block's warps take consecutive chunks of the same 32 systems instead: 1 KB runs, the
+ * same i for each chunk, the same bits. H200, deferred checks, two rounds, us, plain -> runs:
+ * periodic stiff penta 65536 x 1024 (the 1D Cahn-Hilliard ensemble's shape) 607.4 / 602.2 ->
+ * 587.7 / 590.1, that ensemble's step 1.394 -> 1.365 ms; but at 4096 rows (128 chunks) the
+ * runs were slower: periodic stiff penta 4096 x 4096 159.7 / 162.4 -> 163.9 / 163.3, tri 147.7
+ * / 150.5 -> 155.6 / 155.1, the Cahn-Hilliard 4096^2 step 0.494 -> 0.497 ms (2048 rows: 59.8 /
+ * 62.2 -> 61.2 / 58.9), so they keep the plain order. */
+static __device__ __forceinline__ GsInt gs_tile2_index(GsInt b, int contig, GsInt batch, int p) {
+  enum { W = GS_TILE2_THREADS / 32 };
+  if (contig && p <= 32 && p % W == 0 && batch % 32 == 0) {
+    const GsInt groups = batch / 32, kb = b / groups, sg = b - kb * groups;
+    return (kb * W + (GsInt)(threadIdx.x / 32)) * batch + sg * 32 + (GsInt)(threadIdx.x % 32);
+  }
+  return b * GS_TILE2_THREADS + (GsInt)threadIdx.x;
+}
 #define GS_CUDA_BANDED_TILE2(T, S, PER, CONTIG)                                                    \
   /* Pass 1: each chunk's forward end pair and backward start pair from zero carries into sm       \
    * (4 values at 4 i); a periodic system's last chunk keeps g0 at rows m - 2, m - 1 instead of    \
@@ -1748,7 +1768,7 @@ static_assert(GS_BANDED_TILE_MAX_ROWS <= 32 * GS_TILE2_Q * GS_TILE2_L,
                                           T *__restrict__ sm) {                                    \
     GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { L = GS_TILE2_L };                                                                       \
-    const GsInt i = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+    const GsInt i = gs_tile2_index(blockIdx.x, CONTIG, a.batch, a.tile_p);                         \
     GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
     if (!on) return;                                                                               \
     T p2 = 0, p1 = 0;                                                                              \
@@ -1816,7 +1836,7 @@ static __device__ __forceinline__ float gs_axpbypcz_f(float al, float u, float b
           int *status, GsBandedDevSummary *sum) {                                                  \
     GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     enum { L = GS_TILE2_L };                                                                       \
-    const GsInt i = (GsInt)(gridDim.x - 1 - blockIdx.x) * blockDim.x + threadIdx.x;                \
+    const GsInt i = gs_tile2_index(gridDim.x - 1 - blockIdx.x, CONTIG, a.batch, a.tile_p);         \
     GS_TILE2_LOAD(T, S, L, CONTIG)                                                                 \
     T chk = 0;                                                                                     \
     if (on) {                                                                                      \
