@@ -2491,6 +2491,24 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           cases++;
         }
   }
+  /* Contiguous batches of whole groups of 32 systems of at most 32 chunks, a multiple of 4, whose
+   * two passes on a GPU give a block's warps consecutive chunks of the same 32 systems
+   * (gs_tile2_index): 500, 1000 and 1024 rows (16, 32 and 32 chunks; 1000: a part-filled last
+   * chunk) in batches of 64 and 96, plain and periodic; 130 rows (5 chunks) keep the plain
+   * order. */
+  if (dinfo.device_id >= 0) {
+    CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", "two"));
+    static const GsInt rn[] = {500, 1000, 1024, 130};
+    for (int bands = 3; bands <= 5; bands += 2)
+      for (int per = 0; per < 2; per++)
+        for (int q = 0; q < 4; q++) {
+          const GsInt n = rn[q] + (per ? bands / 2 : 0);
+          const GsInt nb = q % 2 ? 96 : 64;
+          GsBandedDesc dc = {bands, n, nb, GS_DOUBLE, GS_BANDED_CONTIGUOUS, n + 3, 1, per, 0};
+          versus_thread_desc(ctx, &dc, KIND_DD, GS_BANDED_ALGORITHM_TILE, r);
+          cases++;
+        }
+  }
   /* The automatic choice takes two passes on a GPU for contiguous batches of 4096 systems or more
    * of 993 to 1024 rows, one for fewer systems, shorter ones or the interleaved layout. */
   {
