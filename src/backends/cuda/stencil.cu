@@ -533,7 +533,7 @@ static int stencil_shape(const GsStencilInfo *si, const void *const *x, void *y,
   const int t0 = si->npoint, nt = si->nterms - si->npoint;
   if (!si->shapes || si->wide || nt < 1 || nt > 2 || si->rx != 2 || si->ry != 2) return 0;
   if (si->nx * si->ny > (GsInt)INT_MAX) return 0;
-  if (si->npoint > 0 && !si->fold) return 0;
+  if (!si->fold) return 0; /* centre-only terms the staging cannot add (none: fold is set) */
   const int in = si->input[t0];
   if (si->nsrc[in] > 2 || si->power[t0] != 1) return 0;
   if (nt == 2 && (si->input[t0 + 1] != in || si->power[t0 + 1] != 3)) return 0;
