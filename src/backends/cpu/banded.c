@@ -332,11 +332,9 @@ GS_CPU_BANDED(float, f)
       /* only the rows where W is above rounding (Factor's extents), as the GPU's kernels */       \
       GsInt phi, plo;                                                                              \
       gs_banded_w_rows_##S(sh, C, &phi, &plo);                                                     \
-      for (GsInt i = 0; i < m; i++) {                                                              \
-        if (i == phi && plo > phi) i = plo; /* skip [phi, plo) */                                  \
-        if (i >= m) break;                                                                         \
-        v[i] -= tab[GS_TAB_W1 * np + i] * z[0] + tab[GS_TAB_W2 * np + i] * z[1];                   \
-      }                                                                                            \
+      for (GsInt i = 0; i < m; i++)                                                                \
+        if (i < phi || i >= plo)                                                                   \
+          v[i] -= tab[GS_TAB_W1 * np + i] * z[0] + tab[GS_TAB_W2 * np + i] * z[1];                 \
       for (int r = 0; r < h; r++) {                                                                \
         x[rb + (m + r) * rs] = z[r];                                                               \
         finite &= isfinite((double)z[r]) ? 1 : 0;                                                  \

@@ -502,15 +502,10 @@ static __device__ __forceinline__ int gs_st_strip_row(unsigned m, int cx, int e,
           GS_ST_STAGE_OWN(T, 0, 1)                                                                 \
           for (int e = tid; e < 2 * rx * hh; e += GS_ST_TX * GS_ST_NY) {                           \
             GS_ST_HALO_AT(int, e, r, q, hi)                                                        \
-            const T a0 = s0[hi], a1 = two ? s1[hi] : (T)0;                                         \
-            T u = c0 * a0;                                                                         \
-            if (two) u += c1 * a1;                                                                 \
+            T u = 0, v = 0;                                                                        \
+            GS_ST_COMBINE(T, 0, two, c0, c1, s0[hi], two ? s1[hi] : (T)0, pk, u, v)                \
             s_in[r + GS_ST_R - ry][q + GS_ST_R - rx] = u;                                          \
-            if (pk) {                                                                              \
-              T v = c0 * (a0 * a0 * a0);                                                           \
-              if (two) v += c1 * (a1 * a1 * a1);                                                   \
-              s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                                        \
-            }                                                                                      \
+            if (pk) s_pw[r + GS_ST_R - ry][q + GS_ST_R - rx] = v;                                  \
           }                                                                                        \
         }                                                                                          \
         __syncthreads();                                                                           \
@@ -527,9 +522,10 @@ GS_DEFINE_STENCIL_SHAPE(double, _12, 4, 8, GS_ST_M12, 0u, 2, 2)
 GS_DEFINE_STENCIL_SHAPE(float, _12_4, 8, 6, GS_ST_M12, GS_ST_M4, 2, 2)
 GS_DEFINE_STENCIL_SHAPE(float, _12, 8, 6, GS_ST_M12, 0u, 2, 2)
 
-/* The shape of si, when a shape kernel computes it: its masks and arguments (x: the inputs). */
-static int stencil_shape(const GsStencilInfo *si, const void *const *x, void *y, unsigned *m1,
-                         unsigned *m3, GsStShapeArgs *a) {
+/* Whether a shape kernel computes si: then its power-3 mask (0: none) into *m3 and its
+ * arguments (x: the inputs). */
+static int stencil_shape(const GsStencilInfo *si, const void *const *x, void *y, unsigned *m3,
+                         GsStShapeArgs *a) {
   const int t0 = si->npoint, nt = si->nterms - si->npoint;
   if (!si->shapes || si->wide || nt < 1 || nt > 2 || si->rx != 2 || si->ry != 2) return 0;
   if (si->nx * si->ny > (GsInt)INT_MAX) return 0;
@@ -541,7 +537,7 @@ static int stencil_shape(const GsStencilInfo *si, const void *const *x, void *y,
   for (int t = 0; t < nt; t++)
     for (int q = 0; q < GS_ST_W * GS_ST_W; q++)
       if (si->k[t0 + t][q] != 0) m[t] |= 1u << q;
-  *m1 = m[0];
+  if (m[0] != GS_ST_M12 || (m[1] != GS_ST_M4 && m[1] != 0)) return 0; /* the compiled shapes */
   *m3 = m[1];
   memset(a, 0, sizeof *a);
   a->x0 = x[si->sidx[in][0]];
@@ -617,9 +613,9 @@ static int cuda_stencil_apply(GsContext ctx, const GsStencilInfo *si, GsDataType
   const int narrow = si->nx * si->ny <= (GsInt)INT_MAX && !si->wide;
   if (kernel) *kernel = narrow ? "tile" : "tile-wide";
   /* A shape compiled apart (the same bits, fewer instructions). */
-  unsigned m1 = 0, m3 = 0;
+  unsigned m3 = 0;
   GsStShapeArgs sa;
-  if (stencil_shape(si, x, y, &m1, &m3, &sa) && m1 == GS_ST_M12 && (m3 == GS_ST_M4 || m3 == 0)) {
+  if (stencil_shape(si, x, y, &m3, &sa)) {
     sa.tiles_y = tiles_y;
     if (dt == GS_DOUBLE && m3)
       GS_LAUNCH(cc, GS_PDL_STENCIL, gs_stencil_shape_double_12_4, grid, block, 0, sa);
