@@ -157,6 +157,9 @@ typedef struct {
                        * take two groups of systems (banded.cu, GS_SCAN_PAIR_OK) */
   int scan_wide;      /* GsBandedStaged values: -banded_scan_wide, whether the GPU's tridiagonal
                        * SCAN blocks of 16-row chunks have 512 threads (banded.c) */
+  int scan_halves;    /* GsBandedStaged values: -banded_scan_halves, whether the GPU's tridiagonal
+                       * SCAN blocks of 512 threads take 1024 threads' systems in two halves
+                       * (banded.c) */
   int tile_image;     /* GsBandedStaged values: -banded_tile_image, whether the GPU's one-pass
                        * TILE solves in double copy their shared-memory image (gs_tile_image_len)
                        * instead of building it (auto and on: yes) */

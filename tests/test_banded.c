@@ -1733,8 +1733,9 @@ static void check_same_bits(const char *what, const double *x0, const double *x1
 
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
  * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode; scan 3: a
- * shared matrix by TILE with -banded_tile_image mode) with nrhs blocks f, in place or not; x, the
- * call's error code and the per-system statuses back. */
+ * shared matrix by TILE with -banded_tile_image mode; scan 4: the chunked scan with
+ * -banded_scan_halves mode) with nrhs blocks f, in place or not; x, the call's error code and the
+ * per-system statuses back. */
 static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
                            int inplace, const double *f, double *x, int *fcode, int *code, int *st,
                            int *staged) {
@@ -1743,7 +1744,8 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
   int bad = 1;
   const GsInt len = b->rl * nrhs;
   CHECK_OK(GsOptionsSetValue(ctx,
-                             scan == 3   ? "-banded_tile_image"
+                             scan == 4   ? "-banded_scan_halves"
+                             : scan == 3 ? "-banded_tile_image"
                              : scan == 2 ? "-banded_scan_wide"
                              : scan      ? "-banded_scan_pair"
                                          : "-banded_staged",
@@ -1785,17 +1787,19 @@ static int staged_run(GsContext ctx, const Batch *b, const char *mode, GsInt nrh
  * the others are solved. On the CPU the option changes nothing. */
 static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, GsInt n,
                              GsInt batch, GsInt nrhs, int inplace, int bad, int spd, HsRng *r) {
-  GsBandedDesc d = {
-      bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, scan == 2 ? wide_periodic : 0, spd};
+  const int wide = scan == 2 || scan == 4;
+  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, wide ? wide_periodic : 0,
+                    spd};
   Batch b;
   batch_init(&b, &d);
-  const int kind = scan == 2 && wide_large ? KIND_SPD_LARGE : spd ? KIND_SPD_SMALL : KIND_DD;
+  const int kind = wide && wide_large ? KIND_SPD_LARGE : spd ? KIND_SPD_SMALL : KIND_DD;
   fill_matrix(&b, kind, r);
   char what[256];
   describe(&b, kind,
-           scan == 2 ? (inplace ? "scan wide, in place" : "scan wide")
-           : scan    ? (inplace ? "scan pairs, in place" : "scan pairs")
-                     : (inplace ? "staged, in place" : "staged"),
+           scan == 4   ? (inplace ? "scan halves, in place" : "scan halves")
+           : scan == 2 ? (inplace ? "scan wide, in place" : "scan wide")
+           : scan      ? (inplace ? "scan pairs, in place" : "scan pairs")
+                       : (inplace ? "staged, in place" : "staged"),
            what, sizeof what);
   const GsInt len = b.rl * nrhs, snan = batch / 3;
   if (bad) zero_row(&b, batch - 1, n / 2);
@@ -1812,8 +1816,8 @@ static void staged_case_algo(GsContext ctx, int scan, int bands, GsDataType dt, 
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
   const GsInt P = (n + 15) / 16, nsb = P > 0 ? 256 / P : 0;
-  const int can = scan == 2 ? 0 /* (512-thread blocks are not staged) */
-                  : scan    ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
+  const int can = wide   ? 0 /* (512-thread blocks are not staged) */
+                  : scan ? dev.compute_major > 0 && dt == GS_DOUBLE && n > 256 && P <= 256 &&
                                nsb * P == 256 && nsb % 2 == 0 && batch % (2 * nsb) == 0 &&
                                !(bands == 5 && spd)
                          : dev.compute_major >= 9 && (batch * (GsInt)GsDataTypeSize(dt)) % 16 == 0;
@@ -1894,6 +1898,28 @@ static void test_scan_pair(GsContext ctx, HsRng *r) {
   bad_option_value(ctx, "-banded_scan_pair", "both", prev);
 }
 
+/* staged_case_algo's periodic wide cases (scan 2 or 4, wide_periodic set) on hyperdiffusion rows
+ * solved by LU, where E^-1 F reaches further in: sigma 100 (W above rounding over about 170 rows
+ * at each end: chunks of both halves), 1024 and 2048 + h rows; sigma 1e5 (all rows: every chunk
+ * corrected), 1024 rows and 1024 + h (m = 1024, two blocks in place, in last_dt). */
+static void wide_stiff_cases(GsContext ctx, int scan, int bands, GsDataType last_dt, HsRng *r) {
+  const GsInt h = bands / 2;
+  wide_large = 1;
+  large_sig = 100.0;
+  staged_case_algo(ctx, scan, bands, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
+  staged_case_algo(ctx, scan, bands, GS_DOUBLE, 2048 + h, 6, 2, 1, 0, 0, r);
+  /* (the periodic reduction of these nearly singular rows, S = H - G W without pivoting, leaves
+   * residuals up to about twice the kappa bound: 1.73e-8 against 1.05e-8 once; what the cases
+   * check is the kernels' bits) */
+  large_sig = 1e5;
+  tol_scale = 4.0;
+  staged_case_algo(ctx, scan, bands, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
+  staged_case_algo(ctx, scan, bands, last_dt, 1024 + h, 24, 2, 1, 0, 0, r);
+  tol_scale = 1.0;
+  large_sig = 10.0;
+  wide_large = 0;
+}
+
 /* -banded_scan_wide on against off (GPU: tridiagonal scans of 16-row chunks in blocks of 512
  * threads, twice the systems of 256): the same bits, statuses and residuals, with bad systems,
  * at 64 chunks (1024 rows: 8 systems a block against 4), a partial last chunk (1010 rows, two
@@ -1940,28 +1966,106 @@ static void test_scan_wide(GsContext ctx, HsRng *r) {
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1600, 11, 1, 0, 0, 0, r); /* 100 chunks: 256 */
       if (!per) continue;
       staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1026, 24, 2, 1, 1, 0, r); /* m = 1024: whole chunks */
-      /* periodic hyperdiffusion rows by LU, where E^-1 F reaches further in: sigma 100 (W above
-       * rounding over about 170 rows at each end: chunks of both halves), 1e5 (all rows: every
-       * chunk corrected, the second half's all kept in shared memory) */
-      wide_large = 1;
-      large_sig = 100.0;
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 2050, 6, 2, 1, 0, 0, r);
-      /* (the periodic reduction of these nearly singular rows, S = H - G W without pivoting,
-       * leaves residuals up to about twice the kappa bound: 1.73e-8 against 1.05e-8 once; what
-       * the cases check is the kernels' bits) */
-      large_sig = 1e5;
-      tol_scale = 4.0;
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1024, 40, 1, 0, 0, 0, r);
-      staged_case_algo(ctx, 2, 5, GS_DOUBLE, 1026, 24, 2, 1, 0, 0, r);
-      tol_scale = 1.0;
-      large_sig = 10.0;
-      wide_large = 0;
+      wide_stiff_cases(ctx, 2, 5, GS_DOUBLE, r);
     }
   }
   wide_periodic = 0;
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", pprev));
   bad_option_value(ctx, "-banded_scan_wide", "wide", prev);
+}
+
+/* GsBandedGetScanThreads for batch d under the SCAN algorithm with option opt at mode: want (what
+ * names the case). */
+static void check_scan_threads(GsContext ctx, const GsBandedDesc *d, const char *opt,
+                               const char *mode, int want, const char *what) {
+  GsBanded A = NULL;
+  CHECK_OK(GsOptionsSetValue(ctx, opt, mode));
+  if (CHECK_OK(GsBandedCreate(ctx, d, &A))) return;
+  int nt = -1;
+  if (!CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SCAN)) &&
+      !CHECK_OK(GsBandedGetScanThreads(A, &nt)))
+    CHECK(nt == want, "scan threads for %lld x %lld (%s), %s %s: %d, expected %d",
+          (long long)d->batch, (long long)d->n, what, opt, mode, nt, want);
+  CHECK_OK(GsBandedDestroy(&A));
+}
+
+/* -banded_scan_halves on against off, with -banded_scan_wide on (GPU: tridiagonal LU scans of 64,
+ * 128 or 256 chunks of 16 rows take the systems of 1024 threads in a 512-thread block, in two
+ * halves of rows, against 512 threads' systems): the same bits, statuses and residuals, with bad
+ * systems, at 64 chunks (16 systems a block against 8, a batch not a multiple of either), a
+ * partial last chunk (1010 rows, two blocks of right-hand sides in place), 128 and 256 chunks;
+ * float; where the halves do not apply (100 chunks, LDL^T) both run the 512-thread kernel.
+ * Periodic ones as well, with bad systems, m = 1024 in place with two blocks, and rows whose
+ * E^-1 F is above rounding far in or everywhere (the correction y -= W z reaching chunks of both
+ * halves). Then the block size each mode takes (GsBandedGetScanThreads: 1024 for the halves). */
+static void test_scan_halves(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto", wprev[16] = "auto", pprev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_halves", prev, sizeof prev, NULL));
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", wprev, sizeof wprev, NULL));
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_pair", pprev, sizeof pprev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", "on"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", "off"));
+  static const struct {
+    GsDataType dt;
+    GsInt n, batch, nrhs;
+    int inplace, bad, spd;
+  } hc[] = {{GS_DOUBLE, 1024, 40, 1, 0, 1, 0}, {GS_DOUBLE, 1010, 40, 2, 1, 0, 0},
+            {GS_DOUBLE, 2048, 12, 2, 0, 1, 0}, {GS_DOUBLE, 4096, 5, 1, 0, 1, 0},
+            {GS_FLOAT, 1024, 72, 1, 0, 1, 0},  {GS_FLOAT, 2040, 9, 1, 0, 0, 0},
+            {GS_DOUBLE, 1600, 11, 1, 0, 0, 0},  /* 100 chunks: 512 threads either way */
+            {GS_DOUBLE, 1024, 20, 1, 0, 0, 1}}; /* LDL^T: 512 threads either way */
+  for (int per = 0; per < 2; per++) {
+    wide_periodic = per;
+    for (size_t c = 0; c < sizeof hc / sizeof hc[0]; c++)
+      staged_case_algo(ctx, 4, 3, hc[c].dt, hc[c].n, hc[c].batch, hc[c].nrhs, hc[c].inplace,
+                       hc[c].bad, hc[c].spd, r);
+    if (!per) continue;
+    staged_case_algo(ctx, 4, 3, GS_DOUBLE, 1025, 24, 2, 1, 1, 0, r); /* m = 1024 */
+    wide_stiff_cases(ctx, 4, 3, GS_FLOAT, r);
+  }
+  wide_periodic = 0;
+  /* the block sizes with -banded_scan_wide on, each halves mode */
+  static const struct {
+    GsInt n, batch;
+    int fl, interleaved, spd, want[3];               /* off, auto, on */
+  } cs[] = {{2048, 64, 0, 1, 0, {512, 512, 1024}},   /* 128 chunks */
+            {4096, 512, 0, 1, 0, {512, 1024, 1024}}, /* double: 256 chunks, from 512 */
+            {4096, 256, 0, 1, 0, {512, 512, 1024}},
+            {1024, 64, 0, 1, 0, {512, 512, 1024}}, /* 64 chunks */
+            {1024, 32768, 0, 1, 0, {512, 512, 1024}},
+            {1024, 64, 0, 0, 0, {512, 512, 1024}}, /* contiguous: on only */
+            {4096, 64, 0, 0, 0, {512, 512, 1024}},
+            {1600, 64, 0, 1, 0, {512, 512, 512}},      /* 100 chunks */
+            {1024, 64, 0, 1, 1, {512, 512, 512}},      /* LDL^T */
+            {1024, 32768, 1, 1, 0, {512, 1024, 1024}}, /* float: 64 chunks from 32768 */
+            {1024, 64, 1, 1, 0, {512, 512, 1024}},
+            {2048, 1024, 1, 1, 0, {512, 1024, 1024}}, /* float: 2^17 chunks and more */
+            {2048, 512, 1, 1, 0, {512, 512, 1024}}};
+  static const char *const modes[3] = {"off", "auto", "on"};
+  GsDeviceInfo dev;
+  memset(&dev, 0, sizeof dev);
+  CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+  const int gpu = dev.device_id >= 0;
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
+    for (int w = 0; w < 3; w++) {
+      const GsBandedDesc d = {3,
+                              cs[c].n,
+                              cs[c].batch,
+                              cs[c].fl ? GS_FLOAT : GS_DOUBLE,
+                              cs[c].interleaved ? GS_BANDED_INTERLEAVED : GS_BANDED_CONTIGUOUS,
+                              0,
+                              0,
+                              0,
+                              cs[c].spd};
+      char what[64];
+      snprintf(what, sizeof what, "tri, %s, %s%s", cs[c].fl ? "float" : "double",
+               cs[c].interleaved ? "interleaved" : "contiguous", cs[c].spd ? ", LDL^T" : "");
+      check_scan_threads(ctx, &d, "-banded_scan_halves", modes[w], gpu ? cs[c].want[w] : 0, what);
+    }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_halves", prev));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", wprev));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_pair", pprev));
+  bad_option_value(ctx, "-banded_scan_halves", "half", prev);
 }
 
 /* GsBandedGetScanThreads: the block size of the GPU's SCAN solves that -banded_scan_wide off,
@@ -1999,6 +2103,10 @@ static void test_scan_threads(GsContext ctx) {
   const int gpu = dev.device_id >= 0;
   char prev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_wide", prev, sizeof prev, NULL));
+  /* (the tri blocks of 512 threads without halves: test_scan_halves checks those) */
+  char hprev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_scan_halves", hprev, sizeof hprev, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_halves", "off"));
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
     for (int w = 0; w < 3; w++) {
       const GsBandedDesc d = {cs[c].bands,
@@ -2010,29 +2118,27 @@ static void test_scan_threads(GsContext ctx) {
                               cs[c].shared,
                               cs[c].per,
                               cs[c].spd};
-      GsBanded A = NULL;
-      CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", modes[w]));
-      if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) continue;
-      int nt = -1;
-      if (!CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_SCAN)) &&
-          !CHECK_OK(GsBandedGetScanThreads(A, &nt)))
-        CHECK(nt == (gpu ? cs[c].want[w] : 0),
-              "scan threads for %lld x %lld (bands %d, %s, %s%s%s%s), -banded_scan_wide %s: %d, "
-              "expected %d",
-              (long long)d.batch, (long long)d.n, d.bands, cs[c].fl ? "float" : "double",
-              cs[c].contig ? "contiguous" : "interleaved", cs[c].shared ? ", shared" : "",
-              cs[c].per ? ", periodic" : "", cs[c].spd ? ", LDL^T" : "", modes[w], nt,
-              gpu ? cs[c].want[w] : 0);
-      if (c == 0 && w == 2) {
-        CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD));
-        CHECK_OK(GsBandedGetScanThreads(A, &nt));
-        CHECK(nt == 0, "scan threads after -banded_algorithm thread: %d", nt);
-        CHECK_ERR(GsBandedGetScanThreads(A, NULL), GS_ERR_ARG_NULL);
-        CHECK_ERR(GsBandedGetScanThreads(NULL, &nt), GS_ERR_ARG_NULL);
-      }
-      CHECK_OK(GsBandedDestroy(&A));
+      char what[96];
+      snprintf(what, sizeof what, "bands %d, %s, %s%s%s%s", d.bands, cs[c].fl ? "float" : "double",
+               cs[c].contig ? "contiguous" : "interleaved", cs[c].shared ? ", shared" : "",
+               cs[c].per ? ", periodic" : "", cs[c].spd ? ", LDL^T" : "");
+      check_scan_threads(ctx, &d, "-banded_scan_wide", modes[w], gpu ? cs[c].want[w] : 0, what);
     }
+  /* 0 for another algorithm; NULL arguments */
+  const GsBandedDesc d0 = {cs[0].bands, cs[0].n, cs[0].batch, GS_DOUBLE, GS_BANDED_INTERLEAVED,
+                           0,           0,       0,           0};
+  GsBanded A = NULL;
+  if (!CHECK_OK(GsBandedCreate(ctx, &d0, &A))) {
+    int nt = -1;
+    CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD));
+    CHECK_OK(GsBandedGetScanThreads(A, &nt));
+    CHECK(nt == 0, "scan threads after -banded_algorithm thread: %d", nt);
+    CHECK_ERR(GsBandedGetScanThreads(A, NULL), GS_ERR_ARG_NULL);
+    CHECK_ERR(GsBandedGetScanThreads(NULL, &nt), GS_ERR_ARG_NULL);
+    CHECK_OK(GsBandedDestroy(&A));
+  }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_wide", prev));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_halves", hprev));
 }
 
 /* -banded_tile_image on against off (GPU, double: a one-pass tiled solve copies Factor's image of
@@ -3078,6 +3184,7 @@ int main(int argc, char **argv) {
   test_staged(ctx, &r);
   test_scan_pair(ctx, &r);
   test_scan_wide(ctx, &r);
+  test_scan_halves(ctx, &r);
   test_scan_threads(ctx);
   test_tile_image(ctx, &r);
   test_spd_refuses(ctx, &r);

@@ -142,6 +142,12 @@ typedef enum {
  * -banded_scan_wide off|auto|on (read at GsBandedCreate): auto (the
  * default) as above, on for every such solve (tri, float penta LU, double penta LU of those
  * chunk counts), off never.
+ * Tri LU solves in those 512-thread blocks, with a matrix per system, of 64, 128 or 256 chunks
+ * take the systems of 1024 threads in two halves of rows (16 systems a block at 1024 rows; the
+ * same bits either way): for interleaved batches of 2^17 chunks or more (batch x chunks) in float,
+ * and at 256 chunks (4081 to 4096 rows) in double. The option -banded_scan_halves off|auto|on
+ * (read at GsBandedCreate): auto (the default) as above, on wherever the kernel applies, off
+ * never.
  * On a GPU, one-pass TILE solves in double (at most 32 chunks a system) copy from Factor's output
  * what each block sets up in shared memory (the padded sweep arrays, the scans' matrices, W)
  * instead of building it from the table, while the first group's right-hand sides load (the same
@@ -162,7 +168,8 @@ int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
 int GsBandedGetStaged(GsBanded A, int *staged);
 /* The threads of a block of the GPU's SCAN solves (-banded_scan_wide, above): 512 where blocks of
  * 512 threads are taken (tri, float penta LU) or their systems in two halves of a 256-thread
- * block (double penta LU), 256 for other SCAN solves; 0 for other algorithms and on the CPU. */
+ * block (double penta LU), 1024 where a 512-thread block takes 1024 threads' systems in two halves
+ * (tri, -banded_scan_halves), 256 for other SCAN solves; 0 for other algorithms and on the CPU. */
 int GsBandedGetScanThreads(GsBanded A, int *threads);
 /* "auto", "thread", "spike", "tile", "scan"; "unknown" otherwise. */
 const char *GsBandedAlgorithmName(GsBandedAlgorithm algo);

@@ -18,6 +18,9 @@
 /* The same for periodic ones (1011 to 1026 rows: m = n - 2 of 1009 to 1024), from this many
  * systems on (configure: faster at 1024 systems and more). */
 #define GS_SCAN_HALVES_PER_MIN_BATCH 1024
+/* Tri scans in halves (scan_threads 1024): from this many chunks in the batch (batch x tile_p),
+ * 128 blocks of 1024 threads' chunks, about one a SM. */
+#define GS_SCAN_HALVES3_MIN_CHUNKS ((GsInt)1 << 17)
 
 struct GsBanded_s {
   GsContext ctx;
@@ -114,6 +117,7 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   } const strategies[] = {{"-banded_staged", &bi->staged},
                           {"-banded_scan_pair", &bi->scan_pair},
                           {"-banded_scan_wide", &bi->scan_wide},
+                          {"-banded_scan_halves", &bi->scan_halves},
                           {"-banded_tile_image", &bi->tile_image}};
   for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
     int mode = GS_BANDED_STAGED_AUTO;
@@ -487,6 +491,28 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
                               (bi->scan_wide == GS_BANDED_STAGED_AUTO && wide_auto))
                          ? 2 * GS_BANDED_SCAN_THREADS
                          : GS_BANDED_SCAN_THREADS;
+  /* Tri LU scans of 64, 128 or 256 chunks in 512-thread blocks take the systems of 1024 threads
+   * in two halves of rows (banded.cu, gs_banded_scan_h3_k): in the interleaved layout each row
+   * of f and x is a piece of twice the systems (128 bytes at 1024 rows in double). Taken (auto)
+   * in float, and in double at 256 chunks (4081 to 4096 rows; the double kernel spills at 64
+   * and 128), for interleaved batches of GS_SCAN_HALVES3_MIN_CHUNKS chunks or more. H200,
+   * deferred checks, two rounds, -banded_scan_halves off -> on (us): float 65536 x 1024 518.5 /
+   * 517.0 -> 475.2 / 473.9, 32768 x 1024 273.3 / 274.2 -> 246.6 / 245.6, periodic 65536 x 1024
+   * 588.4 / 590.4 -> 512.9 / 510.5, 16384 x 2048 374.2 / 376.4 -> 243.0 / 243.1, 2048 x 2048 56.8
+   * / 55.5 -> 40.8 / 39.6, 4096 x 4096 282.3 / 280.4 -> 172.4 / 172.5, 512 x 4096 41.2 / 41.3 ->
+   * 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, periodic 55.5 / 55.6 -> 48.4 /
+   * 47.7, 1024 x 4096 99.3 / 98.8 -> 76.0 / 76.4, 4096 x 4096 337.2 / 335.3 -> 263.1 / 264.1;
+   * slower: double 256 x 4096 (64 blocks) 26.3 / 26.6 -> 29.2 / 29.5, 16384 x 2048 422.4 / 424.7
+   * -> 470.0 / 472.2, 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3, periodic 742.3 / 745.5 ->
+   * 963.7 / 957.0. -banded_scan_halves on takes them wherever the kernel applies, off never. */
+  const int halves3 = bi->bands == 3 && !bi->spd && !bi->shared &&
+                      bi->scan_threads == 2 * GS_BANDED_SCAN_THREADS &&
+                      (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
+  const int halves3_auto = bi->interleaved && (bi->dt == GS_FLOAT || bi->tile_p == 256) &&
+                           bi->batch * bi->tile_p >= GS_SCAN_HALVES3_MIN_CHUNKS;
+  if (halves3 && (bi->scan_halves == GS_BANDED_STAGED_ON ||
+                  (bi->scan_halves == GS_BANDED_STAGED_AUTO && halves3_auto)))
+    bi->scan_threads = 4 * GS_BANDED_SCAN_THREADS;
   GsCall(alloc_factors(A));
   return 0;
 }

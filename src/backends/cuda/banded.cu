@@ -2785,6 +2785,21 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
  * kernel's. The factor arrays are in the scan's layout of 512 threads (gs_scan_layout_len). */
 #define GS_SCAN_H_NT GS_SCAN_THREADS
 #define GS_SCAN_H_NTV (2 * GS_SCAN_THREADS)
+/* Tri (double and float) scans in halves: a 512-thread block takes the systems of 1024 threads
+ * (GsBandedInfo.scan_threads 1024; gs_banded_scan_h3_k): 16 systems a block at 1024 rows, rows of
+ * f and x in pieces of 128 bytes in double where the 512-thread kernel's are 64. A thread has 128
+ * registers: float fits (99, periodic 120, no spills); double spills 164 bytes (periodic 388)
+ * around the warp chains, which run while a thread holds its chunk's coefficients and values (the
+ * 512-thread kernel fits there with no room left: the second chunk's indices tip it over). So the
+ * backward rows are loaded after the forward sweep (B's) and after the backward chain (A's), not
+ * with the forward rows as in penta. H200, deferred checks, two rounds, 512 threads -> halves (us):
+ * float 65536 x 1024 518.5 / 517.0 -> 475.2 / 473.9, periodic 588.4 / 590.4 -> 512.9 / 510.5,
+ * 16384 x 2048 374.2 / 376.4 -> 243.0 / 243.1, 4096 x 4096 282.3 / 280.4 -> 172.4 / 172.5, 512 x
+ * 4096 41.2 / 41.3 -> 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, 1024 x 4096 99.3
+ * / 98.8 -> 76.0 / 76.4; but double 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3 and 16384 x 2048
+ * 422.4 / 424.7 -> 470.0 / 472.2 (the spills), 256 x 4096 26.3 / 26.6 -> 29.2 / 29.5 (64 blocks). */
+#define GS_SCAN_H3_NT (2 * GS_SCAN_THREADS)
+#define GS_SCAN_H3_NTV (4 * GS_SCAN_THREADS)
 /* Rows [r0, r0 + 16) of factor array p in the scan's layout of NTV threads (base fb, row j at fb
  * + j NTV), rows from m on as 0. */
 #define GS_SCAN_H_FLOAD(T, p, fb, r0, full, v)                                                     \
@@ -2796,13 +2811,16 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
         (r0) + j_ < m ? (p)[(fb) + (GsInt)j_ * NTV] : (T)0;                                        \
   }
 /* A half's x (in ft) stored at rows [r0, r0 + 16) (NaN for a system whose factorisation failed),
- * non-finite values noted in chk. */
+ * a non-finite value noted in nfin (a flag: a T sum kept from the second half's store to the
+ * end held two registers more through the first half's chain). */
 #define GS_SCAN_H_STORE(T, r0, full)                                                               \
   {                                                                                                \
+    T chk_ = 0;                                                                                    \
     _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
       if (fst) ft[j] = (T)NAN;                                                                     \
-      chk += (r0) + j < m ? ft[j] * (T)0 : (T)0;                                                   \
+      chk_ += (r0) + j < m ? ft[j] * (T)0 : (T)0;                                                  \
     }                                                                                              \
+    nfin |= chk_ != 0 || chk_ != chk_;                                                             \
     T *xp = x + rb + (GsInt)(r0)*rs;                                                               \
     if (full) {                                                                                    \
       GS_TILE_STORE(T, L, xp, rs, ft)                                                              \
@@ -2815,20 +2833,40 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
 #define GS_SCAN_H_FWD(T, S, fb, r0, full, me)                                                      \
   {                                                                                                \
     T ia[L];                                                                                       \
-    GS_SCAN_H_FLOAD(T, F[0], fb, r0, full, c2)                                                     \
-    GS_SCAN_H_FLOAD(T, F[1], fb, r0, full, c1)                                                     \
+    if (penta) {                                                                                   \
+      GS_SCAN_H_FLOAD(T, F[0], fb, r0, full, c2)                                                   \
+    } else {                                                                                       \
+      _Pragma("unroll") for (int j = 0; j < L; j++) c2[j] = 0;                                     \
+    }                                                                                              \
+    GS_SCAN_H_FLOAD(T, F[penta ? 1 : 0], fb, r0, full, c1)                                         \
     GS_SCAN_LOAD(T, L, f, rb, rs, r0, full, m, ft)                                                 \
-    GS_SCAN_H_FLOAD(T, F[2], fb, r0, full, ia)                                                     \
-    gs_scan_prep_##S(1, L, c1, c2, ia, ft);                                                        \
-    gs_scan_map_##S(1, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                                  \
+    GS_SCAN_H_FLOAD(T, F[penta ? 2 : 1], fb, r0, full, ia)                                         \
+    gs_scan_prep_##S(penta, L, c1, c2, ia, ft);                                                    \
+    gs_scan_map_##S(penta, L, c1, c2, ft, 0, smap[me], smap[me] + 4);                              \
+  }
+/* A half's backward factor rows (LU's U: penta two arrays, tri one) into u1, u2. */
+#define GS_SCAN_H_BLOAD(T, fb, r0, full, u1, u2)                                                   \
+  GS_SCAN_H_FLOAD(T, F[penta ? 3 : 2], fb, r0, full, u1)                                           \
+  if (penta) {                                                                                     \
+    GS_SCAN_H_FLOAD(T, F[4], fb, r0, full, u2)                                                     \
+  }
+/* A periodic half's W rows (penta two columns, tri one) into u1, u2. */
+#define GS_SCAN_H_WLOAD(T, fb, r0, full, u1, u2)                                                   \
+  GS_SCAN_H_FLOAD(T, F[PERIODIC ? NLU : 0], fb, r0, full, u1)                                      \
+  if (penta) {                                                                                     \
+    GS_SCAN_H_FLOAD(T, F[PERIODIC ? NLU + 1 : 0], fb, r0, full, u2)                                \
   }
 /* The block's maps in, the chains of a half (backward, second: gs_scan_chain_half), states out. */
 #define GS_SCAN_H_CHAIN(S, backward, second)                                                       \
   __syncthreads();                                                                                 \
   if (chain) gs_scan_chain_half_##S(smap, scomp[w_], P, ns, sst, w_, backward, second);            \
   __syncthreads();
-/* The dynamic shared memory of gs_banded_scan_h_k (the first half's g: 16 rows a thread). */
-#define GS_SCAN_H_SMEM(es) ((size_t)16 * GS_SCAN_H_NT * (es))
+/* Entries of a halves kernel's chunk maps (as GS_CUDA_BANDED_SCAN_NT's, for NTV threads). */
+#define GS_SCAN_H_NMAP(NTV) ((NTV) + (NTV) / 16 + 72)
+/* The dynamic shared memory of gs_banded_scan_h_k (NT threads a block): the first half's g (16
+ * rows a thread), then the chunk maps (6 values each; past the 48 KB of static shared memory at
+ * 1024 threads' chunks). */
+#define GS_SCAN_H_SMEM(NT, es) (((size_t)16 * (NT) + (size_t)6 * GS_SCAN_H_NMAP(2 * (NT))) * (es))
 /* The periodic kernel's extra parameter (the corner data) and, in the other, a null stand-in. */
 #define GS_SCAN_H_CPARAM_0(T)
 #define GS_SCAN_H_CPARAM_1(T) const T *__restrict__ C,
@@ -2854,21 +2892,31 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
  * every row, the whole second half read back) 16384 x 1024 349.5 / 343.5 -> 358.8 / 357.0.
  * Without W's loads and the correction (a timing experiment, not a solve) 65536 x 1024 took
  * 1006.8 / 1011.4 against 985 not periodic. */
-#define GS_CUDA_BANDED_SCAN_HALVES_K(T, S, PER, NM)                                                \
-  static __global__ void __launch_bounds__(GS_SCAN_H_NT, 1) gs_banded_scan_##NM##_k_##S(           \
+#define GS_CUDA_BANDED_SCAN_HALVES_K(T, S, BANDS, PER, NT_, NM)                                    \
+  static __global__ void __launch_bounds__(NT_, 1) gs_banded_scan_##NM##_k_##S(                    \
       GsBandedKArgs a, GsPtrs Fp, GS_SCAN_H_CPARAM_##PER(T) const int *__restrict__ fstatus,       \
       const T *f, T *x, int *status, GsBandedDevSummary *sum) {                                    \
-    enum { L = 16, NT = GS_SCAN_H_NT, NTV = GS_SCAN_H_NTV, CLEN = GS_BANDED_CORNER_LEN(5) };       \
-    __shared__ T smap[NTV + NTV / 16 + 72][6]; /* as GS_CUDA_BANDED_SCAN_NT's, for NTV */          \
-    T(*const sg)[NT] = (T(*)[NT])gs_tile_dyn;  /* the first half's g (GS_SCAN_H_SMEM) */           \
-    __shared__ T scomp[NTV / 64][16][6];       /* lanes 0-15's compositions, a system each */      \
+    enum {                                                                                         \
+      L = 16,                                                                                      \
+      NT = NT_,                                                                                    \
+      NTV = 2 * NT_,                                                                               \
+      penta = (BANDS) == 5,                                                                        \
+      PERIODIC = (PER),                                                                            \
+      CLEN = GS_BANDED_CORNER_LEN(BANDS),                                                          \
+      NLU = GS_BANDED_NLU(BANDS, 0),                                                               \
+      NF = NLU + ((PER) ? (penta ? 2 : 1) : 0)                                                     \
+    };                                                                                             \
+    /* the first half's g, then the chunk maps (GS_SCAN_H_SMEM) */                                 \
+    T(*const sg)[NT] = (T(*)[NT])gs_tile_dyn;                                                      \
+    T(*const smap)[6] = (T(*)[6])(sg + 16);                                                        \
+    __shared__ T scomp[NTV / 64][16][6]; /* lanes 0-15's compositions, a system each */            \
     /* periodic: each system's y ends and f's last h values, and its corner data */                \
     __shared__ T syz[(PER) ? NTV / 64 : 1][6];                                                     \
     __shared__ T scor[(PER) ? NTV / 64 : 1][CLEN];                                                 \
     GS_SCAN_H_CNULL_##PER(T);                                                                      \
-    const T *F[(PER) ? 7 : 5];                                                                     \
-    _Pragma("unroll") for (int q = 0; q < ((PER) ? 7 : 5); q++) F[q] = (const T *)Fp.p[q];         \
-    const GsBandedShape sh = gs_kshape(&a, 5, PER);                                                \
+    const T *F[NF];                                                                                \
+    _Pragma("unroll") for (int q = 0; q < NF; q++) F[q] = (const T *)Fp.p[q];                      \
+    const GsBandedShape sh = gs_kshape(&a, BANDS, PER);                                            \
     const int P = a.tile_p, ns = NTV / P, m = (int)a.sh.m, Q = P / 32, h = sh.h;                   \
     const int tid = (int)threadIdx.x, sl = tid % ns, sst = (Q * ns + 1) | 1;                       \
     const GsInt groups = (a.batch + ns - 1) / ns;                                                  \
@@ -2894,7 +2942,8 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     /* periodic: thread t < ns CLEN copies entry t % CLEN of system t / CLEN's corner data */      \
     const int cget = (PER) && tid < ns * CLEN && grp * ns + tid / CLEN < a.batch;                  \
     const T cval = cget ? C[(grp * ns + tid / CLEN) * a.corner_len + tid % CLEN] : (T)0;           \
-    T c1[L], c2[L], ft[L], pb1[L], pb2[L], chk = 0;                                                \
+    T c1[L], c2[L], ft[L], pb1[L], pb2[L], chk = 0; /* chk: the tail's */                          \
+    int nfin = 0;                                                                                  \
     /* 1. the first half, forward */                                                               \
     if (on) {                                                                                      \
       GS_SCAN_H_FWD(T, S, fbA, rA, fullA, meA)                                                     \
@@ -2902,7 +2951,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     if (cget) scor[(PER) ? tid / CLEN : 0][tid % CLEN] = cval;                                     \
     GS_SCAN_H_CHAIN(S, 0, 0)                                                                       \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(1, L, c1, c2, ft, 0, smap[meA]);                                           \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[meA]);                                       \
       _Pragma("unroll") for (int j = 0; j < L; j++) sg[j][tid] = ft[j];                            \
     }                                                                                              \
     /* periodic: the rows where W matters, and whether this thread's chunks reach them */          \
@@ -2913,23 +2962,31 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     /* 2. the second half, forward then backward */                                                \
     if (on) {                                                                                      \
       GS_SCAN_H_FWD(T, S, fbB, rB, fullB, meB)                                                     \
-      GS_SCAN_H_FLOAD(T, F[3], fbB, rB, fullB, pb1)                                                \
-      GS_SCAN_H_FLOAD(T, F[4], fbB, rB, fullB, pb2)                                                \
+      if (penta) {                                                                                 \
+        GS_SCAN_H_BLOAD(T, fbB, rB, fullB, pb1, pb2)                                               \
+      }                                                                                            \
     }                                                                                              \
     GS_SCAN_H_CHAIN(S, 0, 1)                                                                       \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(1, L, c1, c2, ft, 0, smap[meB]);                                           \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[meB]);                                       \
+      if (!penta) { /* tri: after the sweep (with the forward rows, 128 registers spilled) */      \
+        GS_SCAN_H_BLOAD(T, fbB, rB, fullB, pb1, pb2)                                               \
+      }                                                                                            \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         c1[j] = -pb1[j];                                                                           \
-        c2[j] = -pb2[j];                                                                           \
+        c2[j] = penta ? -pb2[j] : (T)0;                                                            \
       }                                                                                            \
-      GS_SCAN_H_FLOAD(T, F[3], fbA, rA, fullA, pb1) /* the first half's, in flight meanwhile */    \
-      GS_SCAN_H_FLOAD(T, F[4], fbA, rA, fullA, pb2)                                                \
-      gs_scan_map_##S(1, L, c1, c2, ft, 1, smap[meB], smap[meB] + 4);                              \
+      if (penta) { /* the first half's, in flight meanwhile */                                     \
+        GS_SCAN_H_BLOAD(T, fbA, rA, fullA, pb1, pb2)                                               \
+      }                                                                                            \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[meB], smap[meB] + 4);                          \
     }                                                                                              \
     GS_SCAN_H_CHAIN(S, 1, 0)                                                                       \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meB]);                                           \
+      if (!penta) { /* tri: after the chain (held through it, 128 registers spilled) */            \
+        GS_SCAN_H_BLOAD(T, fbA, rA, fullA, pb1, pb2)                                               \
+      }                                                                                            \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[meB]);                                       \
       if (PER) GS_SCAN_H_ENDS(rB, syz[(PER) ? sl : 0])                                             \
       GS_SCAN_H_STORE(T, rB, fullB)                                                                \
     }                                                                                              \
@@ -2938,13 +2995,13 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
         ft[j] = sg[j][tid];                                                                        \
         c1[j] = -pb1[j];                                                                           \
-        c2[j] = -pb2[j];                                                                           \
+        c2[j] = penta ? -pb2[j] : (T)0;                                                            \
       }                                                                                            \
-      gs_scan_map_##S(1, L, c1, c2, ft, 1, smap[meA], smap[meA] + 4);                              \
+      gs_scan_map_##S(penta, L, c1, c2, ft, 1, smap[meA], smap[meA] + 4);                          \
     }                                                                                              \
     GS_SCAN_H_CHAIN(S, 1, 1)                                                                       \
     if (on) {                                                                                      \
-      gs_scan_apply_##S(1, L, c1, c2, ft, 1, smap[meA]);                                           \
+      gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[meA]);                                       \
       if (PER) {                                                                                   \
         GS_SCAN_H_ENDS(rA, syz[(PER) ? sl : 0])                                                    \
         if (kA == 0) {                                                                             \
@@ -2953,11 +3010,9 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
         }                                                                                          \
         /* W's rows of a chunk that needs them (A's where both do), in flight during the tail */   \
         if (wA) {                                                                                  \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbA, rA, fullA, pb1)                                \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbA, rA, fullA, pb2)                                \
+          GS_SCAN_H_WLOAD(T, fbA, rA, fullA, pb1, pb2)                                             \
         } else if (wB) {                                                                           \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbB, rB, fullB, pb1)                                \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbB, rB, fullB, pb2)                                \
+          GS_SCAN_H_WLOAD(T, fbB, rB, fullB, pb1, pb2)                                             \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
@@ -2972,7 +3027,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
         if (wA) {                                                                                  \
           _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
             c1[j] = pb1[j];                                                                        \
-            c2[j] = pb2[j];                                                                        \
+            c2[j] = penta ? pb2[j] : (T)0;                                                         \
           }                                                                                        \
           const int r0 = rA;                                                                       \
           GS_SCAN_W_APPLY(T, L, zz[0], h > 1 ? zz[1] : (T)0)                                       \
@@ -2981,12 +3036,11 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
       GS_SCAN_H_STORE(T, rA, fullA)                                                                \
       if (wB) { /* the second half's chunk again: y from x; W's rows now where A's took pb */      \
         if (wA) {                                                                                  \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 5 : 0], fbB, rB, fullB, c1)                                 \
-          GS_SCAN_H_FLOAD(T, F[(PER) ? 6 : 0], fbB, rB, fullB, c2)                                 \
+          GS_SCAN_H_WLOAD(T, fbB, rB, fullB, c1, c2)                                               \
         } else {                                                                                   \
           _Pragma("unroll") for (int j = 0; j < L; j++) {                                          \
             c1[j] = pb1[j];                                                                        \
-            c2[j] = pb2[j];                                                                        \
+            c2[j] = penta ? pb2[j] : (T)0;                                                         \
           }                                                                                        \
         }                                                                                          \
         GS_SCAN_LOAD(T, L, x, rb, rs, rB, fullB, m, ft)                                            \
@@ -2996,7 +3050,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
       }                                                                                            \
       if (fst)                                                                                     \
         gs_mark(status, s, fst, sum);                                                              \
-      else if (chk != 0 || chk != chk)                                                             \
+      else if (nfin || chk != 0 || chk != chk)                                                     \
         gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                                             \
     }                                                                                              \
   }
@@ -3009,9 +3063,13 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     gs_scan_chain_lanes_##S(smap, comp, P, ns, sst, sl, backward, second ? 16 : 0,                 \
                             second ? 32 : 16, !second, 1);                                         \
   }                                                                                                \
-  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 0, h)                                                         \
-  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 1, hp)
+  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 3, 0, GS_SCAN_H3_NT, h3)                                      \
+  GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 3, 1, GS_SCAN_H3_NT, hp3)
 GS_CUDA_BANDED_SCAN_HALVES(double, d)
+GS_CUDA_BANDED_SCAN_HALVES(float, f)
+/* Double pentadiagonal LU in halves of 256 threads ([periodic]). */
+GS_CUDA_BANDED_SCAN_HALVES_K(double, d, 5, 0, GS_SCAN_H_NT, h)
+GS_CUDA_BANDED_SCAN_HALVES_K(double, d, 5, 1, GS_SCAN_H_NT, hp)
 /* PAIR kernels (GS_SCAN_PAIR_OK): double, 16-row chunks, not periodic, LU or LDL^T as the batch
  * says; [bands == 5] */
 GS_CUDA_BANDED_SCAN_NT(double, d, 3, 16, 0, -1, q, GS_SCAN_THREADS,
@@ -3565,17 +3623,20 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     const int d = bi->dt != GS_DOUBLE, sp = l16 && b5 && bi->spd; /* LDL^T-only kernels */
     /* 16-row chunks: tri, or float penta LU (GsBandedInfo.scan_threads) */
     const int wide = nt > GS_SCAN_THREADS;
-    /* double penta LU: a 512-thread block's systems in two halves (gs_banded_scan_h_k_d) */
-    const int halves = wide && b5 && bi->dt == GS_DOUBLE;
+    /* double penta LU: a 512-thread block's systems in two halves (gs_banded_scan_h_k_d); tri: a
+     * 1024-thread block's in a block of 512 (gs_banded_scan_h3_k) */
+    const int halves3 = !b5 && nt == GS_SCAN_H3_NTV;
+    const int halves = (wide && b5 && bi->dt == GS_DOUBLE) || halves3;
     GsCheck(!wide || !b5 || (!bi->spd && (bi->dt == GS_FLOAT || l16)), ctx, GS_ERR_UNSUPPORTED,
             "scan solve: no pentadiagonal %s%s kernel of %d threads", per ? "periodic " : "",
             bi->spd ? "LDL^T" : "double", nt);
-    GsCheck(!halves || (nt == GS_SCAN_H_NTV && ns * bi->tile_p == nt && bi->tile_p >= 64 &&
-                        bi->scan_layout),
+    GsCheck(!halves || ((halves3 || nt == GS_SCAN_H_NTV) && ns * bi->tile_p == nt &&
+                        bi->tile_p >= 64 && l16 && !bi->spd && bi->scan_layout),
             ctx, GS_ERR_UNSUPPORTED,
-            "scan solve: double pentadiagonal scans in halves need %d threads of whole 16-row "
-            "chunks, 64 or more a system, in the scan's layout (%d threads, %d chunks)",
-            GS_SCAN_H_NTV, nt, bi->tile_p);
+            "scan solve: %s scans in halves need %d threads of whole 16-row chunks, 64 or more a "
+            "system, LU, in the scan's layout (%d threads, %d chunks)",
+            b5 ? "double pentadiagonal" : "tridiagonal", b5 ? GS_SCAN_H_NTV : GS_SCAN_H3_NTV, nt,
+            bi->tile_p);
     GsScanK_d kd = sp     ? gs_scan_spd_k_d[per]
                    : wide ? gs_scan_w_k_d[per]
                           : gs_scan_k_d[l16][b5][per];
@@ -3615,10 +3676,16 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       gs_scan_pair_k_d[b5]<<<(unsigned int)(nb / 2), (unsigned int)nt, smem, cc->stream>>>(
           a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
     } else if (halves) {
-      const size_t smem = GS_SCAN_H_SMEM(sizeof(double));
-      const void *kern =
-          per ? (const void *)gs_banded_scan_hp_k_d : (const void *)gs_banded_scan_h_k_d;
-      if (!cc->scan_halves_attr[per]) { /* first solve: room for the halves' g, no more */
+      const int hnt = halves3 ? GS_SCAN_H3_NT : GS_SCAN_H_NT;
+      const size_t smem = GS_SCAN_H_SMEM(hnt, GsDataTypeSize(bi->dt));
+      /* [kind: penta double, tri double, tri float][periodic] */
+      static const void *const hk[3][2] = {
+          {(const void *)gs_banded_scan_h_k_d, (const void *)gs_banded_scan_hp_k_d},
+          {(const void *)gs_banded_scan_h3_k_d, (const void *)gs_banded_scan_hp3_k_d},
+          {(const void *)gs_banded_scan_h3_k_f, (const void *)gs_banded_scan_hp3_k_f}};
+      const int hkind = halves3 ? (d ? 2 : 1) : 0;
+      const void *kern = hk[hkind][per];
+      if (!cc->scan_halves_attr[hkind][per]) { /* first solve: room for g and the maps, no more */
         cudaFuncAttributes fa;
         GsCallCuda(ctx, cudaFuncGetAttributes(&fa, kern));
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -3630,14 +3697,27 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
         const int pct = most > 0 ? (int)((100 * need + (size_t)most - 1) / (size_t)most) : 100;
         GsCallCuda(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                              pct < 100 ? pct : 100));
-        cc->scan_halves_attr[per] = 1;
+        cc->scan_halves_attr[hkind][per] = 1;
       }
-      if (per)
-        gs_banded_scan_hp_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
+      const unsigned int ub = (unsigned int)nb, ut = (unsigned int)hnt;
+      if (hkind == 0 && per)
+        gs_banded_scan_hp_k_d<<<ub, ut, smem, cc->stream>>>(
             a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      else if (hkind == 0)
+        gs_banded_scan_h_k_d<<<ub, ut, smem, cc->stream>>>(a, Fp, fstatus, (const double *)f,
+                                                           (double *)x, status, dsum);
+      else if (hkind == 1 && per)
+        gs_banded_scan_hp3_k_d<<<ub, ut, smem, cc->stream>>>(
+            a, Fp, (const double *)C, fstatus, (const double *)f, (double *)x, status, dsum);
+      else if (hkind == 1)
+        gs_banded_scan_h3_k_d<<<ub, ut, smem, cc->stream>>>(a, Fp, fstatus, (const double *)f,
+                                                            (double *)x, status, dsum);
+      else if (per)
+        gs_banded_scan_hp3_k_f<<<ub, ut, smem, cc->stream>>>(
+            a, Fp, (const float *)C, fstatus, (const float *)f, (float *)x, status, dsum);
       else
-        gs_banded_scan_h_k_d<<<(unsigned int)nb, GS_SCAN_H_NT, smem, cc->stream>>>(
-            a, Fp, fstatus, (const double *)f, (double *)x, status, dsum);
+        gs_banded_scan_h3_k_f<<<ub, ut, smem, cc->stream>>>(a, Fp, fstatus, (const float *)f,
+                                                            (float *)x, status, dsum);
     } else {
       if (!cc->scan_carveout[d][l16][b5][per][sp ? 1 : wide ? 2 : 0]) {
         const void *kern = d ? (const void *)kf : (const void *)kd;

@@ -118,8 +118,9 @@ typedef struct {
   int scan_carveout[2][2][2][2][3];
   /* The same for the scans of a partitioned solve's partial solves ([float][pentadiagonal]). */
   int part_scan_carveout[2][2];
-  int scan_pair_attr[2];   /* the PAIR scan kernels' shared memory set ([bands == 5]) */
-  int scan_halves_attr[2]; /* the double penta scans in halves ([periodic]): smem, carve-out set */
+  int scan_pair_attr[2];      /* the PAIR scan kernels' shared memory set ([bands == 5]) */
+  int scan_halves_attr[3][2]; /* the scans in halves ([penta double, tri double, tri float]
+                               * [periodic]): smem, carve-out set */
   /* Staged banded solves ([float][pentadiagonal][LDL^T]): whether the kernel's shared-memory limit
    * has been raised; and the tensor maps of the last GS_CUDA_TMA_CACHE arrays they viewed (an array
    * is known by its address, shape and value size, which is all its map holds), so that a repeated
