@@ -2412,23 +2412,34 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           (long long)dv.n, dv.bands, dv.periodic, dv.spd, GsBandedAlgorithmName(got));
     CHECK_OK(GsBandedDestroy(&A));
   }
-  /* Past 2048 rows the scan takes tri batches of up to 2^21 unknowns; SPIKE beyond. */
-  for (int v = 0; v < 2; v++) {
-    GsBandedDesc dv = {3, 4096, v ? 1024 : 512, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  /* Interleaved tri batches: the scan takes them up to 2^21 unknowns past 2048 rows, SPIKE beyond
+   * (in partitions of 512 rows); up to 2^26 at 1025 to 2048 rows, one thread a system beyond
+   * (GPU only past 1024 systems: large batches). */
+  for (int v = 0; v < 5; v++) {
+    static const GsInt vn[5] = {4096, 4096, 2048, 2048, 2048},
+                       vb[5] = {512, 1024, 16384, 32768, 65536};
+    GsDeviceInfo info;
+    memset(&info, 0, sizeof info);
+    info.device_id = -1;
+    CHECK_OK(GsGetDeviceInfo(ctx, &info));
+    if (v >= 2 && info.device_id < 0) break;
+    GsBandedDesc dv = {3, vn[v], vb[v], GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
     if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
     GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_THREAD;
-    GsDeviceInfo info;
-    CHECK_OK(GsGetDeviceInfo(ctx, &info));
     CHECK_OK(GsBandedGetAlgorithm(A, &got));
-    if (info.device_id >= 0) expect = v ? GS_BANDED_ALGORITHM_SPIKE : GS_BANDED_ALGORITHM_SCAN;
-    CHECK(got == expect, "automatic choice for %lld tri systems of 4096 rows: %s (expect %s)",
-          (long long)dv.batch, GsBandedAlgorithmName(got), GsBandedAlgorithmName(expect));
+    if (info.device_id >= 0)
+      expect = v == 1   ? GS_BANDED_ALGORITHM_SPIKE
+               : v == 4 ? GS_BANDED_ALGORITHM_THREAD
+                        : GS_BANDED_ALGORITHM_SCAN;
+    CHECK(got == expect, "automatic choice for %lld tri systems of %lld rows: %s (expect %s)",
+          (long long)dv.batch, (long long)dv.n, GsBandedAlgorithmName(got),
+          GsBandedAlgorithmName(expect));
     /* SPIKE for tri systems: partitions of up to 512 rows (the GPU scans them) */
     int parts = 0;
     CHECK_OK(GsBandedGetPartitions(A, &parts));
     CHECK(got != GS_BANDED_ALGORITHM_SPIKE || parts == 8,
-          "automatic partitions for %lld tri systems of 4096 rows: %d (expect 8)",
-          (long long)dv.batch, parts);
+          "automatic partitions for %lld tri systems of %lld rows: %d (expect 8)",
+          (long long)dv.batch, (long long)dv.n, parts);
     CHECK_OK(GsBandedDestroy(&A));
   }
   /* On a GPU, interleaved double pentadiagonal LU batches of 2033 to 2048 rows go to the scan
