@@ -2790,14 +2790,18 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
  * f and x in pieces of 128 bytes in double where the 512-thread kernel's are 64. A thread has 128
  * registers: float fits (99, periodic 120, no spills); double spills 164 bytes (periodic 388)
  * around the warp chains, which run while a thread holds its chunk's coefficients and values (the
- * 512-thread kernel fits there with no room left: the second chunk's indices tip it over). So the
- * backward rows are loaded after the forward sweep (B's) and after the backward chain (A's), not
- * with the forward rows as in penta. H200, deferred checks, two rounds, 512 threads -> halves (us):
- * float 65536 x 1024 518.5 / 517.0 -> 475.2 / 473.9, periodic 588.4 / 590.4 -> 512.9 / 510.5,
+ * 512-thread kernel fits there with no room left: the second chunk's indices tip it over; with
+ * the chains compiled out the plain kernel needs 124 registers). Tri loads the backward rows after
+ * the forward sweep (B's) and after the backward chain (A's), not with the forward rows as penta
+ * does, and notes non-finite values in a flag: with those the plain double kernel's spills went
+ * from 264 to 164 bytes (the order's speed against penta's was not measured; a barrier before the
+ * second half's loads changed nothing). H200, deferred checks, two rounds, 512 threads -> halves
+ * (us): float 65536 x 1024 518.5 / 517.0 -> 475.2 / 473.9, periodic 588.4 / 590.4 -> 512.9 / 510.5,
  * 16384 x 2048 374.2 / 376.4 -> 243.0 / 243.1, 4096 x 4096 282.3 / 280.4 -> 172.4 / 172.5, 512 x
  * 4096 41.2 / 41.3 -> 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, 1024 x 4096 99.3
  * / 98.8 -> 76.0 / 76.4; but double 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3 and 16384 x 2048
- * 422.4 / 424.7 -> 470.0 / 472.2 (the spills), 256 x 4096 26.3 / 26.6 -> 29.2 / 29.5 (64 blocks). */
+ * 422.4 / 424.7 -> 470.0 / 472.2 (the spills), 256 x 4096 26.3 / 26.6 -> 29.2 / 29.5 (64
+ * blocks). */
 #define GS_SCAN_H3_NT (2 * GS_SCAN_THREADS)
 #define GS_SCAN_H3_NTV (4 * GS_SCAN_THREADS)
 /* Rows [r0, r0 + 16) of factor array p in the scan's layout of NTV threads (base fb, row j at fb
@@ -2969,7 +2973,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     GS_SCAN_H_CHAIN(S, 0, 1)                                                                       \
     if (on) {                                                                                      \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[meB]);                                       \
-      if (!penta) { /* tri: after the sweep (with the forward rows, 128 registers spilled) */      \
+      if (!penta) { /* tri: after the sweep (fewer registers held; GS_SCAN_H3_NT) */               \
         GS_SCAN_H_BLOAD(T, fbB, rB, fullB, pb1, pb2)                                               \
       }                                                                                            \
       _Pragma("unroll") for (int j = 0; j < L; j++) {                                              \
@@ -2983,7 +2987,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     }                                                                                              \
     GS_SCAN_H_CHAIN(S, 1, 0)                                                                       \
     if (on) {                                                                                      \
-      if (!penta) { /* tri: after the chain (held through it, 128 registers spilled) */            \
+      if (!penta) { /* tri: after the chain, not held through it (GS_SCAN_H3_NT) */                \
         GS_SCAN_H_BLOAD(T, fbA, rA, fullA, pb1, pb2)                                               \
       }                                                                                            \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[meB]);                                       \
