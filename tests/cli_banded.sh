@@ -53,6 +53,28 @@ if "$cli" banded -gs_backend /cpu -banded_algorithm fastest -n 10 -batch 2 >"$wo
   echo "an unknown -banded_algorithm was accepted"; exit 1
 fi
 grep -q "banded_algorithm" "$work/bad.txt"
+# Every -banded_* option the help names is one the library reads (none left over), with a value
+# it takes; and the help names every strategy the library reads.
+help=$("$cli" banded --help)
+opts=$(grep -o -- '-banded_[a-z_]*' <<<"$help" | sort -u)
+for o in -banded_staged -banded_scan_pair -banded_scan_wide -banded_scan_halves \
+  -banded_tile_image -banded_tile_passes -banded_partitions; do
+  grep -qx -- "$o" <<<"$opts" || { echo "the help does not name $o"; exit 1; }
+done
+for o in $opts; do
+  case $o in
+    -banded_algorithm) v=scan ;;
+    -banded_check) v=deferred ;;
+    -banded_partitions) v=2 ;;
+    -banded_tile_passes) v=two ;;
+    *) v=on ;;
+  esac
+  "$cli" banded -gs_backend /cpu -n 40 -batch 6 -repeats 1 "$o" "$v" -options_left >"$work/opt.txt" 2>&1 ||
+    { cat "$work/opt.txt"; echo "gpusolve banded $o $v failed"; exit 1; }
+  if grep -q "Option left" "$work/opt.txt"; then
+    echo "gpusolve banded: $o, named in the help, was not used"; exit 1
+  fi
+done
 
 echo "== gpusolve banded -algos 1 -max_unknowns 1048576"
 "$cli" banded -gs_backend /cpu -algos 1 -max_unknowns 1048576 -repeats 1 -json "$work/algos.json" \
