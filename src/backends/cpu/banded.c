@@ -17,10 +17,17 @@ GS_BANDED_SCAN_ALGOS(float, f)
 
 /* Systems swept together by the interleaved block kernels (factor, fused factor+solve, solve): at
  * most GS_CPU_SB, fewer where the batch would otherwise leave OpenMP threads without a block (a
- * batch of 1024 gave 4 blocks to 16 threads), but not below GS_CPU_SB_MIN, where the SIMD loops
- * over a block's systems grow too short. */
+ * batch of 1024 gave 4 blocks to 16 threads), down to one SIMD group of 8 systems. A floor of 32
+ * left half of 16 threads idle at 256 systems; on the H200's 16-core host (gpusolve banded
+ * -gs_backend /cpu -repeats 20, three rounds, floor 32 -> 16 -> 8, us): penta 256 x 4096 (batch
+ * x n) 1792-1920 -> 1045-1325 -> 1173-1317, tri 256 x 4096 1436-1603 -> 789-1014 -> 774-1021,
+ * penta 256 x 1024 485-517 -> 303-347 -> 301-307, tri 256 x 1024 435-482 -> 239-288 -> 214-263,
+ * penta 128 x 4096 1564-1850 -> 1274-1584 -> 853-928, penta 384 x 1024 468-834 -> 390-588 ->
+ * 401-439, factor_solve penta 256 x 4096 4549-5038 -> 2530-3484 -> 2572-2700, periodic penta
+ * 256 x 1024 512-546 -> 337-359 -> 316-410; 512 x 1024 (blocks of 32 either way) 402-460 ->
+ * 407-416 -> 416-448. */
 #define GS_CPU_SB 256
-#define GS_CPU_SB_MIN 32
+#define GS_CPU_SB_MIN 8
 static GsInt block_systems(GsInt batch, GsInt nrhs) {
   GsInt threads = 1;
 #ifdef _OPENMP
