@@ -2417,19 +2417,19 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
   /* Interleaved tri batches: the scan takes them up to 2^21 unknowns past 2048 rows, SPIKE beyond
    * (in partitions of 512 rows); up to 2^26 at 1025 to 2048 rows, one thread a system beyond
    * (GPU only past 1024 systems: large batches). */
+  GsDeviceInfo tdev;
+  memset(&tdev, 0, sizeof tdev);
+  tdev.device_id = -1;
+  CHECK_OK(GsGetDeviceInfo(ctx, &tdev));
   for (int v = 0; v < 5; v++) {
     static const GsInt vn[5] = {4096, 4096, 2048, 2048, 2048},
                        vb[5] = {512, 1024, 16384, 32768, 65536};
-    GsDeviceInfo info;
-    memset(&info, 0, sizeof info);
-    info.device_id = -1;
-    CHECK_OK(GsGetDeviceInfo(ctx, &info));
-    if (v >= 2 && info.device_id < 0) break;
+    if (v >= 2 && tdev.device_id < 0) break;
     GsBandedDesc dv = {3, vn[v], vb[v], GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
     if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
     GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO, expect = GS_BANDED_ALGORITHM_THREAD;
     CHECK_OK(GsBandedGetAlgorithm(A, &got));
-    if (info.device_id >= 0)
+    if (tdev.device_id >= 0)
       expect = v == 1   ? GS_BANDED_ALGORITHM_SPIKE
                : v == 4 ? GS_BANDED_ALGORITHM_THREAD
                         : GS_BANDED_ALGORITHM_SCAN;

@@ -27,7 +27,6 @@ GS_BANDED_SCAN_ALGOS(float, f)
  * 256 x 1024 512-546 -> 337-359 -> 316-410; 512 x 1024 (blocks of 32 either way) 402-460 ->
  * 407-416 -> 416-448. */
 #define GS_CPU_SB 256
-#define GS_CPU_SB_MIN 8
 static GsInt block_systems(GsInt batch, GsInt nrhs) {
   GsInt threads = 1;
 #ifdef _OPENMP
@@ -35,8 +34,8 @@ static GsInt block_systems(GsInt batch, GsInt nrhs) {
 #endif
   const GsInt want = (threads + nrhs - 1) / nrhs; /* blocks per right-hand side */
   GsInt sb = (batch + want - 1) / want;
-  sb = (sb + 7) / 8 * 8; /* whole SIMD groups */
-  return sb > GS_CPU_SB ? GS_CPU_SB : sb < GS_CPU_SB_MIN ? GS_CPU_SB_MIN : sb;
+  sb = (sb + 7) / 8 * 8; /* whole SIMD groups: 8 systems at least */
+  return sb > GS_CPU_SB ? GS_CPU_SB : sb;
 }
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
