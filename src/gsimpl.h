@@ -163,6 +163,9 @@ typedef struct {
   int tile_image;     /* GsBandedStaged values: -banded_tile_image, whether the GPU's one-pass
                        * TILE solves in double copy their shared-memory image (gs_tile_image_len)
                        * instead of building it (auto and on: yes) */
+  int tile_tail;      /* GsBandedStaged values: -banded_tile_tail, whether the GPU's one-pass
+                       * periodic TILE solves of interleaved 32-row chunks leave the tail and
+                       * the W correction to a kernel of their own (banded.cu, GS_TILE_TAIL) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU),

@@ -58,7 +58,7 @@ grep -q "banded_algorithm" "$work/bad.txt"
 help=$("$cli" banded --help)
 opts=$(grep -o -- '-banded_[a-z_]*' <<<"$help" | sort -u)
 for o in -banded_staged -banded_scan_pair -banded_scan_wide -banded_scan_halves \
-  -banded_tile_image -banded_tile_passes -banded_partitions; do
+  -banded_tile_image -banded_tile_tail -banded_tile_passes -banded_partitions; do
   grep -qx -- "$o" <<<"$opts" || { echo "the help does not name $o"; exit 1; }
 done
 for o in $opts; do

@@ -1734,8 +1734,8 @@ static void check_same_bits(const char *what, const double *x0, const double *x1
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
  * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode; scan 3: a
  * shared matrix by TILE with -banded_tile_image mode; scan 4: the chunked scan with
- * -banded_scan_halves mode) with nrhs blocks f, in place or not; x, the call's error code and the
- * per-system statuses back. */
+ * -banded_scan_halves mode; scan 5: a shared matrix by TILE with -banded_tile_tail mode) with
+ * nrhs blocks f, in place or not; x, the call's error code and the per-system statuses back. */
 static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
                            int inplace, const double *f, double *x, int *fcode, int *code, int *st,
                            int *staged) {
@@ -1744,16 +1744,17 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
   int bad = 1;
   const GsInt len = b->rl * nrhs;
   CHECK_OK(GsOptionsSetValue(ctx,
-                             scan == 4   ? "-banded_scan_halves"
+                             scan == 5   ? "-banded_tile_tail"
+                             : scan == 4 ? "-banded_scan_halves"
                              : scan == 3 ? "-banded_tile_image"
                              : scan == 2 ? "-banded_scan_wide"
                              : scan      ? "-banded_scan_pair"
                                          : "-banded_staged",
                              mode));
   if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
-      CHECK_OK(GsBandedSetAlgorithm(A, scan == 3 ? GS_BANDED_ALGORITHM_TILE
-                                       : scan    ? GS_BANDED_ALGORITHM_SCAN
-                                                 : GS_BANDED_ALGORITHM_THREAD)))
+      CHECK_OK(GsBandedSetAlgorithm(A, scan == 3 || scan == 5 ? GS_BANDED_ALGORITHM_TILE
+                                       : scan                 ? GS_BANDED_ALGORITHM_SCAN
+                                                              : GS_BANDED_ALGORITHM_THREAD)))
     goto done;
   for (int k = 0; k < b->d.bands; k++)
     if (!(Dv[k] = new_vec(ctx, b->d.dt, b->dl, b->D[k]))) goto done;
@@ -2180,6 +2181,123 @@ static void tile_image_case(GsContext ctx, int bands, GsInt n, GsInt batch, int 
     free(skip);
   }
   free_ab(f, x0, x1, st0, st1, &b);
+}
+
+/* -banded_tile_tail on and auto against off (GPU: a periodic one-pass tiled solve of interleaved
+ * 32-row chunks solves the block E, and a kernel of its own the tail z and y -= W z on the rows
+ * W reaches, instead of the fused kernel): the statuses and error codes the same, a NaN in one
+ * system's tail row of f and one in another's first row reported with their systems while the
+ * others are solved, the residuals, and the solutions within rounding of each other (the fused
+ * kernel applies W z to whole chunks, the tail's kernel to the rows Factor found above rounding,
+ * so entries there may differ by W z < eps |z| / 4). Auto takes the tail's kernel (the same bits
+ * as on) for wide batches (16384 systems and more) whose W reaches few rows, and the fused one
+ * (the same bits as off) for small batches and stiff rows (W everywhere). On the CPU the option
+ * changes nothing: the three runs agree bit for bit. */
+static void tile_tail_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch, int kind,
+                           int inplace, GsInt nrhs, int auto_tail, HsRng *r) {
+  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
+  Batch b;
+  batch_init(&b, &d);
+  fill_matrix(&b, kind, r);
+  char what[256];
+  describe(&b, kind, inplace ? "tile tail, in place" : "tile tail", what, sizeof what);
+  const GsInt len = b.rl * nrhs, s1 = batch / 3, s2 = batch - 1;
+  double *f = make_rhs(&b, nrhs, 0.0, r);
+  f[(nrhs - 1) * b.rl + ridx(&b, s1, n - 1)] = NAN; /* the tail: z, then W z, not finite */
+  f[ridx(&b, s2, 0)] = NAN;                         /* the block E: y not finite */
+  double *x[3];
+  int *st[3], c[3] = {0, 0, 0}, fc[3] = {-1, -1, -1}, sg = 0, ran = 1;
+  static const char *const modes[3] = {"off", "on", "auto"};
+  for (int k = 0; k < 3; k++) {
+    x[k] = hs_malloc((size_t)len * sizeof *x[k]);
+    st[k] = hs_malloc((size_t)batch * sizeof *st[k]);
+    if (ran &&
+        staged_run_algo(ctx, &b, 5, modes[k], nrhs, inplace, f, x[k], &fc[k], &c[k], st[k], &sg))
+      ran = 0;
+  }
+  if (ran) {
+    CHECK(fc[0] == 0 && fc[1] == 0 && fc[2] == 0, "%s: Factor returned %d / %d / %d", what, fc[0],
+          fc[1], fc[2]);
+    for (int k = 1; k < 3; k++) {
+      GsInt sdiff = 0;
+      for (GsInt sy = 0; sy < batch; sy++)
+        sdiff += st[0][sy] != st[k][sy];
+      CHECK(sdiff == 0 && c[k] == c[0] && c[k] == GS_ERR_NOT_FINITE &&
+                st[k][s1] == GS_BANDED_NOT_FINITE && st[k][s2] == GS_BANDED_NOT_FINITE,
+            "%s, %s: %lld statuses differ from off; errors %d and %d, systems %lld and %lld: "
+            "%d, %d",
+            what, modes[k], (long long)sdiff, c[k], c[0], (long long)s1, (long long)s2, st[k][s1],
+            st[k][s2]);
+    }
+    char *skip = hs_malloc((size_t)batch);
+    memset(skip, 0, (size_t)batch);
+    skip[s1] = skip[s2] = 1;
+    /* on against off: within rounding, system by system (the bad ones excepted) */
+    const double eps = hs_type_eps(dt);
+    GsInt far = 0, worst = -1;
+    double wd = 0;
+    for (GsInt blk = 0; blk < nrhs; blk++)
+      for (GsInt sy = 0; sy < batch; sy++) {
+        if (skip[sy]) continue;
+        double big = 0, dmax = 0;
+        for (GsInt i = 0; i < n; i++) {
+          const GsInt q = blk * b.rl + ridx(&b, sy, i);
+          big = fmax(big, fabs(x[0][q]));
+          dmax = fmax(dmax, fabs(x[1][q] - x[0][q]));
+        }
+        if (!(dmax <= 16 * eps * big)) far++;
+        if (worst < 0 || !(dmax <= wd)) wd = dmax, worst = sy;
+      }
+    CHECK(far == 0,
+          "%s: %lld systems' solutions differ between on and off by more than 16 eps; "
+          "worst: system %lld by %.3g",
+          what, (long long)far, (long long)worst, wd);
+    check_solution(&b, what, f, x[1], nrhs, skip, x[0]);
+    GsDeviceInfo dev;
+    memset(&dev, 0, sizeof dev);
+    CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+    const int gpu = dev.device_id >= 0;
+    /* auto: the tail's kernel where expected (auto_tail, GPU), else the fused one */
+    check_same_bits(what, x[gpu && auto_tail ? 1 : 0], x[2], len,
+                    gpu && auto_tail ? "on (auto)" : "off (auto)");
+    if (!gpu) check_same_bits(what, x[0], x[1], len, "off (on, the CPU)");
+    free(skip);
+  }
+  free_ab(f, x[0], x[1], st[0], st[1], &b);
+  free(x[2]);
+  free(st[2]);
+}
+
+static void test_tile_tail(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_tail", prev, sizeof prev, NULL));
+  GsDeviceInfo dev;
+  memset(&dev, 0, sizeof dev);
+  CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+  const int gpu = dev.device_id >= 0;
+  for (int bands = 3; bands <= 5; bands += 2) {
+    const GsInt h = bands / 2;
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1024, 300, KIND_DD, 0, 2, 0,
+                   r);                                                        /* m = n - h: the last
+                                                                               * chunk holds the tail */
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1024 + h, 37, KIND_DD, 1, 1, 0, r); /* m = 1024 */
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1000, 70, KIND_DD, 1, 2, 0, r);     /* a partial chunk */
+    tile_tail_case(ctx, bands, GS_FLOAT, 1024, 100, KIND_DD, 0, 1, 0, r);
+    large_sig = 1e5; /* W above rounding on every row */
+    tol_scale = 4.0;
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1024, 64, KIND_SPD_LARGE, 1, 1, 0, r);
+    tol_scale = 1.0;
+    large_sig = 10.0;
+    if (!gpu) continue; /* the wide blocks' sizes: GPU only */
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1024, 16384, KIND_DD, 0, 1, 1, r);
+    tile_tail_case(ctx, bands, GS_FLOAT, 1024, 16400, KIND_DD, 1, 1, 1, r);
+    large_sig = 1e5;
+    tol_scale = 4.0;
+    tile_tail_case(ctx, bands, GS_DOUBLE, 1024, 16384, KIND_SPD_LARGE, 0, 1, 0, r);
+    tol_scale = 1.0;
+    large_sig = 10.0;
+  }
+  bad_option_value(ctx, "-banded_tile_tail", "tail", prev);
 }
 
 static void test_tile_image(GsContext ctx, HsRng *r) {
@@ -3200,6 +3318,7 @@ int main(int argc, char **argv) {
   test_scan_halves(ctx, &r);
   test_scan_threads(ctx);
   test_tile_image(ctx, &r);
+  test_tile_tail(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

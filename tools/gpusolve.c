@@ -409,6 +409,8 @@ static void banded_help(void) {
       "                      in two halves\n"
       "  -banded_tile_image  one-pass tiled solves in double copy their shared-memory set-up\n"
       "                      from Factor's image instead of building it\n"
+      "  -banded_tile_tail   periodic tiled solves (interleaved, 32-row chunks) leave the tail\n"
+      "                      and the W correction to a kernel of their own\n"
       "Floors, in values per unknown (8 B each in double): solve 7 penta / 5 tri (factors, f, x;\n"
       "periodic too: E^-1 F is read only where it is above rounding), shared solve 2 (f, x),\n"
       "factor_solve 7 / 5 (diagonals, f, x).\n");

@@ -65,6 +65,9 @@ typedef struct {
   int mapped; /* 1: dev is marked's device address; -1: none, so the host summary is not used
                * (every call clears and copies back); 0: not yet looked up */
   unsigned int *dev;
+  /* -banded_tile_tail auto (GS_TILE_TAIL): 1 where the last Factor found the rows W reaches
+   * few enough for the tail's own kernel (tile_tail_few), read back once a Factor */
+  int tail_few;
 } GsBandedHostSummary;
 
 /* The object's host summary, or NULL where it has none or the device cannot write it. */
@@ -981,12 +984,15 @@ GS_CUDA_PART_TABLES(float, fw)
 #define GS_TILE_LOAD_CHUNK(T, L, PER, STG)                                                         \
   gs_rhs_place(&a, s, &rb, &rs);                                                                   \
   rb += blk * a.rhs_len;                                                                           \
-  if (PER && k == 0) /* read before x (maybe f) is written: stores come after a sync */            \
+  if ((PER) && (PER) != 3 && k == 0) /* read before x (maybe f) is written: stores after a sync */ \
     _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) z[r] = f[rb + (m + r) * rs];          \
   const T *fp = f + rb + r0 * rs;                                                                  \
   if (full) {                                                                                      \
     if (!(STG)) GS_TILE_LOAD(T, L, fp, rs, v) /* else staged already (GS_TILE_STAGED) */           \
-    if (PER && tl) _Pragma("unroll") for (int j = 0; j < L; j++) if (r0 + j >= m) v[j] = 0;        \
+    if (PER && tl) { /* rows m .. n - 1: the chunk's last h (constant indices: no spills) */       \
+      v[L - 1] = 0;                                                                                \
+      if (h > 1) v[L - 2] = 0;                                                                     \
+    }                                                                                              \
   } else {                                                                                         \
     _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? fp[j * rs] : (T)0;           \
   }
@@ -1223,6 +1229,35 @@ GS_CUDA_PART_TABLES(float, fw)
  * timing experiment, not a solve) gave 479 -> 436 us there, against 378 not periodic: what the
  * correction costs there is the registers it holds more than where W comes from. */
 #define GS_TILE_WIDE_MIN_BATCH 16384
+/* GS_TILE_TAIL (-banded_tile_tail): a periodic system's tail in a kernel of its own. The fused
+ * periodic kernels (PER 1, 2) gather each system's end values, wait at a barrier, solve the tail's
+ * h x h system in one thread and apply y -= W z to the chunks W reaches, all inside the group: in
+ * the wide blocks, registers the kernel does not have and a block-wide wait per group. PER 3
+ * solves the banded block E only (rows 0 .. m - 1, the plain kernel's work; rows m .. n - 1 keep
+ * f's values), and gs_banded_tile_tail_k then takes, for each system, its end values y and f's
+ * last h values, solves the tail z, stores it and applies y -= W z on the rows [0, phi) and
+ * [plo, m) where W is above rounding (Factor's extents), GS_TILE_TAIL_PARTS threads a system,
+ * each with a share of those rows (every thread solves the tail: 3 h values more to read, from
+ * L2). That moves the rows W reaches twice, so the automatic choice takes it where they are few
+ * (GS_TILE_TAIL_AUTO_FRAC of the rows): W of a diagonally dominant matrix decays within tens of
+ * rows (27 at each end for the benchmark's penta rows), that of a stiff ADI matrix (a = 1e5)
+ * reaches every row. H200, deferred checks, 65536 x 1024 shared, two rounds against the build
+ * before (the fused kernel, whose rows m .. n - 1 were then zeroed by a guarded loop, 52 bytes of
+ * spills in the wide double kernel; 4 now) (us): penta periodic 480.7 / 476.3 -> 428.8 / 426.7
+ * against the plain solve's 384.3 / 381.9 (1.12x; the fused kernel now 448.7 / 452.9, 1.18x), tri
+ * 470.1 / 460.9 -> 422.0 / 419.4 against 379.5 / 377.5 (1.11x; fused 434.0 / 432.0), float penta
+ * 311.8 -> 267.0 against 250.8 (1.06x; fused 305.6); 16384 x 1024 139.2 -> 131.6 against 115.6
+ * (fused 132.9); but stiff rows (W on every row) 463.0 fused against 690.3 with the tail's
+ * kernel, and 1024 x 1024 17.6 against 21.1, which auto leaves fused. Eight parts a system with
+ * each thread's first run of rows loaded before the tail's solve measured 429.7-434.3 us penta
+ * in another call (plain 375.7-382.0): not better. */
+/* What GS_TILE_FINISH does of a periodic PER: PER 3 stores as a plain solve does. */
+#define GS_TILE_PFIN(PER) ((PER) == 3 ? 0 : (PER))
+#define GS_TILE_TAIL_PARTS 4
+#define GS_TILE_TAIL_RUN 4
+#define GS_TILE_TAIL_THREADS (32 * GS_TILE_TAIL_PARTS)
+/* auto: the rows W reaches at most m / GS_TILE_TAIL_AUTO_FRAC */
+#define GS_TILE_TAIL_AUTO_FRAC 8
 extern __shared__ double2 gs_tile_dyn[]; /* the table, padded (size given at launch) */
 #define GS_TILE_SCANW GS_BANDED_TILE_SCANW /* values of the scans' matrices, after the table */
 /* Dynamic shared memory of a tiled solve: the padded table. */
@@ -1347,7 +1382,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
     }                                                                                              \
     /* Periodic: the corner data too, read by every group's tail (a global load each time). */     \
     __shared__ T cs[GS_BANDED_CORNER_LEN(5)];                                                      \
-    if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
+    if (GS_TILE_PFIN(PER) && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                     \
     __syncthreads();                                                                               \
     const int lane = t % 32, kk = lane % pp, ss = (t / 32) * (32 / pp) + lane / pp;                \
     /* The scans' matrices depend on the matrix only: where the launch gave them room, warp 0      \
@@ -1420,7 +1455,11 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
         }                                                                                          \
         __syncthreads();                                                                           \
       }                                                                                            \
-      GS_TILE_FINISH(T, S, L, PER, PER && !yoff, (PER) == 2,                                       \
+      if ((PER) == 3 && on && tl) { /* rows m .. n - 1, the chunk's last h: f's (GS_TILE_TAIL) */  \
+        v[L - 1] = f[rb + (GsInt)(r0 + L - 1) * rs];                                               \
+        if (h > 1) v[L - 2] = f[rb + (GsInt)(r0 + L - 2) * rs];                                    \
+      }                                                                                            \
+      GS_TILE_FINISH(T, S, L, GS_TILE_PFIN(PER), GS_TILE_PFIN(PER) && !yoff, (PER) == 2,           \
                      tab + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0), stg,                       \
                      GS_TILE_STAGED_STORE(T, L))                                                   \
     }                                                                                              \
@@ -1468,7 +1507,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
     /* Columns a', b', 1/alpha, gamma, delta of the table (arrays 0, 1, 2, 4, 5), row by row. */   \
     T *tab = (T *)gs_tile_dyn;                                                                     \
     GS_TILE_COPY(T, tab, gtab, np, 5, NT, L, NW, c_ < 3 ? c_ : c_ + 1)                             \
-    if (PER && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                                   \
+    if (GS_TILE_PFIN(PER) && t < GS_BANDED_CORNER_LEN(sh.bands)) cs[t] = C[t];                     \
     __syncthreads();                                                                               \
     /* The scans: warp w takes chunks wi * 32 + lane of system ss. */                              \
     const int lane = t % 32, w = t / 32, wpp = pp / 32, ss = w / wpp, wi = w % wpp;                \
@@ -1575,6 +1614,8 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_WIDE2(T, S, W2)                                                              \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
   GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
@@ -1588,6 +1629,9 @@ static size_t gs_tilel_smem(int P, size_t es) {
   /* [periodic, as above]: 32-row chunks in wide blocks; contiguous without the scans' matrices */ \
   static const GsTileK_##S gs_tile_kw_##S[3] = {                                                   \
       gs_banded_tile_k_##S##320w, gs_banded_tile_k_##S##321w, GS_TILE_WIDE2_K(S, W2)};             \
+  /* [wide]: periodic interleaved 32-row chunks, the block E only (GS_TILE_TAIL) */                \
+  static const GsTileK_##S gs_tile_kt_##S[2] = {gs_banded_tile_k_##S##323,                         \
+                                                gs_banded_tile_k_##S##323w};                       \
   static const GsTileK_##S gs_tile_kc_##S[3] = {                                                   \
       gs_banded_tile_k_##S##320c, gs_banded_tile_k_##S##321c, gs_banded_tile_k_##S##322c};         \
   /* [log2(L / 8)][periodic]: contiguous batches of 8- and 16-row chunks (GS_TILE_STAGED) */       \
@@ -1627,6 +1671,68 @@ static size_t gs_tilel_smem(int P, size_t es) {
 #define GS_TILE_WIDE2_K_1(S) gs_banded_tile_k_##S##322w
 GS_CUDA_BANDED_TILE_ALL(double, d, 0)
 GS_CUDA_BANDED_TILE_ALL(float, f, 1)
+
+/* The tail of a periodic one-pass tiled solve after PER 3 (GS_TILE_TAIL): a block takes 32
+ * consecutive systems of right-hand-side block blk, warp p (of GS_TILE_TAIL_PARTS) share p of the
+ * rows W reaches, lane l system l, so that a warp moves each row of 32 systems as 256 contiguous
+ * bytes in the interleaved layout. x holds y = E^-1 f on rows 0 .. m - 1; f's last h values
+ * are read from f (where the solve is in place they are x's, which warp 0 overwrites with z
+ * only after the block's barrier). A thread's rows go in runs of GS_TILE_TAIL_RUN, loads first.
+ * Values that are not finite mark their system. */
+#define GS_CUDA_BANDED_TILE_TAIL(T, S)                                                             \
+  static __global__ void __launch_bounds__(GS_TILE_TAIL_THREADS) gs_banded_tile_tail_k_##S(        \
+      GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
+      const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
+    enum { R = GS_TILE_TAIL_RUN };                                                                 \
+    GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
+    const GsInt sb = (a.batch + 31) / 32, blk = blockIdx.x / sb;                                   \
+    const GsInt s = (blockIdx.x % sb) * 32 + threadIdx.x % 32;                                     \
+    const int part = (int)(threadIdx.x / 32), on = s < a.batch && !fstatus[0];                     \
+    const GsBandedShape sh = a.sh;                                                                 \
+    const int h = sh.h;                                                                            \
+    const GsInt m = sh.m, np = (GsInt)a.tile_p * a.tile_l;                                         \
+    GsInt rb = 0, rs = 0;                                                                          \
+    T e[4] = {0, 0, 0, 0}, z[2] = {0, 0};                                                          \
+    if (on) {                                                                                      \
+      gs_rhs_place(&a, s, &rb, &rs);                                                               \
+      rb += blk * a.rhs_len;                                                                       \
+      _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                                   \
+        e[r] = x[rb + r * rs];                                                                     \
+        e[h + r] = x[rb + (m - h + r) * rs];                                                       \
+        z[r] = f[rb + (m + r) * rs];                                                               \
+      }                                                                                            \
+      gs_banded_tail_##S(&sh, C, e, z);                                                            \
+    }                                                                                              \
+    __syncthreads(); /* every warp has read f's tail and the end values */                         \
+    if (!on) return;                                                                               \
+    T chk = 0; /* stays 0 unless a value is inf or NaN (v * 0 is NaN then) */                      \
+    if (part == 0) _Pragma("unroll") for (int r = 0; r < 2; r++) if (r < h) {                      \
+        x[rb + (m + r) * rs] = z[r];                                                               \
+        chk += z[r] * (T)0;                                                                        \
+      }                                                                                            \
+    const T z0 = z[0], z1 = h > 1 ? z[1] : (T)0;                                                   \
+    GsInt phi, plo;                                                                                \
+    gs_banded_w_rows_##S(&sh, C, &phi, &plo);                                                      \
+    const GsInt cnt = phi + (m - plo), q0 = cnt * part / GS_TILE_TAIL_PARTS,                       \
+                q1 = cnt * (part + 1) / GS_TILE_TAIL_PARTS;                                        \
+    for (GsInt q = q0; q < q1; q += R) { /* a run's loads in flight together, then its stores */   \
+      GsInt rr[R];                                                                                 \
+      T yv[R];                                                                                     \
+      _Pragma("unroll") for (int u = 0; u < R; u++) {                                              \
+        rr[u] = q + u < phi ? q + u : plo + (q + u - phi);                                         \
+        yv[u] = q + u < q1 ? x[rb + rr[u] * rs] : (T)0;                                            \
+      }                                                                                            \
+      _Pragma("unroll") for (int u = 0; u < R; u++) if (q + u < q1) {                              \
+        const T w_ = gtab[GS_TAB_W1 * np + rr[u]] * z0 + gtab[GS_TAB_W2 * np + rr[u]] * z1;        \
+        const T y = yv[u] - w_;                                                                    \
+        x[rb + rr[u] * rs] = y;                                                                    \
+        chk += y * (T)0;                                                                           \
+      }                                                                                            \
+    }                                                                                              \
+    if (chk != 0 || chk != chk) gs_mark(status, s, GS_BANDED_NOT_FINITE, sum);                     \
+  }
+GS_CUDA_BANDED_TILE_TAIL(double, d)
+GS_CUDA_BANDED_TILE_TAIL(float, f)
 GS_CUDA_BANDED_TILE_IMAGE(8)
 GS_CUDA_BANDED_TILE_IMAGE(16)
 GS_CUDA_BANDED_TILE_IMAGE(32)
@@ -3251,6 +3357,27 @@ static GsPtrs ptrs(const void *const *p, int n) {
   return r;
 }
 
+/* Whether a batch's one-pass periodic TILE solve can leave its tail to a kernel of its own
+ * (GS_TILE_TAIL: interleaved 32-row chunks, 32 chunks at most, not in two passes). */
+static int tile_tail_shape(const GsBandedInfo *bi) {
+  return bi->algo == GS_BANDED_ALGORITHM_TILE && bi->periodic && !bi->tile_split &&
+         bi->tile_p <= 32 && bi->tile_l == 32 && bi->interleaved;
+}
+/* -banded_tile_tail auto: whether the rows W reaches, from Factor's extents (phi, plo as stored,
+ * gs_banded_w_rows; a negative or non-finite phi: not recorded), are few enough. */
+static int tile_tail_few(const GsBandedInfo *bi, double phi, double plo) {
+  if (!(phi >= 0 && phi <= (double)bi->m && plo >= phi && plo <= (double)bi->m)) return 0;
+  return (phi + ((double)bi->m - plo)) * GS_TILE_TAIL_AUTO_FRAC <= (double)bi->m;
+}
+/* Whether this solve takes GS_TILE_TAIL: on wherever the shape allows; auto where the wide blocks
+ * run (GS_TILE_WIDE_MIN_BATCH) and Factor found W's rows few. */
+static int tile_tail_use(const GsBandedInfo *bi) {
+  if (!tile_tail_shape(bi) || bi->tile_tail == GS_BANDED_STAGED_OFF) return 0;
+  if (bi->tile_tail == GS_BANDED_STAGED_ON) return 1;
+  const GsBandedHostSummary *hs = (const GsBandedHostSummary *)bi->summary_host;
+  return hs && hs->tail_few && bi->batch >= GS_TILE_WIDE_MIN_BATCH;
+}
+
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                     void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
   GsCudaContext *cc = NULL;
@@ -3336,6 +3463,21 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
                                                                               img);
       GsCheckLaunchCuda(ctx, "gs_banded_tile_image_k");
     }
+  }
+  GsBandedHostSummary *hs = (GsBandedHostSummary *)bi->summary_host;
+  if (hs) hs->tail_few = 0;
+  if (hs && tile_tail_shape(bi) && bi->tile_tail == GS_BANDED_STAGED_AUTO &&
+      bi->batch >=
+          GS_TILE_WIDE_MIN_BATCH) { /* W's extents (gs_banded_w_rows), as the host sees them */
+    const size_t es = GsDataTypeSize(bi->dt);
+    const char *ext = (const char *)C + (size_t)GS_BANDED_CORNER_EXT(bi->bands) * es;
+    double e2[2] = {-1, 0};
+    float f2[2] = {-1, 0};
+    GsCallCuda(ctx, cudaMemcpyAsync(es == 8 ? (void *)e2 : (void *)f2, ext, 2 * es,
+                                    cudaMemcpyDeviceToHost, cc->stream));
+    GsCallCuda(ctx, cudaStreamSynchronize(cc->stream));
+    if (es != 8) e2[0] = f2[0], e2[1] = f2[1];
+    hs->tail_few = tile_tail_few(bi, e2[0], e2[1]);
   }
   GsBandedDevSummary *dsum = NULL;
   GsCall(summary_reset(ctx, cc, bi, &dsum, status));
@@ -3564,20 +3706,24 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* The kernel for each periodic index q (0 not periodic, 1 W from global memory, 2 W in
      * shared memory: GS_TILE_WSM), its dynamic shared memory, and the blocks a SM that fit with
      * it (the attribute set and the occupancy asked on the first solve of that kernel and size). */
-    GsTileK_d kd[3] = {NULL, NULL, NULL};
-    GsTileK_f kf[3] = {NULL, NULL, NULL};
-    size_t sz[3] = {0, 0, 0};
-    int fit[3] = {0, 0, 0};
-    const int wsm_ok = per && !lng && !(wide && !d); /* GS_TILE_WSM */
-    for (int q = per; q <= (wsm_ok ? 2 : per); q++) {
+    GsTileK_d kd[4] = {NULL, NULL, NULL, NULL};
+    GsTileK_f kf[4] = {NULL, NULL, NULL, NULL};
+    size_t sz[4] = {0, 0, 0, 0};
+    int fit[4] = {0, 0, 0, 0};
+    /* 3: the block E only, the tail in a kernel of its own (GS_TILE_TAIL) */
+    const int tail = tile_tail_use(bi);
+    const int wsm_ok = per && !lng && !(wide && !d) && !tail; /* GS_TILE_WSM */
+    for (int q = tail ? 3 : per; q <= (tail ? 3 : wsm_ok ? 2 : per); q++) {
       sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
                   : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, stage);
       kd[q] = lng       ? gs_tilel_k_d[per]
+              : q == 3  ? gs_tile_kt_d[wide]
               : wide    ? gs_tile_kw_d[q]
               : noscanw ? gs_tile_kc_d[q]
               : stage   ? gs_tile_ks_d[l816][q]
                         : gs_tile_k_d[li][q];
       kf[q] = lng       ? gs_tilel_k_f[per]
+              : q == 3  ? gs_tile_kt_f[wide]
               : wide    ? gs_tile_kw_f[q]
               : noscanw ? gs_tile_kc_f[q]
               : stage   ? gs_tile_ks_f[l816][q]
@@ -3596,7 +3742,9 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* W in shared memory where that leaves as many blocks a SM as the batch fills, but for the
      * double wide kernels (GS_TILE_WSM). */
     const GsInt want = (work_items + cc->sm_count - 1) / cc->sm_count;
-    const int q = wsm_ok && fit[2] >= 1 && ((GsInt)fit[2] >= want || fit[2] >= fit[1]) ? 2 : per;
+    const int q = tail                                                                   ? 3
+                  : wsm_ok && fit[2] >= 1 && ((GsInt)fit[2] >= want || fit[2] >= fit[1]) ? 2
+                                                                                         : per;
     const int per_sm = fit[q];
     const size_t smem = sz[q];
     /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
@@ -3616,6 +3764,20 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
                 (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x,
                 status, dsum);
     GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
+    if (tail) {
+      const GsInt tb = (bi->batch + 31) / 32 * nrhs;
+      GsCheck(tb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "tiled solve's tail: %lld blocks",
+              (long long)tb);
+      if (bi->dt == GS_DOUBLE)
+        GS_LAUNCH(cc, GS_PDL_TILE, gs_banded_tile_tail_k_d, dim3((unsigned int)tb),
+                  dim3(GS_TILE_TAIL_THREADS), 0, a, (const double *)work, (const double *)C,
+                  fstatus, (const double *)f, (double *)x, status, dsum);
+      else
+        GS_LAUNCH(cc, GS_PDL_TILE, gs_banded_tile_tail_k_f, dim3((unsigned int)tb),
+                  dim3(GS_TILE_TAIL_THREADS), 0, a, (const float *)work, (const float *)C, fstatus,
+                  (const float *)f, (float *)x, status, dsum);
+      GsCheckLaunchCuda(ctx, "gs_banded_tile_tail_k");
+    }
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
     return 0;
   }

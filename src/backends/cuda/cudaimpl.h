@@ -107,9 +107,10 @@ typedef struct {
    * contiguous 8- and 16-row chunks][periodic]),
    * the dynamic shared memory it was last allowed and the blocks per SM that fit with it, so that
    * a solve sets the attribute and asks the occupancy only when the size changes. Periodic: 1 W
-   * read from global memory, 2 from shared memory (GS_TILE_WSM). */
-  size_t tile_smem[2][8][3];
-  int tile_per_sm[2][8][3];
+   * read from global memory, 2 from shared memory (GS_TILE_WSM), 3 the block E only
+   * (GS_TILE_TAIL). */
+  size_t tile_smem[2][8][4];
+  int tile_per_sm[2][8][4];
   /* Chunked scans ([double/float][chunk length 16][pentadiagonal][periodic][kernel: 0 plain, 1
    * LDL^T-only, 2 of 512 threads; 1 and 2 shared a slot, so that in a context that solved float
    * pentadiagonal LDL^T first the 512-thread LU kernel kept the default carve-out]):
