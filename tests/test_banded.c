@@ -2268,9 +2268,40 @@ static void tile_tail_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsI
   free(st[2]);
 }
 
+/* -banded_tile_tail on with a singular shared matrix: Factor and Solve report the zero pivot for
+ * every system, whose solutions are all NaN (the tail's kernel leaves them so). */
+static void tile_tail_singular(GsContext ctx, int bands, HsRng *r) {
+  const GsInt n = 1024, batch = 37;
+  GsBandedDesc d = {bands, n, batch, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
+  Batch b;
+  batch_init(&b, &d);
+  fill_matrix(&b, KIND_DD, r);
+  zero_row(&b, 0, 0);
+  char what[256];
+  describe(&b, KIND_DD, "tile tail on, singular shared matrix", what, sizeof what);
+  double *f = make_rhs(&b, 1, 0.0, r), *x = hs_malloc((size_t)b.rl * sizeof *x);
+  int *st = hs_malloc((size_t)batch * sizeof *st), fc = 0, c = 0, sg = 0;
+  if (!staged_run_algo(ctx, &b, 5, "on", 1, 0, f, x, &fc, &c, st, &sg)) {
+    GsInt nz = 0;
+    for (GsInt s = 0; s < batch; s++) {
+      nz += st[s] == GS_BANDED_ZERO_PIVOT;
+      check_nan_system(&b, what, x, s, 1);
+    }
+    CHECK(fc == GS_ERR_ZERO_PIVOT && c == GS_ERR_ZERO_PIVOT && nz == batch,
+          "%s: Factor %d, Solve %d, %lld of %lld systems with a zero pivot", what, fc, c,
+          (long long)nz, (long long)batch);
+  }
+  free(f);
+  free(x);
+  free(st);
+  batch_free(&b);
+}
+
 static void test_tile_tail(GsContext ctx, HsRng *r) {
   char prev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_tail", prev, sizeof prev, NULL));
+  tile_tail_singular(ctx, 3, r);
+  tile_tail_singular(ctx, 5, r);
   GsDeviceInfo dev;
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
