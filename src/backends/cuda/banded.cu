@@ -3369,13 +3369,17 @@ static int tile_tail_few(const GsBandedInfo *bi, double phi, double plo) {
   if (!(phi >= 0 && phi <= (double)bi->m && plo >= phi && plo <= (double)bi->m)) return 0;
   return (phi + ((double)bi->m - plo)) * GS_TILE_TAIL_AUTO_FRAC <= (double)bi->m;
 }
-/* Whether this solve takes GS_TILE_TAIL: on wherever the shape allows; auto where the wide blocks
- * run (GS_TILE_WIDE_MIN_BATCH) and Factor found W's rows few. */
+/* Whether -banded_tile_tail auto may take GS_TILE_TAIL for this batch: where the wide blocks run
+ * (GS_TILE_WIDE_MIN_BATCH), if Factor finds W's rows few. */
+static int tile_tail_auto(const GsBandedInfo *bi) {
+  return bi->tile_tail == GS_BANDED_STAGED_AUTO && tile_tail_shape(bi) &&
+         bi->batch >= GS_TILE_WIDE_MIN_BATCH;
+}
+/* Whether this solve takes GS_TILE_TAIL: on wherever the shape allows; auto as above. */
 static int tile_tail_use(const GsBandedInfo *bi) {
-  if (!tile_tail_shape(bi) || bi->tile_tail == GS_BANDED_STAGED_OFF) return 0;
-  if (bi->tile_tail == GS_BANDED_STAGED_ON) return 1;
+  if (bi->tile_tail == GS_BANDED_STAGED_ON) return tile_tail_shape(bi);
   const GsBandedHostSummary *hs = (const GsBandedHostSummary *)bi->summary_host;
-  return hs && hs->tail_few && bi->batch >= GS_TILE_WIDE_MIN_BATCH;
+  return tile_tail_auto(bi) && hs && hs->tail_few;
 }
 
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
@@ -3466,9 +3470,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   }
   GsBandedHostSummary *hs = (GsBandedHostSummary *)bi->summary_host;
   if (hs) hs->tail_few = 0;
-  if (hs && tile_tail_shape(bi) && bi->tile_tail == GS_BANDED_STAGED_AUTO &&
-      bi->batch >=
-          GS_TILE_WIDE_MIN_BATCH) { /* W's extents (gs_banded_w_rows), as the host sees them */
+  if (hs && tile_tail_auto(bi)) { /* W's extents (gs_banded_w_rows), as the host sees them */
     const size_t es = GsDataTypeSize(bi->dt);
     const char *ext = (const char *)C + (size_t)GS_BANDED_CORNER_EXT(bi->bands) * es;
     double e2[2] = {-1, 0};
