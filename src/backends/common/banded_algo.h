@@ -1572,8 +1572,9 @@ GS_BANDED_FN int gs_banded_part_scan_p(const GsBandedInfo *bi) {
     T p1 = 0, p2 = 0, u1 = 1, u2 = 0, w1 = 0, w2 = 1;                                              \
     GS_UNROLL_ALL for (int q = 0; q < L; q++) {                                                    \
       const int j = rev ? L - 1 - q : q;                                                           \
-      const T p = ft[j] + c1[j] * p1 + c2[j] * p2;                                                 \
-      const T u = c1[j] * u1 + c2[j] * u2;                                                         \
+      /* tri: c2 is 0 and its terms are left out, two of the four multiply-adds a row */           \
+      const T p = penta ? ft[j] + c1[j] * p1 + c2[j] * p2 : ft[j] + c1[j] * p1;                    \
+      const T u = penta ? c1[j] * u1 + c2[j] * u2 : c1[j] * u1;                                    \
       p2 = p1;                                                                                     \
       p1 = p;                                                                                      \
       u2 = u1;                                                                                     \

@@ -2454,7 +2454,8 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
 #define GS_SCAN_CHAIN(S, L, backward)                                                              \
   if ((L) == 16 && P > 32) { /* (8-row chunks: at most 256 rows, 32 chunks) */                     \
     const int w_ = t / 32;                                                                         \
-    if (w_ < ns && grp * ns + w_ < vb) gs_scan_chain_warp_##S(smap, P, ns, sst, w_, backward);     \
+    if (w_ < ns && grp * ns + w_ < vb)                                                             \
+      gs_scan_chain_warp_##S(smap, P, ns, sst, w_, backward, penta);                               \
   } else if (on && k == 0) {                                                                       \
     gs_scan_chain_##S(smap, P, ns, sl, backward);                                                  \
   }
@@ -2758,6 +2759,52 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
                         x + blk * a.rhs_len + (GsInt)(blockIdx.x % pgroups) * 2 * ns, sfx, L, NT)  \
   }
 #define GS_CUDA_BANDED_SCAN_ALL(T, S)                                                              \
+  /* gs_scan_chain_lanes for tridiagonal chunks. Their maps carry one value (M[0], b[0]: the state \
+   * entering a chunk is the value before it; M[1] and M[3] are 0, and the second value, M[2] and  \
+   * b[1], feeds nothing), so a composition holds two values instead of six and a scan step        \
+   * shuffles two instead of six. Each chunk's map gets the state entering it in e[0] (e[1] is     \
+   * left as it was: the tri recurrence never reads it). */                                        \
+  static __device__ __forceinline__ void gs_scan_chain_lanes1_##S(                                 \
+      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int lo, int save,    \
+      int whole, int lane, int Q, int mine) {                                                      \
+    T A = 1, B = 0;                                                                                \
+    if (lane < lo) {                                                                               \
+      A = comp[lane][0];                                                                           \
+      B = comp[lane][4];                                                                           \
+    } else if (mine) {                                                                             \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = lane * Q + u;                                                                \
+        if (!whole && i >= P) break;                                                               \
+        const T *e = smap[gs_scan_sidx(backward ? P - 1 - i : i, Q, sst, ns, sl)];                 \
+        const T M = e[0];                                                                          \
+        B = M * B + e[4];                                                                          \
+        A = M * A;                                                                                 \
+      }                                                                                            \
+      if (save) {                                                                                  \
+        comp[lane][0] = A;                                                                         \
+        comp[lane][4] = B;                                                                         \
+      }                                                                                            \
+    }                                                                                              \
+    for (int off = 1; off < 32; off <<= 1) {                                                       \
+      const T Ap = __shfl_up_sync(0xffffffffu, A, off), Bp = __shfl_up_sync(0xffffffffu, B, off);  \
+      if (lane >= off) {                                                                           \
+        B = A * Bp + B;                                                                            \
+        A = A * Ap;                                                                                \
+      }                                                                                            \
+    }                                                                                              \
+    T c = __shfl_up_sync(0xffffffffu, B, 1);                                                       \
+    if (lane == 0) c = 0;                                                                          \
+    __syncwarp(); /* every lane's maps read before any state overwrites them */                    \
+    if (mine)                                                                                      \
+      for (int u = 0; u < Q; u++) {                                                                \
+        const int i = lane * Q + u;                                                                \
+        if (!whole && i >= P) break;                                                               \
+        T *e = smap[gs_scan_sidx(backward ? P - 1 - i : i, Q, sst, ns, sl)];                       \
+        const T M = e[0], b = e[4];                                                                \
+        e[0] = c;                                                                                  \
+        c = M * c + b;                                                                             \
+      }                                                                                            \
+  }                                                                                                \
   /* System sl's chain of P > 32 chunks over the calling warp's lanes: lane j composes the maps of \
    * Q = ceil(P / 32) consecutive chunks, a Kogge-Stone scan with shuffles composes the lanes',    \
    * and each lane carries the state entering its first chunk through its chunks. Only lanes lo    \
@@ -2770,9 +2817,14 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
    * 115.4, 65536 x 1024 988.4 against 983.6; the build with whole was not measured). */           \
   static __device__ __forceinline__ void gs_scan_chain_lanes_##S(                                  \
       T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int lo, int hi,      \
-      int save, int whole) {                                                                       \
+      int save, int whole, int penta) {                                                            \
     const int lane = (int)(threadIdx.x & 31), Q = whole ? P / 32 : (P + 31) / 32;                  \
     const int mine = lane >= lo && lane < hi;                                                      \
+    if (!penta) {                                                                                  \
+      gs_scan_chain_lanes1_##S(smap, comp, P, ns, sst, sl, backward, lo, save, whole, lane, Q,     \
+                               mine);                                                              \
+      return;                                                                                      \
+    }                                                                                              \
     T A[4] = {1, 0, 0, 1}, B[2] = {0, 0};                                                          \
     if (lane < lo) {                                                                               \
       _Pragma("unroll") for (int r = 0; r < 4; r++) A[r] = comp[lane][r];                          \
@@ -2815,9 +2867,9 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
         gs_scan_step_##S(smap[gs_scan_sidx(kk, Q, sst, ns, sl)], c);                               \
       }                                                                                            \
   }                                                                                                \
-  static __device__ __forceinline__ void gs_scan_chain_warp_##S(T(*smap)[6], int P, int ns,        \
-                                                                int sst, int sl, int backward) {   \
-    gs_scan_chain_lanes_##S(smap, smap, P, ns, sst, sl, backward, 0, 32, 0, 0);                    \
+  static __device__ __forceinline__ void gs_scan_chain_warp_##S(                                   \
+      T(*smap)[6], int P, int ns, int sst, int sl, int backward, int penta) {                      \
+    gs_scan_chain_lanes_##S(smap, smap, P, ns, sst, sl, backward, 0, 32, 0, 0, penta);             \
   }                                                                                                \
   /* Carry the maps of system sl's P chunks (smap[chunk * ns + sl]: M row-major, then b) over the  \
    * chunks in order (backward: from the last), leaving in each the state entering it. */          \
@@ -2894,10 +2946,10 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
 /* Tri (double and float) scans in halves: a 512-thread block takes the systems of 1024 threads
  * (GsBandedInfo.scan_threads 1024; gs_banded_scan_h3_k): 16 systems a block at 1024 rows, rows of
  * f and x in pieces of 128 bytes in double where the 512-thread kernel's are 64. A thread has 128
- * registers: float fits (99, periodic 120, no spills); double spills 164 bytes (periodic 388)
- * around the warp chains, which run while a thread holds its chunk's coefficients and values (the
- * 512-thread kernel fits there with no room left: the second chunk's indices tip it over; with
- * the chains compiled out the plain kernel needs 124 registers). Tri loads the backward rows after
+ * registers: float fits (90, periodic 109, no spills); double spilled 196 bytes (periodic 364)
+ * around the warp chains, which run while a thread holds its chunk's coefficients and values.
+ * Since the tri chains carry one value (gs_scan_chain_lanes1) and the first half's values wait
+ * in sg through its chains, it spills 12 (periodic 88). Tri loads the backward rows after
  * the forward sweep (B's) and after the backward chain (A's), not with the forward rows as penta
  * does, and notes non-finite values in a flag: with those the plain double kernel's spills went
  * from 264 to 164 bytes (the order's speed against penta's was not measured; a barrier before the
@@ -2907,7 +2959,11 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
  * 4096 41.2 / 41.3 -> 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, 1024 x 4096 99.3
  * / 98.8 -> 76.0 / 76.4; but double 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3 and 16384 x 2048
  * 422.4 / 424.7 -> 470.0 / 472.2 (the spills), 256 x 4096 26.3 / 26.6 -> 29.2 / 29.5 (64
- * blocks). */
+ * blocks). With the one-value chains and maps (medians of two rounds, the build before -> after,
+ * us): double halves 65536 x 1024 905.6 -> 739.5, 16384 x 2048 472.8 -> 379.5, 32768 x 2048
+ * 920.1 -> 732.8, periodic 16384 x 2048 522.8 -> 468.1; the 512-thread kernel, where the tri
+ * chains changed alike, 65536 x 1024 702.5 -> 690.8 (696.5 -> 687.0 in another call), 16384 x
+ * 2048 424.0 -> 394.9, 32768 x 2048 863.1 -> 813.2. */
 #define GS_SCAN_H3_NT (2 * GS_SCAN_THREADS)
 #define GS_SCAN_H3_NTV (4 * GS_SCAN_THREADS)
 /* Rows [r0, r0 + 16) of factor array p in the scan's layout of NTV threads (base fb, row j at fb
@@ -2969,7 +3025,7 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
 /* The block's maps in, the chains of a half (backward, second: gs_scan_chain_half), states out. */
 #define GS_SCAN_H_CHAIN(S, backward, second)                                                       \
   __syncthreads();                                                                                 \
-  if (chain) gs_scan_chain_half_##S(smap, scomp[w_], P, ns, sst, w_, backward, second);            \
+  if (chain) gs_scan_chain_half_##S(smap, scomp[w_], P, ns, sst, w_, backward, second, penta);     \
   __syncthreads();
 /* Entries of a halves kernel's chunk maps (as GS_CUDA_BANDED_SCAN_NT's, for NTV threads). */
 #define GS_SCAN_H_NMAP(NTV) ((NTV) + (NTV) / 16 + 72)
@@ -3057,10 +3113,13 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     /* 1. the first half, forward */                                                               \
     if (on) {                                                                                      \
       GS_SCAN_H_FWD(T, S, fbA, rA, fullA, meA)                                                     \
+      if (!penta) /* tri: f' kept in sg through the chain, not in registers */                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) sg[j][tid] = ft[j];                          \
     }                                                                                              \
     if (cget) scor[(PER) ? tid / CLEN : 0][tid % CLEN] = cval;                                     \
     GS_SCAN_H_CHAIN(S, 0, 0)                                                                       \
     if (on) {                                                                                      \
+      if (!penta) _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] = sg[j][tid];                \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 0, smap[meA]);                                       \
       _Pragma("unroll") for (int j = 0; j < L; j++) sg[j][tid] = ft[j];                            \
     }                                                                                              \
@@ -3111,6 +3170,8 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
     }                                                                                              \
     GS_SCAN_H_CHAIN(S, 1, 1)                                                                       \
     if (on) {                                                                                      \
+      if (!penta) /* tri: g read again, not held through the chain */                              \
+        _Pragma("unroll") for (int j = 0; j < L; j++) ft[j] = sg[j][tid];                          \
       gs_scan_apply_##S(penta, L, c1, c2, ft, 1, smap[meA]);                                       \
       if (PER) {                                                                                   \
         GS_SCAN_H_ENDS(rA, syz[(PER) ? sl : 0])                                                    \
@@ -3169,9 +3230,10 @@ static const GsScanK_f gs_scan_wp_k_f[2] = {gs_banded_scan_k_f5160W, gs_banded_s
    * lanes 0-15 carry the chunks of the half swept first and keep their compositions in comp,      \
    * lanes 16-31 those of the second (gs_scan_chain_lanes_##S). */                                 \
   static __device__ __forceinline__ void gs_scan_chain_half_##S(                                   \
-      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int second) {        \
+      T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int second,          \
+      int penta) {                                                                                 \
     gs_scan_chain_lanes_##S(smap, comp, P, ns, sst, sl, backward, second ? 16 : 0,                 \
-                            second ? 32 : 16, !second, 1);                                         \
+                            second ? 32 : 16, !second, 1, penta);                                  \
   }                                                                                                \
   GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 3, 0, GS_SCAN_H3_NT, h3)                                      \
   GS_CUDA_BANDED_SCAN_HALVES_K(T, S, 3, 1, GS_SCAN_H3_NT, hp3)
