@@ -2028,21 +2028,24 @@ static void test_scan_halves(GsContext ctx, HsRng *r) {
   /* the block sizes with -banded_scan_wide on, each halves mode */
   static const struct {
     GsInt n, batch;
-    int fl, interleaved, spd, shared, want[3];          /* off, auto, on */
-  } cs[] = {{2048, 64, 0, 1, 0, 0, {512, 512, 1024}},   /* 128 chunks */
-            {4096, 512, 0, 1, 0, 0, {512, 1024, 1024}}, /* double: 256 chunks, from 512 */
-            {4096, 256, 0, 1, 0, 0, {512, 512, 1024}},
-            {1024, 64, 0, 1, 0, 0, {512, 512, 1024}}, /* 64 chunks */
-            {1024, 32768, 0, 1, 0, 0, {512, 512, 1024}},
-            {1024, 64, 0, 0, 0, 0, {512, 512, 1024}}, /* contiguous: on only */
-            {4096, 64, 0, 0, 0, 0, {512, 512, 1024}},
-            {1600, 64, 0, 1, 0, 0, {512, 512, 512}},      /* 100 chunks */
-            {1024, 64, 0, 1, 1, 0, {512, 512, 512}},      /* LDL^T */
-            {1024, 32768, 1, 1, 0, 0, {512, 1024, 1024}}, /* float: 64 chunks from 32768 */
-            {1024, 64, 1, 1, 0, 0, {512, 512, 1024}},
-            {2048, 1024, 1, 1, 0, 0, {512, 1024, 1024}}, /* float: 2^17 chunks and more */
-            {2048, 512, 1, 1, 0, 0, {512, 512, 1024}},
-            {1024, 64, 0, 1, 0, 1, {512, 512, 512}}}; /* one matrix for the batch */
+    int fl, interleaved, spd, shared, per, want[3];          /* off, auto, on */
+  } cs[] = {{2048, 64, 0, 1, 0, 0, 0, {512, 512, 1024}},     /* 128 chunks */
+            {2048, 16384, 0, 1, 0, 0, 0, {512, 1024, 1024}}, /* double: from 2^21 chunks */
+            {2048, 8192, 0, 1, 0, 0, 0, {512, 512, 1024}},
+            {2048, 16384, 0, 1, 0, 0, 1, {512, 512, 1024}}, /* not periodic ones */
+            {4096, 512, 0, 1, 0, 0, 0, {512, 1024, 1024}},  /* double: 256 chunks, from 512 */
+            {4096, 256, 0, 1, 0, 0, 0, {512, 512, 1024}},
+            {1024, 64, 0, 1, 0, 0, 0, {512, 512, 1024}}, /* 64 chunks */
+            {1024, 32768, 0, 1, 0, 0, 0, {512, 512, 1024}},
+            {1024, 64, 0, 0, 0, 0, 0, {512, 512, 1024}}, /* contiguous: on only */
+            {4096, 64, 0, 0, 0, 0, 0, {512, 512, 1024}},
+            {1600, 64, 0, 1, 0, 0, 0, {512, 512, 512}},      /* 100 chunks */
+            {1024, 64, 0, 1, 1, 0, 0, {512, 512, 512}},      /* LDL^T */
+            {1024, 32768, 1, 1, 0, 0, 0, {512, 1024, 1024}}, /* float: 64 chunks from 32768 */
+            {1024, 64, 1, 1, 0, 0, 0, {512, 512, 1024}},
+            {2048, 1024, 1, 1, 0, 0, 0, {512, 1024, 1024}}, /* float: 2^17 chunks and more */
+            {2048, 512, 1, 1, 0, 0, 0, {512, 512, 1024}},
+            {1024, 64, 0, 1, 0, 1, 0, {512, 512, 512}}}; /* one matrix for the batch */
   static const char *const modes[3] = {"off", "auto", "on"};
   GsDeviceInfo dev;
   memset(&dev, 0, sizeof dev);
@@ -2057,12 +2060,12 @@ static void test_scan_halves(GsContext ctx, HsRng *r) {
                               cs[c].interleaved ? GS_BANDED_INTERLEAVED : GS_BANDED_CONTIGUOUS,
                               0,
                               cs[c].shared,
-                              0,
+                              cs[c].per,
                               cs[c].spd};
       char what[80];
-      snprintf(what, sizeof what, "tri, %s, %s%s%s", cs[c].fl ? "float" : "double",
+      snprintf(what, sizeof what, "tri, %s, %s%s%s%s", cs[c].fl ? "float" : "double",
                cs[c].interleaved ? "interleaved" : "contiguous", cs[c].spd ? ", LDL^T" : "",
-               cs[c].shared ? ", shared" : "");
+               cs[c].shared ? ", shared" : "", cs[c].per ? ", periodic" : "");
       check_scan_threads(ctx, &d, "-banded_scan_halves", modes[w], gpu ? cs[c].want[w] : 0, what);
     }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_scan_halves", prev));

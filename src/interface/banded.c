@@ -21,6 +21,8 @@
 /* Tri scans in halves (scan_threads 1024): from this many chunks in the batch (batch x tile_p),
  * 128 blocks of 1024 threads' chunks, about one a SM. */
 #define GS_SCAN_HALVES3_MIN_CHUNKS ((GsInt)1 << 17)
+/* ... and in double at 128 chunks a system, from this many chunks (16384 systems). */
+#define GS_SCAN_HALVES3_D128_MIN_CHUNKS ((GsInt)1 << 21)
 
 struct GsBanded_s {
   GsContext ctx;
@@ -502,8 +504,9 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
   /* Tri LU scans of 64, 128 or 256 chunks in 512-thread blocks take the systems of 1024 threads
    * in two halves of rows (banded.cu, gs_banded_scan_h3_k): in the interleaved layout each row
    * of f and x is a piece of twice the systems (128 bytes at 1024 rows in double). Taken (auto)
-   * in float, and in double at 256 chunks (4081 to 4096 rows; the double kernel spills at 64
-   * and 128), for interleaved batches of GS_SCAN_HALVES3_MIN_CHUNKS chunks or more. H200,
+   * in float, and in double at 256 chunks (4081 to 4096 rows) and at 128 when not periodic from
+   * GS_SCAN_HALVES3_D128_MIN_CHUNKS (below), for interleaved batches of GS_SCAN_HALVES3_MIN_CHUNKS
+   * chunks or more. H200,
    * deferred checks, two rounds, -banded_scan_halves off -> on (us): float 65536 x 1024 518.5 /
    * 517.0 -> 475.2 / 473.9, 32768 x 1024 273.3 / 274.2 -> 246.6 / 245.6, periodic 65536 x 1024
    * 588.4 / 590.4 -> 512.9 / 510.5, 16384 x 2048 374.2 / 376.4 -> 243.0 / 243.1, 2048 x 2048 56.8
@@ -512,12 +515,23 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
    * 47.7, 1024 x 4096 99.3 / 98.8 -> 76.0 / 76.4, 4096 x 4096 337.2 / 335.3 -> 263.1 / 264.1;
    * slower: double 256 x 4096 (64 blocks) 26.3 / 26.6 -> 29.2 / 29.5, 16384 x 2048 422.4 / 424.7
    * -> 470.0 / 472.2, 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3, periodic 742.3 / 745.5 ->
-   * 963.7 / 957.0. -banded_scan_halves on takes them wherever the kernel applies, off never. */
+   * 963.7 / 957.0. Since the tri chains carry one value (5fff0d9) double halves spill 12 bytes
+   * instead of 196 and win at 128 chunks (2033 to 2048 rows) from 16384 systems, not periodic
+   * (the periodic kernel still spills 88). Medians of two rounds, 512 threads -> halves (us):
+   * 32768 x 2048 813.2 -> 732.8, 16384 x 2048 394.9 -> 379.5; level or slower below and when
+   * periodic: 1024 x 2048 35.1 -> 35.1, 4096 x 2048 102.5 -> 108.1, periodic 16384 x 2048 419.8
+   * -> 468.1; 65536 x 1024 (64 chunks) 690.8 -> 739.5. Through the automatic choice, in another
+   * call: 16384 x 2048 392.6 -> 372.3, 4096 x 2048 100.2 -> 100.8 (not taken there).
+   * -banded_scan_halves on takes them wherever
+   * the kernel applies, off never. */
   const int halves3 = bi->bands == 3 && !bi->spd && !bi->shared &&
                       bi->scan_threads == 2 * GS_BANDED_SCAN_THREADS &&
                       (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
-  const int halves3_auto = bi->interleaved && (bi->dt == GS_FLOAT || bi->tile_p == 256) &&
-                           bi->batch * bi->tile_p >= GS_SCAN_HALVES3_MIN_CHUNKS;
+  const GsInt chunks = bi->batch * bi->tile_p;
+  const int halves3_auto =
+      bi->interleaved && chunks >= GS_SCAN_HALVES3_MIN_CHUNKS &&
+      (bi->dt == GS_FLOAT || bi->tile_p == 256 ||
+       (bi->tile_p == 128 && !bi->periodic && chunks >= GS_SCAN_HALVES3_D128_MIN_CHUNKS));
   if (halves3 && (bi->scan_halves == GS_BANDED_STAGED_ON ||
                   (bi->scan_halves == GS_BANDED_STAGED_AUTO && halves3_auto)))
     bi->scan_threads = 4 * GS_BANDED_SCAN_THREADS;

@@ -2441,7 +2441,9 @@ static const GsTile2B_f gs_tile2b_f[2][2][2] = {
  * non-periodic: penta 1024 x 1024 30.3 / 30.8 -> 28.3 / 28.3, 512 x 16384 143.5 / 143.7 -> 129.4 /
  * 129.9, 1024 x 4096 89.6 / 90.7 -> 89.5 / 86.8, contiguous 1024 x 1024 34.4 / 34.5 -> 34.0 /
  * 32.5; but periodic 1024 x 4096 113.6 / 113.1 -> 119.1 / 120.5 (1024 x 1024 level), so not
- * there. Tri kernels run two blocks a SM, with no registers to spare. */
+ * there. Tri kernels run two blocks a SM, with no registers to spare. Tried and dropped after
+ * 5fff0d9: the tri 512-thread kernel (one block a SM) loading its U rows early too (56 bytes of
+ * spills), medians of two rounds (us): 65536 x 1024 675.4 -> 703.2, LDL^T 662.3 -> 722.0. */
 #define GS_SCAN_BACK_EARLY(PART, MB, PER) (penta && ((PART) || (!(PER) && (MB) == 1 && !WIDE)))
 /* The smap entry of chunk kk of system sl in a scan block (GS_CUDA_BANDED_SCAN_NT): groups of sq
  * consecutive chunks, sst entries apart. */
