@@ -2611,6 +2611,39 @@ static void test_algorithms(GsContext ctx, HsRng *r) {
           (long long)dv.batch, (long long)dv.n, parts);
     CHECK_OK(GsBandedDestroy(&A));
   }
+  /* On a GPU, interleaved batches of their own matrices past 2048 rows that the scan does not
+   * take go to SPIKE (partitions of at most 512 rows) however large the batch, periodic ones and
+   * float too; contiguous ones keep one thread a system (GPU only: large batches). */
+  for (int v = 0; v < 6 && tdev.device_id >= 0; v++) {
+    static const int vb5[6] = {3, 3, 5, 3, 3, 3}, vper[6] = {0, 0, 0, 1, 0, 0};
+    static const GsInt vn[6] = {4096, 4096, 4096, 4096, 3000, 4096},
+                       vb[6] = {8192, 16384, 16384, 16384, 16384, 16384};
+    GsBandedDesc dv = {vb5[v],
+                       vn[v],
+                       vb[v],
+                       v == 4 ? GS_FLOAT : GS_DOUBLE,
+                       v == 5 ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                       0,
+                       0,
+                       vper[v],
+                       0};
+    if (CHECK_OK(GsBandedCreate(ctx, &dv, &A))) continue;
+    GsBandedAlgorithm got = GS_BANDED_ALGORITHM_AUTO;
+    const GsBandedAlgorithm expect =
+        v == 5 ? GS_BANDED_ALGORITHM_THREAD : GS_BANDED_ALGORITHM_SPIKE;
+    int parts = 0;
+    CHECK_OK(GsBandedGetAlgorithm(A, &got));
+    CHECK_OK(GsBandedGetPartitions(A, &parts));
+    const int want_parts =
+        expect == GS_BANDED_ALGORITHM_SPIKE ? (int)((vn[v] - vper[v] + 511) / 512) : 1;
+    CHECK(got == expect && parts == want_parts,
+          "automatic choice for %lld %s systems of %lld rows (%s%s): %s, %d partitions (expect %s, "
+          "%d)",
+          (long long)dv.batch, dv.bands == 3 ? "tri" : "penta", (long long)dv.n,
+          v == 5 ? "contiguous" : "interleaved", dv.periodic ? ", periodic" : "",
+          GsBandedAlgorithmName(got), parts, GsBandedAlgorithmName(expect), want_parts);
+    CHECK_OK(GsBandedDestroy(&A));
+  }
   /* On a GPU, interleaved double pentadiagonal LU batches of 2033 to 2048 rows go to the scan
    * (whose blocks pair their groups of 2 systems there) up to 16384 systems; one thread per
    * system beyond (GPU only: large batches). */

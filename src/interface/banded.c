@@ -294,6 +294,26 @@ static int scan_auto(const GsBandedInfo *bi) {
   return bi->batch <= most / bi->m;
 }
 
+/* Whether a GPU batch that neither the scan nor the usual SPIKE rule (fewer than 16384 systems,
+ * 4 partitions or more) takes goes to SPIKE anyway instead of one thread a system: interleaved
+ * systems of their own past 2048 rows, which one thread a system walks with too few warps in
+ * flight however large the batch (the partitions then hold at most 512 rows: configure). H200,
+ * 4dedf4b, deferred checks, medians of two rounds, one thread a system (the choice before) /
+ * SPIKE with 8 partitions / the scan (us): tri n = 4096, 8192 systems 979.3 / 374.5 / 412.1,
+ * 16384: 1187.0 / 730.1 / 820.0, 32768: 1797.6 / 1455.8 / 1700.6, 65536: 3610.6 / 2922.9 /
+ * 3391.2; periodic 16384 x 4096 1403.7 / 752.9 / 994.5; 16384 x 3000 873.1 / 615.8 / 1030.3;
+ * penta 16384 x 4096 1576.5 / 1126.3 / 1608.3, 65536 x 4096 4604.6 / 4501.4 / 6682.5. Through
+ * the automatic choice (two rounds, one thread a system / auto): float tri 16384 x 4096 1063.3 /
+ * 1058.7 -> 525.6 / 525.8, 16384 x 3000 776.7 / 775.4 -> 409.2 / 410.9 (6 partitions), periodic
+ * penta 16384 x 4096 1602.3 / 1601.5 -> 1191.5 / 1196.1, tri 16384 x 2050 589.1 / 594.6 -> 466.2
+ * / 462.6 (5), penta 8192 x 4096 1306.8 / 1303.3 -> 575.0 / 579.1, float 16384 x 4096 1180.2 /
+ * 1188.1 -> 579.6 / 576.7. Contiguous batches keep one thread a system: tri 16384 x 4096 2407.6 /
+ * 2347.4 against SPIKE's 2 partitions (the count without this rule) 3065.6 / 3067.4; 8 were not
+ * measured. */
+static int spike_long(const GsBandedInfo *bi) {
+  return !bi->shared && bi->interleaved && bi->m > 2048;
+}
+
 /* *yes: whether a batch the scan would take runs faster as staged one-thread solves (the CUDA
  * back end's -banded_staged, where the forward results in flight fit in L2): pentadiagonal LU
  * batches of 4096 systems or more (about a warp per SM) of 513 to 1024 rows. H200, each call
@@ -359,7 +379,7 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
       int staged = 0;
       GsCall(staged_beats_scan(A, &staged));
       algo = staged ? GS_BANDED_ALGORITHM_THREAD : GS_BANDED_ALGORITHM_SCAN;
-    } else if (gpu && bi->batch < 16384 && auto_parts >= 4) {
+    } else if (gpu && ((bi->batch < 16384 && auto_parts >= 4) || spike_long(bi))) {
       algo = GS_BANDED_ALGORITHM_SPIKE, parts = auto_parts;
       /* Batches of their own matrices past 2048 rows: tri in ceil(m / 512) partitions, penta in
        * at least that many (more where the usual count is larger), so that no partition exceeds
