@@ -521,29 +521,27 @@ static int configure(GsBanded A, GsBandedAlgorithm algo, int parts) {
                               (bi->scan_wide == GS_BANDED_STAGED_AUTO && wide_auto))
                          ? 2 * GS_BANDED_SCAN_THREADS
                          : GS_BANDED_SCAN_THREADS;
-  /* Tri LU scans of 64, 128 or 256 chunks in 512-thread blocks take the systems of 1024 threads
-   * in two halves of rows (banded.cu, gs_banded_scan_h3_k): in the interleaved layout each row
-   * of f and x is a piece of twice the systems (128 bytes at 1024 rows in double). Taken (auto)
-   * in float, and in double at 256 chunks (4081 to 4096 rows) and at 128 when not periodic from
+  /* Tri LU scans of 64, 128 or 256 chunks in 512-thread blocks take the systems of 1024 threads in
+   * two halves of rows (banded.cu, gs_banded_scan_h3_k): in the interleaved layout each row of f
+   * and x is a piece of twice the systems (128 bytes at 1024 rows in double). Taken (auto) in
+   * float, and in double at 256 chunks (4081 to 4096 rows) and at 128 when not periodic from
    * GS_SCAN_HALVES3_D128_MIN_CHUNKS (below), for interleaved batches of GS_SCAN_HALVES3_MIN_CHUNKS
-   * chunks or more. H200,
-   * deferred checks, two rounds, -banded_scan_halves off -> on (us): float 65536 x 1024 518.5 /
-   * 517.0 -> 475.2 / 473.9, 32768 x 1024 273.3 / 274.2 -> 246.6 / 245.6, periodic 65536 x 1024
-   * 588.4 / 590.4 -> 512.9 / 510.5, 16384 x 2048 374.2 / 376.4 -> 243.0 / 243.1, 2048 x 2048 56.8
-   * / 55.5 -> 40.8 / 39.6, 4096 x 4096 282.3 / 280.4 -> 172.4 / 172.5, 512 x 4096 41.2 / 41.3 ->
-   * 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, periodic 55.5 / 55.6 -> 48.4 /
-   * 47.7, 1024 x 4096 99.3 / 98.8 -> 76.0 / 76.4, 4096 x 4096 337.2 / 335.3 -> 263.1 / 264.1;
-   * slower: double 256 x 4096 (64 blocks) 26.3 / 26.6 -> 29.2 / 29.5, 16384 x 2048 422.4 / 424.7
-   * -> 470.0 / 472.2, 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3, periodic 742.3 / 745.5 ->
-   * 963.7 / 957.0. Since the tri chains carry one value (5fff0d9) double halves spill 12 bytes
-   * instead of 196 and win at 128 chunks (2033 to 2048 rows) from 16384 systems, not periodic
-   * (the periodic kernel still spills 88). Medians of two rounds, 512 threads -> halves (us):
-   * 32768 x 2048 813.2 -> 732.8, 16384 x 2048 394.9 -> 379.5; level or slower below and when
-   * periodic: 1024 x 2048 35.1 -> 35.1, 4096 x 2048 102.5 -> 108.1, periodic 16384 x 2048 419.8
-   * -> 468.1; 65536 x 1024 (64 chunks) 690.8 -> 739.5. Through the automatic choice, in another
-   * call: 16384 x 2048 392.6 -> 372.3, 4096 x 2048 100.2 -> 100.8 (not taken there).
-   * -banded_scan_halves on takes them wherever
-   * the kernel applies, off never. */
+   * chunks or more. H200, deferred checks, two rounds, -banded_scan_halves off -> on (us): float
+   * 65536 x 1024 518.5 / 517.0 -> 475.2 / 473.9, 32768 x 1024 273.3 / 274.2 -> 246.6 / 245.6,
+   * periodic 65536 x 1024 588.4 / 590.4 -> 512.9 / 510.5, 16384 x 2048 374.2 / 376.4 -> 243.0 /
+   * 243.1, 2048 x 2048 56.8 / 55.5 -> 40.8 / 39.6, 4096 x 4096 282.3 / 280.4 -> 172.4 / 172.5, 512
+   * x 4096 41.2 / 41.3 -> 26.8 / 27.4; double 512 x 4096 53.7 / 53.1 -> 43.9 / 44.0, periodic 55.5
+   * / 55.6 -> 48.4 / 47.7, 1024 x 4096 99.3 / 98.8 -> 76.0 / 76.4, 4096 x 4096 337.2 / 335.3 ->
+   * 263.1 / 264.1; slower: double 256 x 4096 (64 blocks) 26.3 / 26.6 -> 29.2 / 29.5, 16384 x 2048
+   * 422.4 / 424.7 -> 470.0 / 472.2, 65536 x 1024 702.5 / 703.4 -> 905.9 / 904.3, periodic 742.3 /
+   * 745.5 -> 963.7 / 957.0. Since the tri chains carry one value (5fff0d9) double halves spill 12
+   * bytes instead of 196 and win at 128 chunks (2033 to 2048 rows) from 16384 systems, not periodic
+   * (the periodic kernel still spills 88). Medians of two rounds, 512 threads -> halves (us): 32768
+   * x 2048 813.2 -> 732.8, 16384 x 2048 394.9 -> 379.5; level or slower below and when periodic:
+   * 1024 x 2048 35.1 -> 35.1, 4096 x 2048 102.5 -> 108.1, periodic 16384 x 2048 419.8 -> 468.1;
+   * 65536 x 1024 (64 chunks) 690.8 -> 739.5. Through the automatic choice, in another call: 16384 x
+   * 2048 392.6 -> 372.3, 4096 x 2048 100.2 -> 100.8 (not taken there). -banded_scan_halves on takes
+   * them wherever the kernel applies, off never. */
   const int halves3 = bi->bands == 3 && !bi->spd && !bi->shared &&
                       bi->scan_threads == 2 * GS_BANDED_SCAN_THREADS &&
                       (bi->tile_p == 64 || bi->tile_p == 128 || bi->tile_p == 256);
