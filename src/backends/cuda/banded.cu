@@ -2765,7 +2765,10 @@ static __device__ __forceinline__ int gs_scan_sidx(int kk, int sq, int sst, int 
    * entering a chunk is the value before it; M[1] and M[3] are 0, and the second value, M[2] and  \
    * b[1], feeds nothing), so a composition holds two values instead of six and a scan step        \
    * shuffles two instead of six. Each chunk's map gets the state entering it in e[0] (e[1] is     \
-   * left as it was: the tri recurrence never reads it). */                                        \
+   * left as it was: the tri recurrence never reads it). A twin of the 2 x 2 loops below rather    \
+   * than branches inside them: a merged version compiled to the same floating-point operations    \
+   * but moved the tri kernels' register allocation (the double halves kernel's spills 12 -> 16    \
+   * bytes, its periodic one's 88 -> 60), which was not measured. */                               \
   static __device__ __forceinline__ void gs_scan_chain_lanes1_##S(                                 \
       T(*smap)[6], T(*comp)[6], int P, int ns, int sst, int sl, int backward, int lo, int save,    \
       int whole, int lane, int Q, int mine) {                                                      \
