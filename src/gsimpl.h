@@ -166,6 +166,9 @@ typedef struct {
   int tile_tail;      /* GsBandedStaged values: -banded_tile_tail, whether the GPU's one-pass
                        * periodic TILE solves of interleaved 32-row chunks leave the tail and
                        * the W correction to a kernel of their own (banded.cu, GS_TILE_TAIL) */
+  int tile_next;      /* GsBandedStaged values: -banded_tile_next, whether the GPU's wide one-pass
+                       * TILE solves copy the next group's f into shared memory while they solve
+                       * the present one (banded.cu, GS_TILE_NEXT; auto and on: where it applies) */
   int deferred;       /* GS_BANDED_CHECK_DEFERRED: no summary back to the host after a call */
   int accumulate;     /* keep the per-system status and the summary of earlier calls */
   void *summary;      /* per-object summary in the back end's memory (GPU),

@@ -1734,8 +1734,9 @@ static void check_same_bits(const char *what, const double *x0, const double *x1
 /* One staged_case run: solve batch b (one thread per system, -banded_staged mode; with scan,
  * the chunked scan with -banded_scan_pair mode; scan 2: with -banded_scan_wide mode; scan 3: a
  * shared matrix by TILE with -banded_tile_image mode; scan 4: the chunked scan with
- * -banded_scan_halves mode; scan 5: a shared matrix by TILE with -banded_tile_tail mode) with
- * nrhs blocks f, in place or not; x, the call's error code and the per-system statuses back. */
+ * -banded_scan_halves mode; scan 5: a shared matrix by TILE with -banded_tile_tail mode; scan 6:
+ * a shared matrix by TILE with -banded_tile_next mode) with nrhs blocks f, in place or not; x,
+ * the call's error code and the per-system statuses back. */
 static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *mode, GsInt nrhs,
                            int inplace, const double *f, double *x, int *fcode, int *code, int *st,
                            int *staged) {
@@ -1744,7 +1745,8 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
   int bad = 1;
   const GsInt len = b->rl * nrhs;
   CHECK_OK(GsOptionsSetValue(ctx,
-                             scan == 5   ? "-banded_tile_tail"
+                             scan == 6   ? "-banded_tile_next"
+                             : scan == 5 ? "-banded_tile_tail"
                              : scan == 4 ? "-banded_scan_halves"
                              : scan == 3 ? "-banded_tile_image"
                              : scan == 2 ? "-banded_scan_wide"
@@ -1752,7 +1754,7 @@ static int staged_run_algo(GsContext ctx, const Batch *b, int scan, const char *
                                          : "-banded_staged",
                              mode));
   if (CHECK_OK(GsBandedCreate(ctx, &b->d, &A)) ||
-      CHECK_OK(GsBandedSetAlgorithm(A, scan == 3 || scan == 5 ? GS_BANDED_ALGORITHM_TILE
+      CHECK_OK(GsBandedSetAlgorithm(A, scan == 3 || scan >= 5 ? GS_BANDED_ALGORITHM_TILE
                                        : scan                 ? GS_BANDED_ALGORITHM_SCAN
                                                               : GS_BANDED_ALGORITHM_THREAD)))
     goto done;
@@ -2284,20 +2286,24 @@ static void tile_tail_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsI
   free(st[2]);
 }
 
-/* -banded_tile_tail on with a singular shared matrix: Factor and Solve report the zero pivot for
- * every system, whose solutions are all NaN (the tail's kernel leaves them so). */
-static void tile_tail_singular(GsContext ctx, int bands, HsRng *r) {
-  const GsInt n = 1024, batch = 37;
-  GsBandedDesc d = {bands, n, batch, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, 1, 0};
+/* A shared matrix that is singular, solved by TILE with -banded_tile_tail on (scan 5: periodic)
+ * or -banded_tile_next on (scan 6): Factor and Solve report the zero pivot for every system, whose
+ * solutions are all NaN (the tail's kernel and the one with the copies ahead leave them so). */
+static void tile_singular(GsContext ctx, int scan, int bands, GsInt batch, HsRng *r) {
+  const GsInt n = 1024;
+  GsBandedDesc d = {bands, n, batch, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, scan == 5, 0};
   Batch b;
   batch_init(&b, &d);
   fill_matrix(&b, KIND_DD, r);
   zero_row(&b, 0, 0);
   char what[256];
-  describe(&b, KIND_DD, "tile tail on, singular shared matrix", what, sizeof what);
+  describe(&b, KIND_DD,
+           scan == 5 ? "tile tail on, singular shared matrix"
+                     : "tile next on, singular shared matrix",
+           what, sizeof what);
   double *f = make_rhs(&b, 1, 0.0, r), *x = hs_malloc((size_t)b.rl * sizeof *x);
   int *st = hs_malloc((size_t)batch * sizeof *st), fc = 0, c = 0, sg = 0;
-  if (!staged_run_algo(ctx, &b, 5, "on", 1, 0, f, x, &fc, &c, st, &sg)) {
+  if (!staged_run_algo(ctx, &b, scan, "on", 1, 0, f, x, &fc, &c, st, &sg)) {
     GsInt nz = 0;
     for (GsInt s = 0; s < batch; s++) {
       nz += st[s] == GS_BANDED_ZERO_PIVOT;
@@ -2316,8 +2322,8 @@ static void tile_tail_singular(GsContext ctx, int bands, HsRng *r) {
 static void test_tile_tail(GsContext ctx, HsRng *r) {
   char prev[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_tail", prev, sizeof prev, NULL));
-  tile_tail_singular(ctx, 3, r);
-  tile_tail_singular(ctx, 5, r);
+  tile_singular(ctx, 5, 3, 37, r);
+  tile_singular(ctx, 5, 5, 37, r);
   GsDeviceInfo dev;
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
@@ -2347,6 +2353,91 @@ static void test_tile_tail(GsContext ctx, HsRng *r) {
   CHECK(!gpu || tile_tail_ran > 0,
         "-banded_tile_tail on never left fewer NaN entries than off: the tail's kernel never ran");
   bad_option_value(ctx, "-banded_tile_tail", "tail", prev);
+}
+
+/* -banded_tile_next on and auto against off (GPU: a wide one-pass tiled solve, 16384 systems or
+ * more of 513 to 1024 rows, non-periodic or the block E of a periodic one with its tail in a
+ * kernel of its own, has the TMA copy the next group's f into shared memory while it solves the
+ * present one): the same arithmetic, so the same bits and statuses, a NaN right-hand side
+ * reported with its system while the others are solved, and the residuals; GsBandedGetStaged says
+ * 1 where that kernel ran (on: applies, GPU; auto: autoon too) and 0 otherwise (an odd batch in
+ * double, whose rows of f the TMA cannot view; off; auto for double non-periodic systems of more
+ * than 768 rows; the CPU, where the option changes nothing). */
+static void tile_next_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch,
+                           int periodic, int inplace, GsInt nrhs, int applies, int autoon,
+                           HsRng *r) {
+  GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 1, periodic, 0};
+  Batch b;
+  batch_init(&b, &d);
+  fill_matrix(&b, KIND_DD, r);
+  char what[256];
+  describe(&b, KIND_DD, inplace ? "tile next, in place" : "tile next", what, sizeof what);
+  const GsInt len = b.rl * nrhs, s1 = batch / 3;
+  double *f = make_rhs(&b, nrhs, 0.0, r);
+  f[(nrhs - 1) * b.rl + ridx(&b, s1, n / 2)] = NAN;
+  double *x[3];
+  int *st[3], c[3] = {0, 0, 0}, fc[3] = {-1, -1, -1}, sg[3] = {-1, -1, -1}, ran = 1;
+  static const char *const modes[3] = {"off", "on", "auto"};
+  for (int k = 0; k < 3; k++) {
+    x[k] = hs_malloc((size_t)len * sizeof *x[k]);
+    st[k] = hs_malloc((size_t)batch * sizeof *st[k]);
+    if (ran &&
+        staged_run_algo(ctx, &b, 6, modes[k], nrhs, inplace, f, x[k], &fc[k], &c[k], st[k], &sg[k]))
+      ran = 0;
+  }
+  if (ran) {
+    GsDeviceInfo dev;
+    memset(&dev, 0, sizeof dev);
+    CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+    const int can = dev.device_id >= 0 && applies;
+    CHECK(fc[0] == 0 && fc[1] == 0 && fc[2] == 0, "%s: Factor returned %d / %d / %d", what, fc[0],
+          fc[1], fc[2]);
+    CHECK(sg[0] == 0 && sg[1] == can && sg[2] == (can && autoon),
+          "%s: staged %d with off, %d with on, %d with auto; expected 0, %d, %d", what, sg[0],
+          sg[1], sg[2], can, can && autoon);
+    for (int k = 1; k < 3; k++) {
+      GsInt sdiff = 0;
+      for (GsInt sy = 0; sy < batch; sy++)
+        sdiff += st[0][sy] != st[k][sy];
+      CHECK(sdiff == 0 && c[k] == c[0] && c[k] == GS_ERR_NOT_FINITE &&
+                st[k][s1] == GS_BANDED_NOT_FINITE,
+            "%s, %s: %lld statuses differ from off; errors %d and %d, system %lld: %d", what,
+            modes[k], (long long)sdiff, c[k], c[0], (long long)s1, st[k][s1]);
+      check_same_bits(what, x[0], x[k], len, modes[k]);
+    }
+    char *skip = hs_malloc((size_t)batch);
+    memset(skip, 0, (size_t)batch);
+    skip[s1] = 1;
+    check_solution(&b, what, f, x[1], nrhs, skip, x[0]);
+    free(skip);
+  }
+  free_ab(f, x[0], x[1], st[0], st[1], &b);
+  free(x[2]);
+  free(st[2]);
+}
+
+static void test_tile_next(GsContext ctx, HsRng *r) {
+  char prev[16] = "auto";
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_next", prev, sizeof prev, NULL));
+  GsDeviceInfo dev;
+  memset(&dev, 0, sizeof dev);
+  CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+  if (dev.device_id < 0) { /* the option changes nothing on the CPU: one small case */
+    tile_next_case(ctx, 5, GS_DOUBLE, 600, 40, 0, 0, 2, 0, 0, r);
+  } else { /* the wide blocks' sizes */
+    tile_singular(ctx, 6, 5, 16384, r);
+    for (int bands = 3; bands <= 5; bands += 2) {
+      const GsInt h = bands / 2;
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 0, 0, 2, 1, 0, r);
+      tile_next_case(ctx, bands, GS_DOUBLE, 1000, 16390, 0, 1, 1, 1, 0, r); /* partial chunk */
+      tile_next_case(ctx, bands, GS_DOUBLE, 600, 16400, 0, 0, 1, 1, 1, r);  /* 19 chunks */
+      tile_next_case(ctx, bands, GS_FLOAT, 1024, 16404, 0, 1, 2, 1, 1, r);
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 1, 0, 2, 1, 1, r);     /* tail in chunk */
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024 + h, 16386, 1, 1, 1, 1, 1, r); /* m = 1024 */
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16385, 0, 0, 1, 0, 0, r);     /* odd: plain */
+    }
+  }
+  bad_option_value(ctx, "-banded_tile_next", "next", prev);
 }
 
 static void test_tile_image(GsContext ctx, HsRng *r) {
@@ -3401,6 +3492,7 @@ int main(int argc, char **argv) {
   test_scan_threads(ctx);
   test_tile_image(ctx, &r);
   test_tile_tail(ctx, &r);
+  test_tile_next(ctx, &r);
   test_spd_refuses(ctx, &r);
   test_mult(ctx, &r);
   test_dense(ctx, &r);

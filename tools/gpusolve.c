@@ -411,6 +411,9 @@ static void banded_help(void) {
       "                      from Factor's image instead of building it\n"
       "  -banded_tile_tail   periodic tiled solves (interleaved, 32-row chunks) leave the tail\n"
       "                      and the W correction to a kernel of their own\n"
+      "  -banded_tile_next   wide tiled solves (interleaved, 32-row chunks, 16384 systems or\n"
+      "                      more) copy the next group's f into shared memory by the TMA\n"
+      "                      while they solve the present one (sm_90)\n"
       "Floors, in values per unknown (8 B each in double): solve 7 penta / 5 tri (factors, f, x;\n"
       "periodic too: E^-1 F is read only where it is above rounding), shared solve 2 (f, x),\n"
       "factor_solve 7 / 5 (diagonals, f, x).\n");

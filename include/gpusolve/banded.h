@@ -153,6 +153,13 @@ typedef enum {
  * instead of building it from the table, while the first group's right-hand sides load (the same
  * bits either way); -banded_tile_image off|auto|on (read at GsBandedCreate): off builds it in
  * every block, auto and on copy it.
+ * On a GPU of compute capability 9.0, TILE solves of interleaved batches of 16384 systems or more
+ * of 513 to 1024 rows (one block a SM, 16 systems a group) can have the tensor memory accelerator
+ * copy the next group's right-hand sides into shared memory while the block solves the present
+ * group (the same bits either way; GsBandedGetStaged then says 1); -banded_tile_next
+ * off|auto|on (read at GsBandedCreate): on wherever the rows of f are 16-byte aligned, auto where
+ * every row fits in shared memory (float; double up to 768 rows) and for periodic systems whose
+ * tail has a kernel of its own (-banded_tile_tail), off never.
  * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
  * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
  * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then
@@ -163,8 +170,9 @@ typedef enum {
 int GsBandedSetAlgorithm(GsBanded A, GsBandedAlgorithm algo);
 /* The algorithm in use (never AUTO: the automatic choice is resolved). */
 int GsBandedGetAlgorithm(GsBanded A, GsBandedAlgorithm *algo);
-/* 1 when the object's last call was a solve that ran staged (THREAD or SCAN, above), else 0
- * (always on the CPU). */
+/* 1 when the object's last call was a solve that ran staged (THREAD or SCAN, above, or a TILE
+ * solve whose right-hand sides came through shared memory: -banded_tile_next), else 0 (always on
+ * the CPU). */
 int GsBandedGetStaged(GsBanded A, int *staged);
 /* The threads of a block of the GPU's SCAN solves (-banded_scan_wide, above): 512 where blocks of
  * 512 threads are taken (tri, float penta LU) or their systems in two halves of a 256-thread

@@ -119,7 +119,8 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   } const strategies[] = {
       {"-banded_staged", &bi->staged},         {"-banded_scan_pair", &bi->scan_pair},
       {"-banded_scan_wide", &bi->scan_wide},   {"-banded_scan_halves", &bi->scan_halves},
-      {"-banded_tile_image", &bi->tile_image}, {"-banded_tile_tail", &bi->tile_tail}};
+      {"-banded_tile_image", &bi->tile_image}, {"-banded_tile_tail", &bi->tile_tail},
+      {"-banded_tile_next", &bi->tile_next}};
   for (size_t k = 0; k < sizeof strategies / sizeof strategies[0]; k++) {
     int mode = GS_BANDED_STAGED_AUTO;
     if (!ierr) ierr = GsOptionsGetEnum(ctx, strategies[k].name, stageds, &mode, NULL);

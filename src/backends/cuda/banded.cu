@@ -1344,12 +1344,120 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
       img[i] = tab[i];                                                                             \
   }
 #define GS_CUDA_BANDED_TILE(T, S, L, PER)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0)             \
-  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), c, 1, 1)
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), , 1, 0, 0)          \
+  GS_CUDA_BANDED_TILE_NT(T, S, L, PER, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(L), c, 1, 1, 0)
+/* GS_TILE_NEXT (-banded_tile_next; NX 1): the wide kernels (one block a SM, 16 warps going
+ * through each group's loads, sweeps, scans and stores in step) had nothing of their own in
+ * flight between one group's loads and the next: with the loads of f left out (a timing probe,
+ * not a solve) the shared penta solve at 65536 x 1024 took 356 against 456 us. With NX the
+ * tensor memory accelerator copies the next group's f, rows [0, GS_TILEX_ROWS) of its 16 systems
+ * (boxes of GS_TILEX_BOX rows), into shared memory after the table and the scans' matrices once
+ * every thread has its chunk of the present group in registers, so those chunks start from shared
+ * memory and the copies overlap the sweeps, scans and stores. In double the table leaves room for
+ * 768 rows (96 KB); the chunks below load from global memory as before, and then a group still
+ * waits for them: H200, deferred checks, medians of three rounds, off -> on (us): 65536 x 1024
+ * 380.4 -> 378.3 (tri 378.9 -> 379.2), 262144 x 1024 1421.6 -> 1459.5, 16384 x 1024 114.0 ->
+ * 102.1; where every row fits, 65536 x 600 266.4 -> 212.4, float 65536 x 1024 250.8 -> 216.6; the
+ * block E of periodic solves (PER 3) 425.7 -> 405.2, tri 418.7 -> 393.8 (with the tail's kernel).
+ * 17 to 32 chunks: ns = 16 systems a group, compile-time. The same arithmetic as the wide kernel,
+ * so the same bits. Tried for the room to hold every row in double, both slower: the table's six
+ * sweep columns on chip and each chunk's recurrences run twice instead of adding the responses U
+ * and R (as the long kernel does; 140 bytes of spills, 381 -> 426 us), and U and R read from the
+ * table in global memory (379 -> 469 us). */
+#define GS_TILEX_BOX 256
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define GS_IF_TILE_NX(...) __VA_ARGS__
+#define GS_TILE_NX_K(S, V) gs_banded_tile_k_##S##V
+#else
+#define GS_IF_TILE_NX(...)
+#define GS_TILE_NX_K(S, V) NULL
+#endif
+#define GS_TILEX_ROWS(es) ((es) == 8 ? 768 : 1024)
+#define GS_TILE_NX_PARAM_0
+#define GS_TILE_NX_PARAM_1 const __grid_constant__ CUtensorMap fm,
+/* fb: the group's f, row-major (ns values a row), 128-byte aligned after the scans' matrices (an
+ * expression, not a variable: a register fewer held through the group; 32-row chunks) */
+#define GS_TILE_NX_FB(T)                                                                           \
+  (tab + NW * P * 33 + GS_TILE_SCANW +                                                             \
+   ((128 - gs_smem_addr(tab + NW * P * 33 + GS_TILE_SCANW) % 128) % 128) / sizeof(T))
+#define GS_TILE_NX_SETUP_0(T, L)
+#define GS_TILE_NX_WAIT_0()
+#define GS_TILE_NX_ISSUE_0(T)
+#define GS_TILE_NX_LOAD_0(T, L, PER, stg) GS_TILE_LOAD_CHUNK(T, L, PER, stg)
+/* The statements inside GS_IF_STG_SM90 as written: */
+/* clang-format off */
+/* The first group's copies issued. */
+#define GS_TILE_NX_SETUP_1(T, L)                                                                   \
+  GS_IF_STG_SM90(                                                                                  \
+    __shared__ unsigned long long fbar;                                                            \
+    __shared__ int snx[2]; /* the next group's column and row in f */                              \
+    enum { NXR = GS_TILEX_ROWS(sizeof(T)) };                                                       \
+    const int nbox = (np < NXR ? np + GS_TILEX_BOX - 1 : NXR) / GS_TILEX_BOX;                      \
+    if (t == 0) {                                                                                  \
+      gs_mbar_init(&fbar);                                                                         \
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");                           \
+      GS_TILE_NX_COPY(T, (int)(blockIdx.x % groups * ns), (int)(blockIdx.x / groups * sh.n))       \
+    }                                                                                              \
+  )
+/* The copies of f's rows for the group at column col (its first system) and row row (its
+ * right-hand-side block's first) into fb. */
+#define GS_TILE_NX_COPY(T, col, row)                                                               \
+  {                                                                                                \
+    gs_mbar_expect(&fbar, (unsigned)(nbox * GS_TILEX_BOX * ns * (int)sizeof(T)));                  \
+    for (int b_ = 0; b_ < nbox; b_++)                                                              \
+      gs_tma_tile(GS_TILE_NX_FB(T) + b_ * GS_TILEX_BOX * ns, &fm, (col),                           \
+                  (row) + b_ * GS_TILEX_BOX, &fbar, gs_policy_first());                            \
+  }
+/* At the top of a group (nothing held yet): the wait for its f; thread 0 keeps the next group's
+ * coordinates in snx, so that the issue below, while the group's values are held, computes
+ * nothing (64-bit divisions there spilled the double kernel's registers). */
+#define GS_TILE_NX_WAIT_1()                                                                        \
+  GS_IF_STG_SM90(                                                                                  \
+    if (t == 0) {                                                                                  \
+      const GsInt nx_ = grp + gridDim.x;                                                           \
+      snx[0] = (int)(nx_ % groups * ns);                                                           \
+      snx[1] = (int)(nx_ / groups * sh.n);                                                         \
+    }                                                                                              \
+    gs_mbar_wait(&fbar, (unsigned)((grp - blockIdx.x) / gridDim.x) & 1);                           \
+  )
+/* After the barrier that follows every thread's forward sweep (its reads of fb done). */
+#define GS_TILE_NX_ISSUE_1(T)                                                                      \
+  GS_IF_STG_SM90(                                                                                  \
+    if (t == 0 && grp + gridDim.x < total) {                                                       \
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                                 \
+      GS_TILE_NX_COPY(T, snx[0], snx[1])                                                           \
+    }                                                                                              \
+  )
+#define GS_TILE_NX_LOAD_1(T, L, PER, stg)                                                          \
+  GS_IF_STG_SM90(                                                                                  \
+    if (r0 < NXR) {                                                                                \
+      gs_rhs_place(&a, s, &rb, &rs);                                                               \
+      rb += blk * a.rhs_len;                                                                       \
+      const T *q_ = GS_TILE_NX_FB(T) + r0 * ns + sl;                                               \
+      if (full) {                                                                                  \
+        _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = q_[j * ns];                           \
+        if ((PER) && tl) { /* rows m .. n - 1: the chunk's last h */                               \
+          v[L - 1] = 0;                                                                            \
+          if (h > 1) v[L - 2] = 0;                                                                 \
+        }                                                                                          \
+      } else {                                                                                     \
+        _Pragma("unroll") for (int j = 0; j < L; j++) v[j] = r0 + j < m ? q_[j * ns] : (T)0;       \
+      }                                                                                            \
+    } else {                                                                                       \
+      GS_TILE_LOAD_CHUNK(T, L, PER, 0)                                                             \
+    }                                                                                              \
+  )
+/* clang-format on */
+/* The dynamic shared memory NX adds: the rows of f and the alignment. */
+static size_t gs_tilex_smem(int P, size_t es) {
+  const size_t np = (size_t)P * 32, cap = GS_TILEX_ROWS(es);
+  const size_t rows = np < cap ? (np + GS_TILEX_BOX - 1) / GS_TILEX_BOX * GS_TILEX_BOX : cap;
+  return rows * (GS_TILE_WIDE_THREADS / 32) * es + 128;
+}
 /* SW: the scans' matrices in shared memory (GS_TILE_SCAN_MATS), after the table. */
-#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW, CST)                                \
+#define GS_CUDA_BANDED_TILE_NT(T, S, L, PER, NTT, MINB, V, SW, CST, NX)                            \
   static __global__ void __launch_bounds__(NTT, MINB) gs_banded_tile_k_##S##L##PER##V(             \
-      GsBandedKArgs a, const T *__restrict__ gtab, const T *__restrict__ C,                        \
+      GsBandedKArgs a, GS_TILE_NX_PARAM_##NX const T *__restrict__ gtab, const T *__restrict__ C,  \
       const int *__restrict__ fstatus, const T *f, T *x, int *status, GsBandedDevSummary *sum) {   \
     GS_PDL_ENTER(); /* launched by GS_LAUNCH */                                                    \
     /* cl: carries out of each chunk; ci: carries into each chunk (scanned); then the periodic     \
@@ -1358,7 +1466,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
     T(*cl)[2] = (T(*)[2])buf, (*ci)[2] = (T(*)[2])(buf + 2 * NTT);                                 \
     GsBandedShape sh = a.sh;                                                                       \
     sh.periodic = (PER) != 0;                                                                      \
-    const int P = a.tile_p, pp = gs_tile_pow2(P), ns = NTT / pp, h = sh.h;                         \
+    const int P = a.tile_p, pp = (NX) ? 32 : gs_tile_pow2(P), ns = NTT / pp, h = sh.h;             \
     /* The end values past the carries where they fit (all but 1- or 2-chunk systems), so that     \
      * the next group need not wait for this one's last readers of them (GS_TILE_FINISH). */       \
     const int yoff = 6 * ns <= 2 * NTT ? 4 * NTT : 0;                                              \
@@ -1373,6 +1481,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
     /* The sweep's arrays row by row (NW columns), chunk k's rows from k * (L + 1). */             \
     enum { NW = GS_BANDED_TILE_NSWEEP };                                                           \
     T *tab = (T *)gs_tile_dyn;                                                                     \
+    GS_TILE_NX_SETUP_##NX(T, L);                                                                   \
     const T *img = (const T *)a.tile_img;                                                          \
     int pend = img != NULL; /* the image's copies not yet waited for */                            \
     if (img) {                                                                                     \
@@ -1408,8 +1517,9 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
       T *const sbuf = (T *)gs_tile_dyn + NW * P * (L + 1) + (SW ? GS_TILE_SCANW : 0) +             \
                       ((PER) == 2 ? 2 * P * (L + 1) : 0) + (t / 32) * 32 * (L + 1);                \
       if (stg) GS_TILE_STAGED_LOAD(T, L)                                                           \
+      GS_TILE_NX_WAIT_##NX();                                                                      \
       if (on) {                                                                                    \
-        GS_TILE_LOAD_CHUNK(T, L, PER, stg)                                                         \
+        GS_TILE_NX_LOAD_##NX(T, L, PER, stg)                                                       \
       }                                                                                            \
       if (pend) { /* the image in shared memory, while the first group's f arrives */              \
         GS_CP_ASYNC_WAIT()                                                                         \
@@ -1422,6 +1532,7 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
         cl[t][1] = v[L - 1];                                                                       \
       }                                                                                            \
       __syncthreads();                                                                             \
+      GS_TILE_NX_ISSUE_##NX(T);                                                                    \
       for (int backward = 0; backward < 2; backward++) {                                           \
         T b[2] = {0, 0};                                                                           \
         const int live = kk < P && g0 * ns + ss < a.batch;                                         \
@@ -1608,17 +1719,19 @@ static size_t gs_tilel_smem(int P, size_t es) {
   GS_CUDA_BANDED_TILE(T, S, 16, 0)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 16, 1)                                                                 \
   GS_CUDA_BANDED_TILE(T, S, 16, 2)                                                                 \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0, 0)          \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0, 0)          \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0, 0)          \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, w, 1, 0, 0)                         \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_WIDE_THREADS, 1, w, 1, 0, 0)                         \
   GS_CUDA_BANDED_TILE_WIDE2(T, S, W2)                                                              \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0)             \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_WIDE_THREADS, 1, w, 1, 0)                            \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1)            \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), , 1, 0, 0)          \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_WIDE_THREADS, 1, w, 1, 0, 0)                         \
+  GS_IF_TILE_NX(GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_WIDE_THREADS, 1, wx, 1, 0, 1)          \
+                    GS_CUDA_BANDED_TILE_NT(T, S, 32, 3, GS_TILE_WIDE_THREADS, 1, wx, 1, 0, 1))     \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 0, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1, 0)         \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 1, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1, 0)         \
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_THREADS, GS_TILE_MIN_BLOCKS(32), c, 0, 1, 0)         \
   typedef void (*GsTileK_##S)(GsBandedKArgs, const T *, const T *, const int *, const T *, T *,    \
                               int *, GsBandedDevSummary *);                                        \
   /* [log2(L / 8)][periodic: 0 no, 1 W from the table in global memory, 2 in shared memory] */     \
@@ -1629,6 +1742,10 @@ static size_t gs_tilel_smem(int P, size_t es) {
   /* [periodic, as above]: 32-row chunks in wide blocks; contiguous without the scans' matrices */ \
   static const GsTileK_##S gs_tile_kw_##S[3] = {                                                   \
       gs_banded_tile_k_##S##320w, gs_banded_tile_k_##S##321w, GS_TILE_WIDE2_K(S, W2)};             \
+  /* [PER 3]: wide blocks with the next group's f copied ahead (GS_TILE_NEXT) */                   \
+  typedef void (*GsTileXK_##S)(GsBandedKArgs, const CUtensorMap, const T *, const T *,             \
+                               const int *, const T *, T *, int *, GsBandedDevSummary *);          \
+  static const GsTileXK_##S gs_tile_kx_##S[2] = {GS_TILE_NX_K(S, 320wx), GS_TILE_NX_K(S, 323wx)};  \
   /* [wide]: periodic interleaved 32-row chunks, the block E only (GS_TILE_TAIL) */                \
   static const GsTileK_##S gs_tile_kt_##S[2] = {gs_banded_tile_k_##S##323,                         \
                                                 gs_banded_tile_k_##S##323w};                       \
@@ -1665,7 +1782,7 @@ static size_t gs_tilel_smem(int P, size_t es) {
 #define GS_CUDA_BANDED_TILE_WIDE2(T, S, W2) GS_CUDA_BANDED_TILE_WIDE2_##W2(T, S)
 #define GS_CUDA_BANDED_TILE_WIDE2_0(T, S)
 #define GS_CUDA_BANDED_TILE_WIDE2_1(T, S)                                                          \
-  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_WIDE_THREADS, 1, w, 1, 0)
+  GS_CUDA_BANDED_TILE_NT(T, S, 32, 2, GS_TILE_WIDE_THREADS, 1, w, 1, 0, 0)
 #define GS_TILE_WIDE2_K(S, W2) GS_TILE_WIDE2_K_##W2(S)
 #define GS_TILE_WIDE2_K_0(S) gs_banded_tile_k_##S##321w
 #define GS_TILE_WIDE2_K_1(S) gs_banded_tile_k_##S##322w
@@ -3610,24 +3727,24 @@ static int k_staged_auto(GsContext ctx, const GsBandedInfo *bi, int *staged) {
   return 0;
 }
 
-/* Map of a cols x rows row-major array of 4- or 8-byte values at p, tiles of 32 x GS_STG_ROWS,
- * from the context's cache or encoded into it; 0 where the driver refuses it. */
-static int staged_map(GsCudaContext *cc, CUtensorMap *m, const void *p, GsInt cols, GsInt rows,
-                      int dbl) {
+/* Map of a cols x rows row-major array of 4- or 8-byte values at p, boxes of bc x br, from the
+ * context's cache or encoded into it; 0 where the driver refuses it. */
+static int tma_map(GsCudaContext *cc, CUtensorMap *m, const void *p, GsInt cols, GsInt rows,
+                   int dbl, int bc, int br) {
   const int es = dbl ? 8 : 4;
   for (int i = 0; i < cc->tma_used; i++)
     if (cc->tma[i].ptr == p && cc->tma[i].cols == cols && cc->tma[i].rows == rows &&
-        cc->tma[i].es == es) {
+        cc->tma[i].es == es && cc->tma[i].bc == bc && cc->tma[i].br == br) {
       *m = cc->tma[i].map;
       return 1;
     }
   const cuuint64_t dim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
   const cuuint64_t stride[1] = {(cuuint64_t)cols * (cuuint64_t)es};
-  const cuuint32_t box[2] = {32, GS_STG_ROWS}, estr[2] = {1, 1};
+  const cuuint32_t box[2] = {(cuuint32_t)bc, (cuuint32_t)br}, estr[2] = {1, 1};
   if (((GsTmaEncode)cc->tma_encode)(
           m, dbl ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)p,
           dim, stride, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-          dbl ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+          bc * es >= 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
     return 0;
   const int i = cc->tma_next;
@@ -3635,10 +3752,17 @@ static int staged_map(GsCudaContext *cc, CUtensorMap *m, const void *p, GsInt co
   cc->tma[i].cols = cols;
   cc->tma[i].rows = rows;
   cc->tma[i].es = es;
+  cc->tma[i].bc = bc;
+  cc->tma[i].br = br;
   cc->tma[i].map = *m;
   cc->tma_next = (i + 1) % GS_CUDA_TMA_CACHE;
   if (cc->tma_used < GS_CUDA_TMA_CACHE) cc->tma_used++;
   return 1;
+}
+/* The staged solves' maps: tiles of 32 systems x GS_STG_ROWS rows. */
+static int staged_map(GsCudaContext *cc, CUtensorMap *m, const void *p, GsInt cols, GsInt rows,
+                      int dbl) {
+  return tma_map(cc, m, p, cols, rows, dbl, 32, GS_STG_ROWS);
 }
 
 /* Launch a staged solve; 0 (nothing launched) where a map cannot be made. */
@@ -3708,6 +3832,62 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
               dim3(GS_TILE2_THREADS), 0, a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm,  \
               status, dsum);                                                                       \
   }
+/* GS_TILE_NEXT: a wide one-pass tiled solve (non-periodic, or the block E with PER 3) by
+ * gs_banded_tilex_k, the next group's f copied ahead by the TMA, unless -banded_tile_next off;
+ * *launched = 0 (nothing launched) where the TMA cannot view f (16-byte rows and base, one
+ * right-hand-side block after another, rows within its 32-bit coordinates) or the kernel cannot
+ * have its shared memory. */
+static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
+                            int tail, const GsBandedKArgs *a, const void *work, const void *C,
+                            const int *fstatus, const void *f, void *x, int *status,
+                            GsBandedDevSummary *dsum, int *launched) {
+  const size_t es = GsDataTypeSize(bi->dt);
+  const int dbl = bi->dt == GS_DOUBLE, d = !dbl;
+  *launched = 0;
+  if (bi->tile_next == GS_BANDED_STAGED_OFF || cc->cc_major < 9 || !cc->tma_encode ||
+      bi->tile_l != 32 || bi->tile_p <= 16 || ((size_t)bi->batch * es) % 16 || (uintptr_t)f % 16 ||
+      bi->rhs_len != bi->n * bi->batch || bi->batch > INT32_MAX - 32 ||
+      bi->n * nrhs > INT32_MAX - GS_TILEX_BOX)
+    return 0;
+  /* auto: not where a double non-periodic group still loads rows from global memory (more than
+   * GS_TILEX_ROWS): level there at 65536 x 1024 (380.4 -> 378.3 us), slower at 262144 (1421.6 ->
+   * 1459.5), faster only at 16384 (114.0 -> 102.1; GS_TILE_NEXT) */
+  if (bi->tile_next == GS_BANDED_STAGED_AUTO && dbl && !tail &&
+      (size_t)bi->tile_p * 32 > GS_TILEX_ROWS(sizeof(double)))
+    return 0;
+  const size_t smem = gs_tile_smem(32, bi->tile_p, es, 1, 0, 0) + gs_tilex_smem(bi->tile_p, es);
+  const void *kx = dbl ? (const void *)gs_tile_kx_d[tail] : (const void *)gs_tile_kx_f[tail];
+  if (cc->tilex_smem[d][tail] != smem) { /* first solve of this kernel and size */
+    int n = 0;
+    if (cudaFuncSetAttribute(kx, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kx, GS_TILE_WIDE_THREADS, smem) !=
+            cudaSuccess ||
+        n < 1) {
+      (void)cudaGetLastError(); /* the device lacks the room: the plain wide kernel */
+      return 0;
+    }
+    cc->tilex_smem[d][tail] = smem;
+  }
+  CUtensorMap fm;
+  if (!tma_map(cc, &fm, f, bi->batch, bi->n * nrhs, dbl, GS_TILE_WIDE_THREADS / 32, GS_TILEX_BOX))
+    return 0;
+  const GsInt groups = (bi->batch + GS_TILE_WIDE_THREADS / 32 - 1) / (GS_TILE_WIDE_THREADS / 32);
+  const GsInt work_items = groups * nrhs, most = cc->sm_count;
+  const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
+  if (dbl)
+    GS_LAUNCH(cc, GS_PDL_TILE, gs_tile_kx_d[tail], dim3(nb), dim3(GS_TILE_WIDE_THREADS), smem, *a,
+              fm, (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
+              status, dsum);
+  else
+    GS_LAUNCH(cc, GS_PDL_TILE, gs_tile_kx_f[tail], dim3(nb), dim3(GS_TILE_WIDE_THREADS), smem, *a,
+              fm, (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x,
+              status, dsum);
+  GsCheckLaunchCuda(ctx, "gs_banded_tile_k (next)");
+  *launched = 1;
+  return 0;
+}
+
 /* The solve; with u (not NULL) only where the two-pass tiled kernels run (*done = 1), which store
  * the update's combination instead of the solution. */
 static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
@@ -3782,7 +3962,17 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* 3: the block E only, the tail in a kernel of its own (GS_TILE_TAIL) */
     const int tail = tile_tail_use(bi);
     const int wsm_ok = per && !lng && !(wide && !d) && !tail; /* GS_TILE_WSM */
-    for (int q = tail ? 3 : per; q <= (tail ? 3 : wsm_ok ? 2 : per); q++) {
+    /* The set-up copied from Factor's image (GS_TILE_IMAGE_COPY) unless -banded_tile_image off. */
+    if (!lng && GS_BANDED_TILE_HAS_IMAGE(bi) && bi->dt == GS_DOUBLE &&
+        bi->tile_image != GS_BANDED_STAGED_OFF)
+      a.tile_img = (const double *)work +
+                   (size_t)GS_BANDED_TILE_NTAB(per) * (size_t)bi->tile_p * (size_t)bi->tile_l;
+    /* The wide kernel with the next group's f copied ahead (GS_TILE_NEXT) where it applies. */
+    int next = 0;
+    if (wide && (!per || tail))
+      GsCall(tile_next_launch(ctx, cc, bi, nrhs, tail, &a, work, C, fstatus, f, x, status, dsum,
+                              &next));
+    for (int q = tail ? 3 : per; !next && q <= (tail ? 3 : wsm_ok ? 2 : per); q++) {
       sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
                   : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, stage);
       kd[q] = lng       ? gs_tilel_k_d[per]
@@ -3808,31 +3998,28 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       }
       fit[q] = cc->tile_per_sm[d][li][q];
     }
-    /* W in shared memory where that leaves as many blocks a SM as the batch fills, but for the
-     * double wide kernels (GS_TILE_WSM). */
-    const GsInt want = (work_items + cc->sm_count - 1) / cc->sm_count;
-    const int q = tail                                                                   ? 3
-                  : wsm_ok && fit[2] >= 1 && ((GsInt)fit[2] >= want || fit[2] >= fit[1]) ? 2
-                                                                                         : per;
-    const int per_sm = fit[q];
-    const size_t smem = sz[q];
-    /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
-    const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
-    const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
-    /* The set-up copied from Factor's image (GS_TILE_IMAGE_COPY) unless -banded_tile_image off. */
-    if (!lng && GS_BANDED_TILE_HAS_IMAGE(bi) && bi->dt == GS_DOUBLE &&
-        bi->tile_image != GS_BANDED_STAGED_OFF)
-      a.tile_img = (const double *)work + (size_t)GS_BANDED_TILE_NTAB(per) *
-                                              (size_t)bi->tile_p * (size_t)bi->tile_l;
-    if (bi->dt == GS_DOUBLE)
-      GS_LAUNCH(cc, GS_PDL_TILE, kd[q], dim3(nb), dim3((unsigned int)threads), smem, a,
-                (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
-                status, dsum);
-    else
-      GS_LAUNCH(cc, GS_PDL_TILE, kf[q], dim3(nb), dim3((unsigned int)threads), smem, a,
-                (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x,
-                status, dsum);
-    GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
+    if (!next) {
+      /* W in shared memory where that leaves as many blocks a SM as the batch fills, but for the
+       * double wide kernels (GS_TILE_WSM). */
+      const GsInt want = (work_items + cc->sm_count - 1) / cc->sm_count;
+      const int q = tail                                                                   ? 3
+                    : wsm_ok && fit[2] >= 1 && ((GsInt)fit[2] >= want || fit[2] >= fit[1]) ? 2
+                                                                                           : per;
+      const int per_sm = fit[q];
+      const size_t smem = sz[q];
+      /* Persistent blocks: as many as fit at once, each looping over groups of systems. */
+      const GsInt most = (GsInt)(per_sm > 0 ? per_sm : 1) * cc->sm_count;
+      const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
+      if (bi->dt == GS_DOUBLE)
+        GS_LAUNCH(cc, GS_PDL_TILE, kd[q], dim3(nb), dim3((unsigned int)threads), smem, a,
+                  (const double *)work, (const double *)C, fstatus, (const double *)f, (double *)x,
+                  status, dsum);
+      else
+        GS_LAUNCH(cc, GS_PDL_TILE, kf[q], dim3(nb), dim3((unsigned int)threads), smem, a,
+                  (const float *)work, (const float *)C, fstatus, (const float *)f, (float *)x,
+                  status, dsum);
+      GsCheckLaunchCuda(ctx, "gs_banded_tile_k");
+    }
     if (tail) {
       const GsInt tb = (bi->batch + 31) / 32 * nrhs;
       GsCheck(tb <= 0x7fffffff, ctx, GS_ERR_UNSUPPORTED, "tiled solve's tail: %lld blocks",
@@ -3848,6 +4035,7 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
       GsCheckLaunchCuda(ctx, "gs_banded_tile_tail_k");
     }
     GsCall(summary_read(ctx, cc, bi, dsum, status, sum, 0));
+    if (next) sum->staged = 1;
     return 0;
   }
   if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {

@@ -130,11 +130,14 @@ typedef struct {
   /* The two-pass tiled solves' carries ([float][periodic]): whether the kernel's shared-memory
    * limit has been raised. */
   int tile2s_attr[2][2];
+  /* The one-pass tiled solves with the next group's f copied ahead (GS_TILE_NEXT; [float][PER 3]):
+   * the dynamic shared memory they were last allowed. */
+  size_t tilex_smem[2][2];
   void *tma_encode; /* the driver's cuTensorMapEncodeTiled (NULL: none; set at init) */
   struct {
     const void *ptr;
     long long cols, rows;
-    int es;
+    int es, bc, br; /* value size, box */
     CUtensorMap map;
   } tma[GS_CUDA_TMA_CACHE];
   int tma_next, tma_used;
