@@ -3832,11 +3832,11 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
               dim3(GS_TILE2_THREADS), 0, a, tab, (const T *)C, fstatus, (const T *)f, (T *)x, sm,  \
               status, dsum);                                                                       \
   }
-/* GS_TILE_NEXT: a wide one-pass tiled solve (non-periodic, or the block E with PER 3) by
- * gs_banded_tilex_k, the next group's f copied ahead by the TMA, unless -banded_tile_next off;
- * *launched = 0 (nothing launched) where the TMA cannot view f (16-byte rows and base, one
- * right-hand-side block after another, rows within its 32-bit coordinates) or the kernel cannot
- * have its shared memory. */
+/* GS_TILE_NEXT: a wide one-pass tiled solve (non-periodic, or the block E with PER 3) by the NX
+ * kernels (gs_banded_tile_k_*wx), the next group's f copied ahead by the TMA: -banded_tile_next on,
+ * or auto outside the case below; *launched = 0 (nothing launched) where the option leaves it to
+ * the wide kernel, where the TMA cannot view f (16-byte rows and base, one right-hand-side block
+ * after another, rows within its 32-bit coordinates) or the kernel lacks its shared memory. */
 static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
                             int tail, const GsBandedKArgs *a, const void *work, const void *C,
                             const int *fstatus, const void *f, void *x, int *status,
