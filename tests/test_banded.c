@@ -2319,9 +2319,17 @@ static void tile_singular(GsContext ctx, int scan, int bands, GsInt batch, HsRng
   batch_free(&b);
 }
 
+/* Both kernels tested below are one-pass ones: -banded_tile_passes one for the test's duration
+ * (the suite also runs with "two" for every tiled solve: test_banded_tile2), prev kept. */
+static void tile_one_pass(GsContext ctx, char *prev, size_t len) {
+  CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_passes", prev, len, NULL));
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", "one"));
+}
+
 static void test_tile_tail(GsContext ctx, HsRng *r) {
-  char prev[16] = "auto";
+  char prev[16] = "auto", passes[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_tail", prev, sizeof prev, NULL));
+  tile_one_pass(ctx, passes, sizeof passes);
   tile_singular(ctx, 5, 3, 37, r);
   tile_singular(ctx, 5, 5, 37, r);
   GsDeviceInfo dev;
@@ -2352,6 +2360,7 @@ static void test_tile_tail(GsContext ctx, HsRng *r) {
   }
   CHECK(!gpu || tile_tail_ran > 0,
         "-banded_tile_tail on never left fewer NaN entries than off: the tail's kernel never ran");
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", passes));
   bad_option_value(ctx, "-banded_tile_tail", "tail", prev);
 }
 
@@ -2417,8 +2426,9 @@ static void tile_next_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsI
 }
 
 static void test_tile_next(GsContext ctx, HsRng *r) {
-  char prev[16] = "auto";
+  char prev[16] = "auto", passes[16] = "auto";
   CHECK_OK(GsOptionsGetString(ctx, "-banded_tile_next", prev, sizeof prev, NULL));
+  tile_one_pass(ctx, passes, sizeof passes);
   GsDeviceInfo dev;
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
@@ -2437,6 +2447,7 @@ static void test_tile_next(GsContext ctx, HsRng *r) {
       tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16385, 0, 0, 1, 0, 0, r);     /* odd: plain */
     }
   }
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", passes));
   bad_option_value(ctx, "-banded_tile_next", "next", prev);
 }
 
