@@ -1356,14 +1356,15 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
  * memory and the copies overlap the sweeps, scans and stores. In double the table leaves room for
  * 768 rows (96 KB); the chunks below load from global memory as before, and then a group still
  * waits for them: H200, deferred checks, medians of three rounds, off -> on (us): 65536 x 1024
- * 380.4 -> 378.3 (tri 378.9 -> 379.2), 262144 x 1024 1421.6 -> 1459.5, 16384 x 1024 114.0 ->
+ * 380.4 -> 378.3 (tri 378.2 -> 379.2), 262144 x 1024 1421.6 -> 1459.5, 16384 x 1024 114.0 ->
  * 102.1; where every row fits, 65536 x 600 266.4 -> 212.4, float 65536 x 1024 250.8 -> 216.6; the
- * block E of periodic solves (PER 3) 425.7 -> 405.2, tri 418.7 -> 393.8 (with the tail's kernel).
+ * block E of periodic solves (PER 3) 425.7 -> 406.7, tri 418.7 -> 393.8 (with the tail's kernel;
+ * banded-tile-next-ab-nvidia-h200.json).
  * 17 to 32 chunks: ns = 16 systems a group, compile-time. The same arithmetic as the wide kernel,
  * so the same bits. Tried for the room to hold every row in double, both slower: the table's six
  * sweep columns on chip and each chunk's recurrences run twice instead of adding the responses U
- * and R (as the long kernel does; 140 bytes of spills, 381 -> 426 us), and U and R read from the
- * table in global memory (379 -> 469 us). */
+ * and R (as the long kernel does; 140 bytes of spills, 381.5 -> 426.9 us), and U and R read from
+ * the table in global memory (379.1 -> 468.2 us). */
 #define GS_TILEX_BOX 256
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 #define GS_IF_TILE_NX(...) __VA_ARGS__
@@ -3836,10 +3837,11 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
  * kernels (gs_banded_tile_k_*wx), the next group's f copied ahead by the TMA: -banded_tile_next on,
  * or auto outside the case below; *launched = 0 (nothing launched) where the option leaves it to
  * the wide kernel, where the TMA cannot view f (16-byte rows and base, one right-hand-side block
- * after another, rows within its 32-bit coordinates) or the kernel lacks its shared memory. */
+ * after another, rows within its 32-bit coordinates) or the kernel lacks its shared memory.
+ * work_items: the caller's groups of 16 systems times the right-hand-side blocks. */
 static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
-                            int tail, const GsBandedKArgs *a, const void *work, const void *C,
-                            const int *fstatus, const void *f, void *x, int *status,
+                            GsInt work_items, int tail, const GsBandedKArgs *a, const void *work,
+                            const void *C, const int *fstatus, const void *f, void *x, int *status,
                             GsBandedDevSummary *dsum, int *launched) {
   const size_t es = GsDataTypeSize(bi->dt);
   const int dbl = bi->dt == GS_DOUBLE, d = !dbl;
@@ -3872,8 +3874,7 @@ static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo
   CUtensorMap fm;
   if (!tma_map(cc, &fm, f, bi->batch, bi->n * nrhs, dbl, GS_TILE_WIDE_THREADS / 32, GS_TILEX_BOX))
     return 0;
-  const GsInt groups = (bi->batch + GS_TILE_WIDE_THREADS / 32 - 1) / (GS_TILE_WIDE_THREADS / 32);
-  const GsInt work_items = groups * nrhs, most = cc->sm_count;
+  const GsInt most = cc->sm_count; /* one block a SM */
   const unsigned int nb = (unsigned int)(work_items < most ? work_items : most);
   if (dbl)
     GS_LAUNCH(cc, GS_PDL_TILE, gs_tile_kx_d[tail], dim3(nb), dim3(GS_TILE_WIDE_THREADS), smem, *a,
@@ -3970,8 +3971,8 @@ static int k_solve_any(GsContext ctx, const GsBandedInfo *bi, const void *const 
     /* The wide kernel with the next group's f copied ahead (GS_TILE_NEXT) where it applies. */
     int next = 0;
     if (wide && (!per || tail))
-      GsCall(tile_next_launch(ctx, cc, bi, nrhs, tail, &a, work, C, fstatus, f, x, status, dsum,
-                              &next));
+      GsCall(tile_next_launch(ctx, cc, bi, nrhs, work_items, tail, &a, work, C, fstatus, f, x,
+                              status, dsum, &next));
     for (int q = tail ? 3 : per; !next && q <= (tail ? 3 : wsm_ok ? 2 : per); q++) {
       sz[q] = lng ? gs_tilel_smem(bi->tile_p, es)
                   : gs_tile_smem(bi->tile_l, bi->tile_p, es, !noscanw, q == 2, stage);

@@ -124,8 +124,8 @@ typedef struct {
                                * [periodic]): smem, carve-out set */
   /* Staged banded solves ([float][pentadiagonal][LDL^T]): whether the kernel's shared-memory limit
    * has been raised; and the tensor maps of the last GS_CUDA_TMA_CACHE arrays they viewed (an array
-   * is known by its address, shape and value size, which is all its map holds), so that a repeated
-   * solve encodes none. */
+   * is known by its address, shape, value size and box, which is all its map holds; the wide tiled
+   * solves' maps of f share the cache: GS_TILE_NEXT), so that a repeated solve encodes none. */
   int staged_attr[2][2][2];
   /* The two-pass tiled solves' carries ([float][periodic]): whether the kernel's shared-memory
    * limit has been raised. */
