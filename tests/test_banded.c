@@ -2369,12 +2369,10 @@ static void test_tile_tail(GsContext ctx, HsRng *r) {
  * kernel of its own, has the TMA copy the next group's f into shared memory while it solves the
  * present one): the same arithmetic, so the same bits and statuses, a NaN right-hand side
  * reported with its system while the others are solved, and the residuals; GsBandedGetStaged says
- * 1 where that kernel ran (on: applies, GPU; auto: autoon too) and 0 otherwise (an odd batch in
- * double, whose rows of f the TMA cannot view; off; auto for double non-periodic systems of more
- * than 768 rows; the CPU, where the option changes nothing). */
+ * 1 where that kernel ran (on and auto: applies, GPU) and 0 otherwise (an odd batch in double,
+ * whose rows of f the TMA cannot view; off; the CPU, where the option changes nothing). */
 static void tile_next_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsInt batch,
-                           int periodic, int inplace, GsInt nrhs, int applies, int autoon,
-                           HsRng *r) {
+                           int periodic, int inplace, GsInt nrhs, int applies, HsRng *r) {
   GsBandedDesc d = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 1, periodic, 0};
   Batch b;
   batch_init(&b, &d);
@@ -2401,9 +2399,9 @@ static void tile_next_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsI
     const int can = dev.device_id >= 0 && applies;
     CHECK(fc[0] == 0 && fc[1] == 0 && fc[2] == 0, "%s: Factor returned %d / %d / %d", what, fc[0],
           fc[1], fc[2]);
-    CHECK(sg[0] == 0 && sg[1] == can && sg[2] == (can && autoon),
+    CHECK(sg[0] == 0 && sg[1] == can && sg[2] == can,
           "%s: staged %d with off, %d with on, %d with auto; expected 0, %d, %d", what, sg[0],
-          sg[1], sg[2], can, can && autoon);
+          sg[1], sg[2], can, can);
     for (int k = 1; k < 3; k++) {
       GsInt sdiff = 0;
       for (GsInt sy = 0; sy < batch; sy++)
@@ -2433,18 +2431,18 @@ static void test_tile_next(GsContext ctx, HsRng *r) {
   memset(&dev, 0, sizeof dev);
   CHECK_OK(GsGetDeviceInfo(ctx, &dev));
   if (dev.device_id < 0) { /* the option changes nothing on the CPU: one small case */
-    tile_next_case(ctx, 5, GS_DOUBLE, 600, 40, 0, 0, 2, 0, 0, r);
+    tile_next_case(ctx, 5, GS_DOUBLE, 600, 40, 0, 0, 2, 0, r);
   } else { /* the wide blocks' sizes */
     tile_singular(ctx, 6, 5, 16384, r);
     for (int bands = 3; bands <= 5; bands += 2) {
       const GsInt h = bands / 2;
-      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 0, 0, 2, 1, 0, r);
-      tile_next_case(ctx, bands, GS_DOUBLE, 1000, 16390, 0, 1, 1, 1, 0, r); /* partial chunk */
-      tile_next_case(ctx, bands, GS_DOUBLE, 600, 16400, 0, 0, 1, 1, 1, r);  /* 19 chunks */
-      tile_next_case(ctx, bands, GS_FLOAT, 1024, 16404, 0, 1, 2, 1, 1, r);
-      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 1, 0, 2, 1, 1, r);     /* tail in chunk */
-      tile_next_case(ctx, bands, GS_DOUBLE, 1024 + h, 16386, 1, 1, 1, 1, 1, r); /* m = 1024 */
-      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16385, 0, 0, 1, 0, 0, r);     /* odd: plain */
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 0, 0, 2, 1, r);
+      tile_next_case(ctx, bands, GS_DOUBLE, 1000, 16390, 0, 1, 1, 1, r); /* partial chunk */
+      tile_next_case(ctx, bands, GS_DOUBLE, 600, 16400, 0, 0, 1, 1, r);  /* 19 chunks */
+      tile_next_case(ctx, bands, GS_FLOAT, 1024, 16404, 0, 1, 2, 1, r);
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16384, 1, 0, 2, 1, r);     /* tail in chunk */
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024 + h, 16386, 1, 1, 1, 1, r); /* m = 1024 */
+      tile_next_case(ctx, bands, GS_DOUBLE, 1024, 16385, 0, 0, 1, 0, r);     /* odd: plain */
     }
   }
   CHECK_OK(GsOptionsSetValue(ctx, "-banded_tile_passes", passes));

@@ -157,9 +157,9 @@ typedef enum {
  * of 513 to 1024 rows (one block a SM, 16 systems a group) can have the tensor memory accelerator
  * copy the next group's right-hand sides into shared memory while the block solves the present
  * group (the same bits either way; GsBandedGetStaged then says 1); -banded_tile_next
- * off|auto|on (read at GsBandedCreate): on wherever the rows of f are 16-byte aligned, auto where
- * every row fits in shared memory (float; double up to 768 rows) and for periodic systems whose
- * tail has a kernel of its own (-banded_tile_tail), off never.
+ * off|auto|on (read at GsBandedCreate): on and auto (measured level or faster wherever it runs)
+ * wherever the rows of f are 16-byte aligned, for non-periodic systems and for periodic ones
+ * whose tail has a kernel of its own (-banded_tile_tail); off never.
  * On a GPU, TILE solves of more than 1024 rows (more than 32 chunks of 32), and of 993 to 1024
  * rows in contiguous batches of 4096 systems or more, run in two passes over the right-hand sides:
  * each chunk's sweeps from zero carries, the carries between chunks by one thread per system, then

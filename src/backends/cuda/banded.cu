@@ -319,6 +319,14 @@ static __device__ __forceinline__ void gs_stg_store_f(float *p, float v, unsigne
 static __device__ __forceinline__ void gs_mbar_init(unsigned long long *b) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(gs_smem_addr(b)) : "memory");
 }
+/* An mbarrier that completes a phase on count arrivals (gs_mbar_arrive). */
+static __device__ __forceinline__ void gs_mbar_init_n(unsigned long long *b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(gs_smem_addr(b)), "r"(count)
+               : "memory");
+}
+static __device__ __forceinline__ void gs_mbar_arrive(unsigned long long *b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(gs_smem_addr(b)) : "memory");
+}
 static __device__ __forceinline__ void gs_mbar_expect(unsigned long long *b, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gs_smem_addr(b)),
                "r"(bytes)
@@ -1351,20 +1359,24 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
  * flight between one group's loads and the next: with the loads of f left out (a timing probe,
  * not a solve) the shared penta solve at 65536 x 1024 took 356 against 456 us. With NX the
  * tensor memory accelerator copies the next group's f, rows [0, GS_TILEX_ROWS) of its 16 systems
- * (boxes of GS_TILEX_BOX rows), into shared memory after the table and the scans' matrices once
- * every thread has its chunk of the present group in registers, so those chunks start from shared
- * memory and the copies overlap the sweeps, scans and stores. In double the table leaves room for
- * 768 rows (96 KB); the chunks below load from global memory as before, and then a group still
- * waits for them: H200, deferred checks, medians of three rounds, off -> on (us): 65536 x 1024
- * 380.4 -> 378.3 (tri 378.2 -> 379.2), 262144 x 1024 1421.6 -> 1459.5, 16384 x 1024 114.0 ->
- * 102.1; where every row fits, 65536 x 600 266.4 -> 212.4, float 65536 x 1024 250.8 -> 216.6; the
- * block E of periodic solves (PER 3) 425.7 -> 406.7, tri 418.7 -> 393.8 (with the tail's kernel;
- * banded-tile-next-ab-nvidia-h200.json).
+ * (boxes of GS_TILEX_BOX rows), into shared memory after the table and the scans' matrices as
+ * soon as every warp has its chunks of the present group in registers (GS_TILE_NX_FREE), so
+ * those chunks start from shared memory and the copies overlap the sweeps, scans and stores. In
+ * double the table leaves room for 768 rows (96 KB); the chunks below load from global memory as
+ * before. H200, deferred checks, medians of three rounds, off -> on (us): 65536 x 1024 377.2 ->
+ * 364.7, 262144 x 1024 1412.0 -> 1398.0, 16384 x 1024 114.0 -> 104.8; where every row fits,
+ * 65536 x 600 267.4 -> 213.4, float 65536 x 1024 249.0 -> 207.3; the block E of periodic solves
+ * (PER 3) 429.8 -> 403.5, tri 415.0 -> 390.5 (with the tail's kernel;
+ * banded-tile-next-ab-nvidia-h200.json). Issued after the barrier that follows the forward sweep
+ * instead (the copies then overlap no sweep of f), 65536 x 1024 took 378.3, 262144 x 1024 1459.5,
+ * float 216.6 us.
  * 17 to 32 chunks: ns = 16 systems a group, compile-time. The same arithmetic as the wide kernel,
- * so the same bits. Tried for the room to hold every row in double, both slower: the table's six
+ * so the same bits. Tried for the room to hold every row in double, all slower: the table's six
  * sweep columns on chip and each chunk's recurrences run twice instead of adding the responses U
- * and R (as the long kernel does; 140 bytes of spills, 381.5 -> 426.9 us), and U and R read from
- * the table in global memory (379.1 -> 468.2 us). */
+ * and R (as the long kernel does; 140 bytes of spills, 381.5 -> 426.9 us), U and R read from the
+ * table in global memory (379.1 -> 468.2 us), and the scans' matrices read from Factor's image in
+ * global memory (the full 128 KB of f fits beside the table then: 379.6 -> 419.0 us, 262144 x
+ * 1024 1425.7 -> 1597.8; the scans wait on those loads at every step). */
 #define GS_TILEX_BOX 256
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 #define GS_IF_TILE_NX(...) __VA_ARGS__
@@ -1383,19 +1395,20 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
    ((128 - gs_smem_addr(tab + NW * P * 33 + GS_TILE_SCANW) % 128) % 128) / sizeof(T))
 #define GS_TILE_NX_SETUP_0(T, L)
 #define GS_TILE_NX_WAIT_0()
-#define GS_TILE_NX_ISSUE_0(T)
+#define GS_TILE_NX_FREE_0(T)
 #define GS_TILE_NX_LOAD_0(T, L, PER, stg) GS_TILE_LOAD_CHUNK(T, L, PER, stg)
 /* The statements inside GS_IF_STG_SM90 as written: */
 /* clang-format off */
 /* The first group's copies issued. */
 #define GS_TILE_NX_SETUP_1(T, L)                                                                   \
   GS_IF_STG_SM90(                                                                                  \
-    __shared__ unsigned long long fbar;                                                            \
+    __shared__ unsigned long long fbar, ebar; /* f arrived; every warp's reads of it done */       \
     __shared__ int snx[2]; /* the next group's column and row in f */                              \
     enum { NXR = GS_TILEX_ROWS(sizeof(T)) };                                                       \
     const int nbox = (np < NXR ? np + GS_TILEX_BOX - 1 : NXR) / GS_TILEX_BOX;                      \
     if (t == 0) {                                                                                  \
       gs_mbar_init(&fbar);                                                                         \
+      gs_mbar_init_n(&ebar, blockDim.x / 32);                                                      \
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");                           \
       GS_TILE_NX_COPY(T, (int)(blockIdx.x % groups * ns), (int)(blockIdx.x / groups * sh.n))       \
     }                                                                                              \
@@ -1421,10 +1434,15 @@ static size_t gs_tile_smem(int L, int P, size_t es, int scanw, int wsm, int stag
     }                                                                                              \
     gs_mbar_wait(&fbar, (unsigned)((grp - blockIdx.x) / gridDim.x) & 1);                           \
   )
-/* After the barrier that follows every thread's forward sweep (its reads of fb done). */
-#define GS_TILE_NX_ISSUE_1(T)                                                                      \
+/* Once each warp has its chunks of the group's f in registers it arrives on ebar; thread 0 waits
+ * for every warp's arrival there and issues the next group's copies, which so overlap the forward
+ * sweep too. The other warps go on to their sweeps. */
+#define GS_TILE_NX_FREE_1(T)                                                                       \
   GS_IF_STG_SM90(                                                                                  \
+    __syncwarp();                                                                                  \
+    if (lane == 0) gs_mbar_arrive(&ebar);                                                          \
     if (t == 0 && grp + gridDim.x < total) {                                                       \
+      gs_mbar_wait(&ebar, (unsigned)((grp - blockIdx.x) / gridDim.x) & 1);                         \
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                                 \
       GS_TILE_NX_COPY(T, snx[0], snx[1])                                                           \
     }                                                                                              \
@@ -1522,6 +1540,7 @@ static size_t gs_tilex_smem(int P, size_t es) {
       if (on) {                                                                                    \
         GS_TILE_NX_LOAD_##NX(T, L, PER, stg)                                                       \
       }                                                                                            \
+      GS_TILE_NX_FREE_##NX(T);                                                                     \
       if (pend) { /* the image in shared memory, while the first group's f arrives */              \
         GS_CP_ASYNC_WAIT()                                                                         \
         __syncthreads();                                                                           \
@@ -1533,7 +1552,6 @@ static size_t gs_tilex_smem(int P, size_t es) {
         cl[t][1] = v[L - 1];                                                                       \
       }                                                                                            \
       __syncthreads();                                                                             \
-      GS_TILE_NX_ISSUE_##NX(T);                                                                    \
       for (int backward = 0; backward < 2; backward++) {                                           \
         T b[2] = {0, 0};                                                                           \
         const int live = kk < P && g0 * ns + ss < a.batch;                                         \
@@ -3834,10 +3852,11 @@ static int staged_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *b
               status, dsum);                                                                       \
   }
 /* GS_TILE_NEXT: a wide one-pass tiled solve (non-periodic, or the block E with PER 3) by the NX
- * kernels (gs_banded_tile_k_*wx), the next group's f copied ahead by the TMA: -banded_tile_next on,
- * or auto outside the case below; *launched = 0 (nothing launched) where the option leaves it to
- * the wide kernel, where the TMA cannot view f (16-byte rows and base, one right-hand-side block
- * after another, rows within its 32-bit coordinates) or the kernel lacks its shared memory.
+ * kernels (gs_banded_tile_k_*wx), the next group's f copied ahead by the TMA: -banded_tile_next on
+ * or auto (measured level or faster in every case: GS_TILE_NEXT); *launched = 0 (nothing
+ * launched) where the option leaves it to the wide kernel, where the TMA cannot view f (16-byte
+ * rows and base, one right-hand-side block after another, rows within its 32-bit coordinates) or
+ * the kernel lacks its shared memory.
  * work_items: the caller's groups of 16 systems times the right-hand-side blocks. */
 static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo *bi, GsInt nrhs,
                             GsInt work_items, int tail, const GsBandedKArgs *a, const void *work,
@@ -3850,12 +3869,6 @@ static int tile_next_launch(GsContext ctx, GsCudaContext *cc, const GsBandedInfo
       bi->tile_l != 32 || bi->tile_p <= 16 || ((size_t)bi->batch * es) % 16 || (uintptr_t)f % 16 ||
       bi->rhs_len != bi->n * bi->batch || bi->batch > INT32_MAX - 32 ||
       bi->n * nrhs > INT32_MAX - GS_TILEX_BOX)
-    return 0;
-  /* auto: not where a double non-periodic group still loads rows from global memory (more than
-   * GS_TILEX_ROWS): level there at 65536 x 1024 (380.4 -> 378.3 us), slower at 262144 (1421.6 ->
-   * 1459.5), faster only at 16384 (114.0 -> 102.1; GS_TILE_NEXT) */
-  if (bi->tile_next == GS_BANDED_STAGED_AUTO && dbl && !tail &&
-      (size_t)bi->tile_p * 32 > GS_TILEX_ROWS(sizeof(double)))
     return 0;
   const size_t smem = gs_tile_smem(32, bi->tile_p, es, 1, 0, 0) + gs_tilex_smem(bi->tile_p, es);
   const void *kx = dbl ? (const void *)gs_tile_kx_d[tail] : (const void *)gs_tile_kx_f[tail];
