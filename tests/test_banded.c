@@ -2288,7 +2288,8 @@ static void tile_tail_case(GsContext ctx, int bands, GsDataType dt, GsInt n, GsI
 
 /* A shared matrix that is singular, solved by TILE with -banded_tile_tail on (scan 5: periodic)
  * or -banded_tile_next on (scan 6): Factor and Solve report the zero pivot for every system, whose
- * solutions are all NaN (the tail's kernel and the one with the copies ahead leave them so). */
+ * solutions are all NaN (the tail's kernel and the one with the copies ahead leave them so; scan
+ * 6 on a GPU: GsBandedGetStaged says the latter ran). */
 static void tile_singular(GsContext ctx, int scan, int bands, GsInt batch, HsRng *r) {
   const GsInt n = 1024;
   GsBandedDesc d = {bands, n, batch, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 1, scan == 5, 0};
@@ -2312,6 +2313,13 @@ static void tile_singular(GsContext ctx, int scan, int bands, GsInt batch, HsRng
     CHECK(fc == GS_ERR_ZERO_PIVOT && c == GS_ERR_ZERO_PIVOT && nz == batch,
           "%s: Factor %d, Solve %d, %lld of %lld systems with a zero pivot", what, fc, c,
           (long long)nz, (long long)batch);
+    if (scan == 6) { /* the kernel with the copies ahead is the one that left them NaN */
+      GsDeviceInfo dev;
+      memset(&dev, 0, sizeof dev);
+      CHECK_OK(GsGetDeviceInfo(ctx, &dev));
+      CHECK(sg == (dev.device_id >= 0), "%s: GsBandedGetStaged %d, expected %d", what, sg,
+            dev.device_id >= 0);
+    }
   }
   free(f);
   free(x);
