@@ -2155,8 +2155,15 @@ static void test_scan_threads(GsContext ctx) {
  * its system while the others are solved, and the residuals. */
 static void tile_image_case(GsContext ctx, int bands, GsInt n, GsInt batch, int periodic,
                             int contig, int spd, GsInt nrhs, HsRng *r) {
-  GsBandedDesc d = {bands,   n, batch, GS_DOUBLE, contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
-                    contig ? n + 3 : 0, 1, periodic, spd};
+  GsBandedDesc d = {bands,
+                    n,
+                    batch,
+                    GS_DOUBLE,
+                    contig ? GS_BANDED_CONTIGUOUS : GS_BANDED_INTERLEAVED,
+                    contig ? n + 3 : 0,
+                    1,
+                    periodic,
+                    spd};
   Batch b;
   batch_init(&b, &d);
   const int kind = spd ? KIND_SPD_SMALL : KIND_DD;
@@ -3259,21 +3266,25 @@ static void test_status_sequence(GsContext ctx, HsRng *r) {
 /* The CPU's block sweeps of the interleaved layout (several systems per row, vectorised) promise
  * the per-system arithmetic: the same systems solved in the interleaved and the contiguous layout
  * (which the CPU solves one system at a time) give the same bits, periodic or not, LU or LDL^T,
- * shared matrix or not, double and float. CPU only (the GPU kernels differ by layout). */
+ * shared matrix or not, double and float; for matrices of their own, FactorSolve (the fused sweep
+ * where it applies) too. Cases 32 and up take 5121 systems and two blocks of right-hand sides, so
+ * that the blocks of up to 1024 systems (banded.c's GS_CPU_SB) come several to a thread, the last
+ * one partial, and each thread's block state is used again for the next block. CPU only (the GPU
+ * kernels differ by layout). */
 static void test_layout_bits(GsContext ctx, HsRng *r) {
-  for (int c = 0; c < 32; c++) {
+  for (int c = 0; c < 48; c++) {
     const int bands = c % 2 ? 5 : 3, shared = (c / 2) % 2, periodic = (c / 4) % 2,
-              spd = (c / 8) % 2;
-    const GsDataType dt = c / 16 ? GS_FLOAT : GS_DOUBLE;
-    const GsInt n = 37 + c, batch = 19;
+              spd = (c / 8) % 2, big = c >= 32;
+    const GsDataType dt = (c / 16) % 2 ? GS_FLOAT : GS_DOUBLE;
+    const GsInt n = big ? 7 + c % 5 : 37 + c, batch = big ? 5121 : 19, nrhs = big ? 2 : 1;
     const int h = bands / 2;
     GsBandedDesc di = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, shared, periodic, spd};
     GsBandedDesc dc = di;
     dc.layout = GS_BANDED_CONTIGUOUS;
-    const GsInt nm = shared ? 1 : batch, dl = n * nm, rl = n * batch;
+    const GsInt nm = shared ? 1 : batch, dl = n * nm, rl = n * batch, tl = nrhs * rl;
     double *Di[5], *Dc[5],
-        *fi = hs_malloc((size_t)rl * sizeof *fi), *fc = hs_malloc((size_t)rl * sizeof *fc),
-        *xi = hs_malloc((size_t)rl * sizeof *xi), *xc = hs_malloc((size_t)rl * sizeof *xc);
+        *fi = hs_malloc((size_t)tl * sizeof *fi), *fc = hs_malloc((size_t)tl * sizeof *fc),
+        *xi = hs_malloc((size_t)tl * sizeof *xi), *xc = hs_malloc((size_t)tl * sizeof *xc);
     for (int k = 0; k < bands; k++) {
       Di[k] = hs_malloc((size_t)dl * sizeof(double));
       Dc[k] = hs_malloc((size_t)dl * sizeof(double));
@@ -3289,9 +3300,10 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
           Di[o + h][ki] = Dc[o + h][kc] = to_type(dt, v);
         }
       }
-    for (GsInt s = 0; s < batch; s++)
-      for (GsInt i = 0; i < n; i++)
-        fi[i * batch + s] = fc[s * n + i] = to_type(dt, hs_range(r, -1, 1));
+    for (GsInt b = 0; b < nrhs; b++)
+      for (GsInt s = 0; s < batch; s++)
+        for (GsInt i = 0; i < n; i++)
+          fi[b * rl + i * batch + s] = fc[b * rl + s * n + i] = to_type(dt, hs_range(r, -1, 1));
     GsBanded Ai = NULL, Ac = NULL;
     GsVec Dvi[5] = {NULL}, Dvc[5] = {NULL}, Fi = NULL, Fc = NULL, Xi = NULL, Xc = NULL;
     if (CHECK_OK(GsBandedCreate(ctx, &di, &Ai)) || CHECK_OK(GsBandedCreate(ctx, &dc, &Ac)) ||
@@ -3302,23 +3314,43 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
       Dvi[k] = new_vec(ctx, dt, dl, Di[k]);
       Dvc[k] = new_vec(ctx, dt, dl, Dc[k]);
     }
-    Fi = new_vec(ctx, dt, rl, fi);
-    Fc = new_vec(ctx, dt, rl, fc);
-    Xi = new_vec(ctx, dt, rl, NULL);
-    Xc = new_vec(ctx, dt, rl, NULL);
-    if (CHECK_OK(GsBandedFactor(Ai, Dvi)) || CHECK_OK(GsBandedFactor(Ac, Dvc)) ||
-        CHECK_OK(GsBandedSolve(Ai, Fi, Xi)) || CHECK_OK(GsBandedSolve(Ac, Fc, Xc)))
-      goto next;
-    get_vec(Xi, dt, rl, xi);
-    get_vec(Xc, dt, rl, xc);
-    GsInt diff = 0;
-    for (GsInt s = 0; s < batch; s++)
-      for (GsInt i = 0; i < n; i++)
-        diff += !same(xi[i * batch + s], xc[s * n + i]);
-    CHECK(diff == 0,
-          "bands %d shared %d periodic %d spd %d %s: %lld entries differ between the "
-          "interleaved and the contiguous solve",
-          bands, shared, periodic, spd, dt == GS_DOUBLE ? "double" : "float", (long long)diff);
+    Fi = new_vec(ctx, dt, tl, fi);
+    Fc = new_vec(ctx, dt, tl, fc);
+    Xi = new_vec(ctx, dt, tl, NULL);
+    Xc = new_vec(ctx, dt, tl, NULL);
+    /* mode 0: Factor then Solve; mode 1: FactorSolve (one block of right-hand sides: the fused
+     * sweep's case), matrices of their own only */
+    for (int mode = 0; mode < (shared ? 1 : 2); mode++) {
+      const GsInt nb = mode ? 1 : nrhs;
+      if (mode) {
+        GsVecDestroy(&Fi);
+        GsVecDestroy(&Fc);
+        GsVecDestroy(&Xi);
+        GsVecDestroy(&Xc);
+        Fi = new_vec(ctx, dt, rl, fi);
+        Fc = new_vec(ctx, dt, rl, fc);
+        Xi = new_vec(ctx, dt, rl, NULL);
+        Xc = new_vec(ctx, dt, rl, NULL);
+        if (CHECK_OK(GsBandedFactorSolve(Ai, Dvi, Fi, Xi)) ||
+            CHECK_OK(GsBandedFactorSolve(Ac, Dvc, Fc, Xc)))
+          goto next;
+      } else if (CHECK_OK(GsBandedFactor(Ai, Dvi)) || CHECK_OK(GsBandedFactor(Ac, Dvc)) ||
+                 CHECK_OK(GsBandedSolve(Ai, Fi, Xi)) || CHECK_OK(GsBandedSolve(Ac, Fc, Xc))) {
+        goto next;
+      }
+      get_vec(Xi, dt, nb * rl, xi);
+      get_vec(Xc, dt, nb * rl, xc);
+      GsInt diff = 0;
+      for (GsInt b = 0; b < nb; b++)
+        for (GsInt s = 0; s < batch; s++)
+          for (GsInt i = 0; i < n; i++)
+            diff += !same(xi[b * rl + i * batch + s], xc[b * rl + s * n + i]);
+      CHECK(diff == 0,
+            "bands %d shared %d periodic %d spd %d %s, batch %lld, %lld block(s) of right-hand "
+            "sides, %s: %lld entries differ between the interleaved and the contiguous solve",
+            bands, shared, periodic, spd, dt == GS_DOUBLE ? "double" : "float", (long long)batch,
+            (long long)nb, mode ? "FactorSolve" : "Factor + Solve", (long long)diff);
+    }
   next:
     destroy_vecs(5, Dvi);
     destroy_vecs(5, Dvc);

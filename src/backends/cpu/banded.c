@@ -25,8 +25,27 @@ GS_BANDED_SCAN_ALGOS(float, f)
  * penta 128 x 4096 1564-1850 -> 1274-1584 -> 853-928, penta 384 x 1024 468-834 -> 390-588 ->
  * 401-439, factor_solve penta 256 x 4096 4549-5038 -> 2530-3484 -> 2572-2700, periodic penta
  * 256 x 1024 512-546 -> 337-359 -> 316-410; 512 x 1024 (blocks of 32 either way) 402-460 ->
- * 407-416 -> 416-448. */
-#define GS_CPU_SB 256
+ * 407-416 -> 416-448.
+ * The ceiling was 256 systems (2 KB of each array a row, half a page). A block's rows are runs of
+ * sb contiguous values 8 batch bytes apart, and longer runs stream better. On the 2-core
+ * development machine (AMD EPYC, 2 OpenMP threads, ceilings 256 / 1024 / 2048 / 4096 with the
+ * state on the stack, -repeats 10, three rounds, ms): penta 4096 x 1024 16.4-18.5 / 10.3-12.5 /
+ * 10.4-11.9 / 9.9-11.9, shared penta 8.6-9.0 / 7.7-7.9 / 8.7-9.4 / 8.8-9.1, LDL^T 15.1-16.9 /
+ * 11.6-12.7 / 12.3-13.5 / 12.7-13.5, penta 65536 x 1024 278-306 / 169-175 / 149-179 / 141-151:
+ * 1024 is the ceiling (wider gains only on the largest batches, loses on the shared matrix and
+ * LDL^T). Blocks between 256 and 1024 systems (batches that give each thread fewer than 1024)
+ * lost there, so those keep blocks of at most 256 (GS_CPU_SB_MID): 1024 systems in blocks of 512
+ * against 256, penta, 64 rows 0.24 against 0.15-0.16 ms, 256 rows 1.14 against 0.74-0.82, 1024
+ * rows 5.6-5.7 against 4.8-5.1 (4096 rows 16.2-16.3 against 18.2-19.8, the exception). The build
+ * before against this one (medians of three rounds, ms; banded-cpu-blocks-ab-amd-epyc.json):
+ * penta 4096 x 1024 16.6 -> 11.5, tri 13.2 -> 9.3, periodic 18.2 -> 12.1, float 10.5 -> 6.1,
+ * LDL^T 16.7 -> 12.7, shared 8.6 -> 7.5, factor_solve 33.5 -> 29.3, penta 65536 x 1024 276 ->
+ * 168, tri 218 -> 143, shared 134 -> 117, penta 65536 x 64 10.6 -> 9.3; level at 256 x 8, 1024 x
+ * 64 and 256 x 1024. A block's state (the recurrences' last values, its statuses) is a thread's
+ * slice of the context's scratch (block_state), not the stack: about 100 bytes a system, 100 KB
+ * a thread. */
+#define GS_CPU_SB 1024
+#define GS_CPU_SB_MID 256
 static GsInt block_systems(GsInt batch, GsInt nrhs) {
   GsInt threads = 1;
 #ifdef _OPENMP
@@ -35,7 +54,37 @@ static GsInt block_systems(GsInt batch, GsInt nrhs) {
   const GsInt want = (threads + nrhs - 1) / nrhs; /* blocks per right-hand side */
   GsInt sb = (batch + want - 1) / want;
   sb = (sb + 7) / 8 * 8; /* whole SIMD groups: 8 systems at least */
-  return sb > GS_CPU_SB ? GS_CPU_SB : sb;
+  return sb >= GS_CPU_SB ? GS_CPU_SB : sb > GS_CPU_SB_MID ? GS_CPU_SB_MID : sb;
+}
+
+/* The block kernels' state: GS_CPU_BLOCK_STATE bytes a system of a block, one slice of
+ * GS_CPU_SB systems for each of the nt threads that sweep blocks, in the context's scratch (*per:
+ * a slice's bytes, whole cache lines). */
+#define GS_CPU_BLOCK_STATE (9 * sizeof(double) + 2 * sizeof(GsInt) + 2 * sizeof(int))
+#define GS_CPU_CARVE_GAP 192
+static int block_state(GsContext ctx, int *nt, char **state, size_t *per) {
+  *nt = 1;
+#ifdef _OPENMP
+  *nt = omp_get_max_threads();
+#endif
+  *per = (GS_CPU_SB * GS_CPU_BLOCK_STATE + 13 * GS_CPU_CARVE_GAP + 63) / 64 * 64;
+  void *p = NULL;
+  GsCall(GsCpuScratch(ctx, (size_t)*nt * *per, &p));
+  *state = (char *)p;
+  return 0;
+}
+/* A slice's arrays, each of GS_CPU_SB entries, in turn from q (advanced past them), 192 bytes
+ * apart: arrays a multiple of 4 KB apart had each row's loads of one wait on the stores to
+ * another at the same address bits (penta factor_solve 4096 x 1024 on the development machine:
+ * 108 ms against 28 with the gap, and 32-33 with 256-system arrays on the stack). */
+#define GS_CPU_CARVE(T, name, q)                                                                   \
+  T *name = (T *)(void *)(q);                                                                      \
+  (q) += GS_CPU_SB * sizeof(T) + GS_CPU_CARVE_GAP
+/* This thread's slice of the block state. */
+static char *block_slice(char *state, size_t per) {
+  int t = 0, n = 1;
+  GsCpuThread(&t, &n);
+  return state + (size_t)t * per;
 }
 
 static GsBandedShape shape_of(const GsBandedInfo *bi) {
@@ -388,19 +437,30 @@ GS_CPU_SCAN(float, f)
  * Interleaved, non-periodic, one thread per system, a matrix per system. */
 #define GS_CPU_BLOCK_FACTOR(T, S, EPS)                                                             \
   static void factor_block_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
-                               int *fstatus, const T *f, T *x) {                                   \
+                               int *fstatus, const T *f, T *x, int nt, char *state, size_t per) {  \
     const GsInt batch = bi->batch, m = bi->m;                                                      \
     const int penta = bi->bands == 5, spd = bi->spd, fused = f != NULL;                            \
     const GsInt sb = block_systems(batch, 1), nblocks = (batch + sb - 1) / sb;                     \
     GS_CPU_DIAGS(T, D, Dv);                                                                        \
     GS_CPU_FACTORS(T, F, Fv);                                                                      \
-    _Pragma("omp parallel for schedule(static)") for (GsInt blk = 0; blk < nblocks; blk++) {       \
+    _Pragma("omp parallel for schedule(static) num_threads(nt)") for (GsInt blk = 0;               \
+                                                                      blk < nblocks; blk++) {      \
       const GsInt s0 = blk * sb, s1 = s0 + sb < batch ? s0 + sb : batch;                           \
       /* Per system: the last two gammas/deltas (LU) or pivots and l1 (LDL^T), the last two g,     \
-       * and its status. */                                                                        \
-      T g2[GS_CPU_SB] = {0}, g1[GS_CPU_SB] = {0}, d2[GS_CPU_SB] = {0}, d1[GS_CPU_SB] = {0};        \
-      T p2[GS_CPU_SB] = {0}, p1[GS_CPU_SB] = {0};                                                  \
-      int st[GS_CPU_SB] = {0};                                                                     \
+       * and its status (this thread's slice of the block state). */                               \
+      char *q_ = block_slice(state, per);                                                          \
+      GS_CPU_CARVE(T, g2, q_);                                                                     \
+      GS_CPU_CARVE(T, g1, q_);                                                                     \
+      GS_CPU_CARVE(T, d2, q_);                                                                     \
+      GS_CPU_CARVE(T, d1, q_);                                                                     \
+      GS_CPU_CARVE(T, p2, q_);                                                                     \
+      GS_CPU_CARVE(T, p1, q_);                                                                     \
+      GS_CPU_CARVE(int, st, q_);                                                                   \
+      GS_CPU_CARVE(int, ok, q_);                                                                   \
+      for (GsInt k = 0; k < s1 - s0; k++) {                                                        \
+        g2[k] = g1[k] = d2[k] = d1[k] = p2[k] = p1[k] = 0;                                         \
+        st[k] = 0;                                                                                 \
+      }                                                                                            \
       for (GsInt i = 0; i < m; i++) {                                                              \
         const GsInt r = i * batch;                                                                 \
         for (GsInt s = s0; s < s1; s++) {                                                          \
@@ -468,7 +528,6 @@ GS_CPU_SCAN(float, f)
         continue;                                                                                  \
       }                                                                                            \
       /* Back substitution of the fused sweep (gs_banded_back), then the statuses. */              \
-      int ok[GS_CPU_SB];                                                                           \
       for (GsInt s = s0; s < s1; s++) {                                                            \
         ok[s - s0] = 1;                                                                            \
         p1[s - s0] = p2[s - s0] = 0;                                                               \
@@ -500,17 +559,20 @@ GS_CPU_BLOCK_FACTOR(float, f, FLT_EPSILON)
 
 static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D, void *const *F,
                     void *C, int *fstatus, int *status, void *work, GsBandedSummary *sum) {
-  (void)ctx;
   if (bi->parts > 1) {
     if (bi->dt == GS_DOUBLE)
       pfactor_d(bi, D, F, C, fstatus, (int *)work);
     else
       pfactor_f(bi, D, F, C, fstatus, (int *)work);
   } else if (bi->interleaved && !bi->periodic && !bi->shared) {
+    int nt = 1;
+    char *state = NULL;
+    size_t per = 0;
+    GsCall(block_state(ctx, &nt, &state, &per));
     if (bi->dt == GS_DOUBLE)
-      factor_block_d(bi, D, F, fstatus, NULL, NULL);
+      factor_block_d(bi, D, F, fstatus, NULL, NULL, nt, state, per);
     else
-      factor_block_f(bi, D, F, fstatus, NULL, NULL);
+      factor_block_f(bi, D, F, fstatus, NULL, NULL, nt, state, per);
   } else if (bi->dt == GS_DOUBLE) {
     factor_d(bi, D, F, C, fstatus);
     if (bi->algo == GS_BANDED_ALGORITHM_TILE) tile_build_d(bi, (const void *const *)F, work);
@@ -536,14 +598,18 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   /* The periodic part of a block's solve: per system z = S^-1 (f_tail - G y) from the rows of y   \
    * the corner reads (f_tail in zt), then y -= W z over the block's rows, and the last h rows. */ \
   static void block_periodic_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,    \
-                                 T *x, GsInt s0, GsInt s1, T zt[2][GS_CPU_SB], int *ok) {          \
+                                 T *x, GsInt s0, GsInt s1, T *const zt[2], int *ok, char *q_) {    \
     const GsInt batch = bi->batch, m = bi->m, ms = bi->shared ? 0 : 1;                             \
     const GsInt mrow = bi->shared ? 1 : batch;                                                     \
     const int h = bi->h, nlu = GS_BANDED_NLU(bi->bands, bi->spd);                                  \
     const T *W0 = (const T *)Fv[nlu], *W1 = (const T *)Fv[h > 1 ? nlu + 1 : nlu];                  \
     const GsBandedShape sh = shape_of(bi);                                                         \
-    T z0[GS_CPU_SB] = {0}, z1[GS_CPU_SB] = {0};                                                    \
-    GsInt phi[GS_CPU_SB], plo[GS_CPU_SB], top = 0, bottom = m; /* rows every system skips */       \
+    /* z, and the rows where W matters, of each system (the rest of the thread's slice, q_) */     \
+    GS_CPU_CARVE(T, z0, q_);                                                                       \
+    GS_CPU_CARVE(T, z1, q_);                                                                       \
+    GS_CPU_CARVE(GsInt, phi, q_);                                                                  \
+    GS_CPU_CARVE(GsInt, plo, q_);                                                                  \
+    GsInt top = 0, bottom = m; /* rows every system skips */                                       \
     for (GsInt s = s0; s < s1; s++) {                                                              \
       T ycor[4], z[2] = {0, 0};                                                                    \
       for (int r = 0; r < h; r++) {                                                                \
@@ -582,7 +648,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
   }                                                                                                \
   static void solve_block_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,       \
                               const int *fstatus, GsInt nrhs, const void *fv, void *xv,            \
-                              int *status) {                                                       \
+                              int *status, int nt, char *state, size_t per) {                      \
     const GsInt batch = bi->batch, m = bi->m;                                                      \
     const int penta = bi->bands == 5, spd = bi->spd;                                               \
     const GsInt ms = bi->shared ? 0 : 1; /* a shared matrix: one entry per row for all systems */  \
@@ -594,19 +660,29 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
     const T *Fg = spd ? NULL : (const T *)Fv[penta ? 3 : 2];                                       \
     const T *Fd = !spd && penta ? (const T *)Fv[4] : NULL;                                         \
     const GsInt sb = block_systems(batch, nrhs), nblocks = (batch + sb - 1) / sb;                  \
-    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < nrhs * nblocks; t++) {      \
+    _Pragma("omp parallel for schedule(static) num_threads(nt)") for (GsInt t = 0;                 \
+                                                                      t < nrhs * nblocks; t++) {   \
       const GsInt blk = t / nblocks, s0 = (t % nblocks) * sb;                                      \
       const GsInt s1 = s0 + sb < batch ? s0 + sb : batch;                                          \
       const T *f = (const T *)fv + blk * bi->rhs_len;                                              \
       T *x = (T *)xv + blk * bi->rhs_len;                                                          \
       /* p1, p2: the last two values of the recurrence (g for LU, z for LDL^T, then x); for the    \
        * LDL^T back sweep m1, m2a, m2b keep l1_{i+1}, l2_{i+1}, l2_{i+2} of the rows below. */     \
-      T p1[GS_CPU_SB] = {0}, p2[GS_CPU_SB] = {0};                                                  \
-      T m1[GS_CPU_SB] = {0}, m2a[GS_CPU_SB] = {0}, m2b[GS_CPU_SB] = {0};                           \
-      int ok[GS_CPU_SB];                                                                           \
-      T zt[2][GS_CPU_SB]; /* periodic: the last h entries of f, read before x (maybe f) changes */ \
+      char *q_ = block_slice(state, per);                                                          \
+      GS_CPU_CARVE(T, p1, q_);                                                                     \
+      GS_CPU_CARVE(T, p2, q_);                                                                     \
+      GS_CPU_CARVE(T, m1, q_);                                                                     \
+      GS_CPU_CARVE(T, m2a, q_);                                                                    \
+      GS_CPU_CARVE(T, m2b, q_);                                                                    \
+      GS_CPU_CARVE(T, zt0, q_);                                                                    \
+      GS_CPU_CARVE(T, zt1, q_);                                                                    \
+      GS_CPU_CARVE(int, ok, q_);                                                                   \
+      /* periodic: the last h entries of f, read before x (maybe f) changes */                     \
+      T *const zt[2] = {zt0, zt1};                                                                 \
       for (GsInt s = s0; s < s1; s++) {                                                            \
-        ok[s - s0] = 1;                                                                            \
+        const GsInt k_ = s - s0;                                                                   \
+        p1[k_] = p2[k_] = m1[k_] = m2a[k_] = m2b[k_] = 0;                                          \
+        ok[k_] = 1;                                                                                \
         for (int r = 0; r < bi->h && bi->periodic; r++)                                            \
           zt[r][s - s0] = f[(m + r) * batch + s];                                                  \
       }                                                                                            \
@@ -677,7 +753,7 @@ static int k_factor(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
-      if (bi->periodic) block_periodic_##S(bi, Fv, Cv, x, s0, s1, zt, ok);                         \
+      if (bi->periodic) block_periodic_##S(bi, Fv, Cv, x, s0, s1, zt, ok, q_);                     \
       for (GsInt s = s0; s < s1; s++) {                                                            \
         int st = fstatus[bi->shared ? 0 : s];                                                      \
         if (st)                                                                                    \
@@ -697,7 +773,6 @@ GS_CPU_BLOCK_SOLVE(float, f)
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
-  (void)ctx;
   if (!bi->accumulate) memset(status, 0, (size_t)bi->batch * sizeof *status);
   if (bi->algo == GS_BANDED_ALGORITHM_SCAN) {
     if (bi->dt == GS_DOUBLE)
@@ -717,10 +792,14 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
         psolve_f(bi, F, C, fstatus, blk, f, x, status, (float *)work);
     }
   } else if (bi->interleaved) {
+    int nt = 1;
+    char *state = NULL;
+    size_t per = 0;
+    GsCall(block_state(ctx, &nt, &state, &per));
     if (bi->dt == GS_DOUBLE)
-      solve_block_d(bi, F, C, fstatus, nrhs, f, x, status);
+      solve_block_d(bi, F, C, fstatus, nrhs, f, x, status, nt, state, per);
     else
-      solve_block_f(bi, F, C, fstatus, nrhs, f, x, status);
+      solve_block_f(bi, F, C, fstatus, nrhs, f, x, status, nt, state, per);
   } else if (bi->dt == GS_DOUBLE) {
     solve_d(bi, F, C, fstatus, nrhs, f, x, status);
   } else {
@@ -743,12 +822,16 @@ static int k_mult(GsContext ctx, const GsBandedInfo *bi, const void *const *D, G
 static int k_factor_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *D,
                           void *const *F, const void *f, void *x, int *status,
                           GsBandedSummary *sum) {
-  (void)ctx;
-  if (bi->interleaved && bi->dt == GS_DOUBLE)
-    factor_block_d(bi, D, F, status, (const double *)f, (double *)x);
-  else if (bi->interleaved)
-    factor_block_f(bi, D, F, status, (const float *)f, (float *)x);
-  else if (bi->dt == GS_DOUBLE)
+  if (bi->interleaved) {
+    int nt = 1;
+    char *state = NULL;
+    size_t per = 0;
+    GsCall(block_state(ctx, &nt, &state, &per));
+    if (bi->dt == GS_DOUBLE)
+      factor_block_d(bi, D, F, status, (const double *)f, (double *)x, nt, state, per);
+    else
+      factor_block_f(bi, D, F, status, (const float *)f, (float *)x, nt, state, per);
+  } else if (bi->dt == GS_DOUBLE)
     factor_solve_d(bi, D, F, f, x, status);
   else
     factor_solve_f(bi, D, F, f, x, status);
