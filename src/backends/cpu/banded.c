@@ -46,12 +46,17 @@ GS_BANDED_SCAN_ALGOS(float, f)
  * a thread. */
 #define GS_CPU_SB 1024
 #define GS_CPU_SB_MID 256
-static GsInt block_systems(GsInt batch, GsInt nrhs) {
+/* Pieces of a batch each block of right-hand sides should be cut into, for every OpenMP thread
+ * to get one. */
+static GsInt pieces_wanted(GsInt nrhs) {
   GsInt threads = 1;
 #ifdef _OPENMP
   threads = omp_get_max_threads();
 #endif
-  const GsInt want = (threads + nrhs - 1) / nrhs; /* blocks per right-hand side */
+  return (threads + nrhs - 1) / nrhs;
+}
+static GsInt block_systems(GsInt batch, GsInt nrhs) {
+  const GsInt want = pieces_wanted(nrhs);
   GsInt sb = (batch + want - 1) / want;
   sb = (sb + 7) / 8 * 8; /* whole SIMD groups: 8 systems at least */
   return sb >= GS_CPU_SB ? GS_CPU_SB : sb > GS_CPU_SB_MID ? GS_CPU_SB_MID : sb;
@@ -783,6 +788,138 @@ GS_CPU_BLOCK_SOLVE(float, f, 0)
 GS_CPU_BLOCK_SOLVE(double, d, 1)
 GS_CPU_BLOCK_SOLVE(float, f, 1)
 
+/* A shared matrix in the contiguous layout (the x sweeps of the ADI solvers, the 1D ensembles):
+ * one system at a time, each row is a step of one recurrence and waits for the latency of the
+ * step before. Up to GS_CPU_CGROUP systems go through their rows together instead, each row's
+ * factor values read once for them, each system's rows read and written in place, with the
+ * operations of solve_block (so the same bits as gs_banded_solve; test_layout_bits). A periodic
+ * system then takes its tail and W's correction alone (gs_banded_periodic_fix). Fewer systems a
+ * group where the batch would leave threads without one. 2-core development machine, 2 threads,
+ * shared periodic penta, -repeats 10, two rounds (ms), one system at a time -> groups of 4:
+ * 4096 x 1024 (batch x n) 12.6 -> 7.4-8.1, 65536 x 64 20.3 -> 15.0-15.3, 16384 x 256 14.2-15.0
+ * -> 9.8-10.3, 8192 x 512 13.1-13.4 -> 8.3-8.4, 4096 x 1000 12.2-12.3 -> 7.0, 2048 x 2048 12.3
+ * -> 7.0, 512 x 8192 12.1 -> 6.8, 7 x 1024 0.024-0.028 -> 0.016-0.017, 256 x 64 0.10-0.12 ->
+ * 0.07. Groups of 2 / 3 / 4 / 6 / 8 at 4096 x 1024 (not periodic): 9.6 / 8.6 / 7.2-7.9 / 15.7 /
+ * 23.8: from 6 systems 8 n bytes apart, the rows of f and x of a group fall on the same cache
+ * sets and push each other out. */
+#define GS_CPU_CGROUP 4
+static GsInt cgroup_systems(GsInt batch, GsInt nrhs) {
+  const GsInt want = pieces_wanted(nrhs);
+  const GsInt g = (batch + want - 1) / want;
+  return g > GS_CPU_CGROUP ? GS_CPU_CGROUP : g < 1 ? 1 : g;
+}
+#define GS_CPU_CGROUP_SOLVE(T, S)                                                                  \
+  static void solve_cgroup_##S(const GsBandedInfo *bi, const void *const *Fv, const void *Cv,      \
+                               const int *fstatus, GsInt nrhs, const void *fv, void *xv,           \
+                               int *status) {                                                      \
+    enum { G = GS_CPU_CGROUP };                                                                    \
+    const GsInt batch = bi->batch, m = bi->m, st = bi->stride;                                     \
+    const int penta = bi->bands == 5, spd = bi->spd;                                               \
+    const GsBandedShape shp = shape_of(bi);                                                        \
+    const T *F0 = (const T *)Fv[0], *F1 = (const T *)Fv[1];                                        \
+    const T *F2 = bi->nfac > 2 ? (const T *)Fv[2] : NULL;                                          \
+    const T *Fg = spd ? NULL : (const T *)Fv[penta ? 3 : 2];                                       \
+    const T *Fd = !spd && penta ? (const T *)Fv[4] : NULL;                                         \
+    const GsInt gz = cgroup_systems(batch, nrhs), ng = (batch + gz - 1) / gz;                      \
+    _Pragma("omp parallel for schedule(static)") for (GsInt t = 0; t < nrhs * ng; t++) {           \
+      const GsInt blk = t / ng, s0 = (t % ng) * gz;                                                \
+      const int gs = (int)(s0 + gz < batch ? gz : batch - s0);                                     \
+      const T *f = (const T *)fv + blk * bi->rhs_len + s0 * st;                                    \
+      T *x = (T *)xv + blk * bi->rhs_len + s0 * st;                                                \
+      T p1[G] = {0}, p2[G] = {0}, m1[G] = {0}, m2a[G] = {0}, m2b[G] = {0}, z[G][2] = {{0}};        \
+      int ok[G];                                                                                   \
+      for (int k = 0; k < G; k++) {                                                                \
+        ok[k] = 1;                                                                                 \
+        for (int r = 0; r < bi->h && bi->periodic && k < gs; r++)                                  \
+          z[k][r] = f[k * st + m + r]; /* before x (maybe f) changes */                            \
+      }                                                                                            \
+      for (GsInt i = 0; i < m; i++) {                                                              \
+        if (spd && penta) {                                                                        \
+          const T c0 = F0[i], c1 = F1[i], c2 = F2[i];                                              \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T zz = f[k * st + i] - c1 * p1[k] - c0 * p2[k];                                  \
+            x[k * st + i] = zz * c2;                                                               \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = zz;                                                                            \
+          }                                                                                        \
+        } else if (spd) {                                                                          \
+          const T c0 = F0[i], c1 = F1[i];                                                          \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T zz = f[k * st + i] - c0 * p1[k];                                               \
+            x[k * st + i] = zz * c1;                                                               \
+            p1[k] = zz;                                                                            \
+          }                                                                                        \
+        } else if (penta) {                                                                        \
+          const T c0 = F0[i], c1 = F1[i], c2 = F2[i];                                              \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T g = (f[k * st + i] - c0 * p2[k] - c1 * p1[k]) * c2;                            \
+            x[k * st + i] = g;                                                                     \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = g;                                                                             \
+          }                                                                                        \
+        } else {                                                                                   \
+          const T c0 = F0[i], c1 = F1[i];                                                          \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T g = (f[k * st + i] - c0 * p1[k]) * c1;                                         \
+            x[k * st + i] = g;                                                                     \
+            p1[k] = g;                                                                             \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      for (int k = 0; k < G; k++)                                                                  \
+        p1[k] = p2[k] = 0;                                                                         \
+      for (GsInt i = m - 1; i >= 0; i--) {                                                         \
+        if (spd) {                                                                                 \
+          const T c0 = F0[i], c1 = penta ? F1[i] : c0;                                             \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T xi = penta ? x[k * st + i] - m1[k] * p1[k] - m2b[k] * p2[k]                    \
+                               : x[k * st + i] - m1[k] * p1[k];                                    \
+            if (penta) {                                                                           \
+              m2b[k] = m2a[k];                                                                     \
+              m2a[k] = c0;                                                                         \
+              m1[k] = c1;                                                                          \
+            } else {                                                                               \
+              m1[k] = c0;                                                                          \
+            }                                                                                      \
+            x[k * st + i] = xi;                                                                    \
+            ok[k] &= xi - xi == 0; /* false for inf and NaN */                                     \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = xi;                                                                            \
+          }                                                                                        \
+        } else {                                                                                   \
+          const T cg = Fg[i], cd = penta ? Fd[i] : cg;                                             \
+          for (int k = 0; k < gs; k++) {                                                           \
+            const T xi =                                                                           \
+                penta ? x[k * st + i] - cg * p1[k] - cd * p2[k] : x[k * st + i] - cg * p1[k];      \
+            x[k * st + i] = xi;                                                                    \
+            ok[k] &= xi - xi == 0; /* false for inf and NaN */                                     \
+            p2[k] = p1[k];                                                                         \
+            p1[k] = xi;                                                                            \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      for (int k = 0; k < gs; k++) {                                                               \
+        const GsInt s = s0 + k;                                                                    \
+        int stt = fstatus[0];                                                                      \
+        if (stt) {                                                                                 \
+          gs_banded_poison_##S(bi->n, x, k *st, 1);                                                \
+        } else {                                                                                   \
+          int finite = ok[k];                                                                      \
+          if (bi->periodic)                                                                        \
+            finite &= gs_banded_periodic_fix_##S(&shp, (const T *const *)Fv, (const T *)Cv, 0, 1,  \
+                                                 x, k * st, 1, z[k]);                              \
+          if (!finite) stt = GS_BANDED_NOT_FINITE;                                                 \
+        }                                                                                          \
+        if (stt) {                                                                                 \
+          _Pragma("omp atomic write") status[s] = stt;                                             \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+GS_CPU_CGROUP_SOLVE(double, d)
+GS_CPU_CGROUP_SOLVE(float, f)
+
 static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, const void *C,
                    const int *fstatus, GsInt nrhs, const void *f, void *x, int *status, void *work,
                    GsBandedSummary *sum) {
@@ -817,6 +954,10 @@ static int k_solve(GsContext ctx, const GsBandedInfo *bi, const void *const *F, 
       solve_block_f1(bi, F, C, fstatus, nrhs, f, x, status, nt, state, per);
     else
       solve_block_f0(bi, F, C, fstatus, nrhs, f, x, status, nt, state, per);
+  } else if (bi->shared && bi->dt == GS_DOUBLE) {
+    solve_cgroup_d(bi, F, C, fstatus, nrhs, f, x, status);
+  } else if (bi->shared) {
+    solve_cgroup_f(bi, F, C, fstatus, nrhs, f, x, status);
   } else if (bi->dt == GS_DOUBLE) {
     solve_d(bi, F, C, fstatus, nrhs, f, x, status);
   } else {
