@@ -16,6 +16,8 @@ BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 def table(path):
     with open(path) as f:
         r = json.load(f)
+    if r["suite"] == "ksp-peer":
+        return ksp_peer_table(path, r)
     dev = r["device"]
     floor = r["floor"]["gbytes_per_s"]
     if r["suite"].startswith("sparse"):
@@ -44,6 +46,28 @@ def table(path):
             f"| {x['op']} | {x['dtype']} | {x['impl']} | {x['resource']} | {x['n']} | "
             f"{1e6 * x['median_s']:.1f} | {x['gbytes_per_s']:.0f} | {f:.0f} | "
             f"{100 * x['fraction_of_copy']:.1f} % |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def ksp_peer_table(path, r):
+    """A Krylov solve beside its peer (PETSc) on the same machine: iterations and time per
+    iteration of each run, and the product's share."""
+    lines = [
+        f"### {r['suite']} on {r['device']['name']}",
+        "",
+        f"File `{os.path.relpath(path, ROOT)}`, commit `{r['git_sha'][:12]}`, {r['date']}. "
+        f"{r['what']}.",
+        "",
+        "| round | implementation | threads | iterations | ms per iteration | MatMult (ms a call) | true relative residual |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for x in r["records"]:
+        mm = x["events"]["MatMult"]
+        lines.append(
+            f"| {x['round']} | {x['impl']} | {x['threads']} | {x['iterations']} | "
+            f"{x['ms_per_iteration']:.1f} | {1e3 * mm['seconds'] / mm['calls']:.1f} | "
+            f"{x['true_relative_residual']:.3g} |")
     lines.append("")
     return "\n".join(lines)
 
