@@ -3,16 +3,18 @@
 #   make demo         the showcase (GPU when present, else CPU)
 #   make test         all tests (CPU; GPU tests skip without a GPU), then the sanitizer build
 #   make fuzz         new fuzz seeds for FUZZ_SECONDS (600) under the sanitizers
+#   make test-clang   the CPU back end built by Clang (warnings as errors) and its tests
 #   make bench        benchmarks -> benchmarks/results/*.json and docs/performance.md
 #   make install PREFIX=/opt/gpusolve
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+CLANG_BUILD ?= build-clang
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 WERROR ?= ON
 
-.PHONY: all build configure deps demo test test-main test-sanitize fuzz bench install gpu-check format clean
+.PHONY: all build configure deps demo test test-main test-sanitize test-clang fuzz bench install gpu-check format clean
 
 all: build
 
@@ -42,6 +44,13 @@ test-sanitize: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L cpu -j $(JOBS)
 
+# The CPU back end built by Clang, whose warnings (and vectoriser) differ from GCC's; the tests
+# check the same bits as GCC's build gives.
+test-clang: deps
+	CC=clang cmake -S . -B $(CLANG_BUILD) -DGS_ENABLE_CUDA=OFF -DGS_WERROR=$(WERROR) $(CMAKE_FLAGS)
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
+	cd $(CLANG_BUILD) && ctest --output-on-failure -L cpu -j $(JOBS)
+
 # New fuzz seeds for FUZZ_SECONDS (ctest replays fixed ones), under the sanitizers.
 FUZZ_SECONDS ?= 600
 fuzz: deps
@@ -67,4 +76,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) build-gpu
