@@ -3265,6 +3265,68 @@ static void test_status_sequence(GsContext ctx, HsRng *r) {
     status_sequence(ctx, alg, r);
 }
 
+/* The same batch in the interleaved (i) and the contiguous (c) layout, each solved one thread a
+ * system (test_layout_bits, test_layout_status): host arrays of the diagonals (dl entries), f and
+ * x (tl entries), and their objects. */
+typedef struct {
+  int bands;
+  double *Di[5], *Dc[5], *fi, *fc, *xi, *xc;
+  GsBanded Ai, Ac;
+  GsVec Dvi[5], Dvc[5], Fi, Fc, Xi, Xc;
+} LayoutPair;
+
+static void pair_alloc(LayoutPair *p, int bands, GsInt dl, GsInt tl) {
+  memset(p, 0, sizeof *p);
+  p->bands = bands;
+  for (int k = 0; k < bands; k++) {
+    p->Di[k] = hs_malloc((size_t)dl * sizeof(double));
+    p->Dc[k] = hs_malloc((size_t)dl * sizeof(double));
+  }
+  p->fi = hs_malloc((size_t)tl * sizeof(double));
+  p->fc = hs_malloc((size_t)tl * sizeof(double));
+  p->xi = hs_malloc((size_t)tl * sizeof(double));
+  p->xc = hs_malloc((size_t)tl * sizeof(double));
+}
+
+/* The two objects (di in the interleaved layout, its copy in the contiguous one) and vectors of the
+ * host arrays; 0 when all were made. */
+static int pair_create(GsContext ctx, LayoutPair *p, const GsBandedDesc *di, GsInt dl, GsInt tl) {
+  GsBandedDesc dc = *di;
+  dc.layout = GS_BANDED_CONTIGUOUS;
+  if (CHECK_OK(GsBandedCreate(ctx, di, &p->Ai)) || CHECK_OK(GsBandedCreate(ctx, &dc, &p->Ac)) ||
+      CHECK_OK(GsBandedSetAlgorithm(p->Ai, GS_BANDED_ALGORITHM_THREAD)) ||
+      CHECK_OK(GsBandedSetAlgorithm(p->Ac, GS_BANDED_ALGORITHM_THREAD)))
+    return 1;
+  for (int k = 0; k < p->bands; k++) {
+    p->Dvi[k] = new_vec(ctx, di->dt, dl, p->Di[k]);
+    p->Dvc[k] = new_vec(ctx, di->dt, dl, p->Dc[k]);
+  }
+  p->Fi = new_vec(ctx, di->dt, tl, p->fi);
+  p->Fc = new_vec(ctx, di->dt, tl, p->fc);
+  p->Xi = new_vec(ctx, di->dt, tl, NULL);
+  p->Xc = new_vec(ctx, di->dt, tl, NULL);
+  return 0;
+}
+
+static void pair_free(LayoutPair *p) {
+  destroy_vecs(5, p->Dvi);
+  destroy_vecs(5, p->Dvc);
+  GsVecDestroy(&p->Fi);
+  GsVecDestroy(&p->Fc);
+  GsVecDestroy(&p->Xi);
+  GsVecDestroy(&p->Xc);
+  GsBandedDestroy(&p->Ai);
+  GsBandedDestroy(&p->Ac);
+  for (int k = 0; k < p->bands; k++) {
+    free(p->Di[k]);
+    free(p->Dc[k]);
+  }
+  free(p->fi);
+  free(p->fc);
+  free(p->xi);
+  free(p->xc);
+}
+
 /* The CPU's block sweeps of the interleaved layout (several systems per row, vectorised) promise
  * the per-system arithmetic: the same systems solved in the interleaved and the contiguous layout
  * (which the CPU solves one system at a time) give the same bits, periodic or not, LU or LDL^T,
@@ -3281,16 +3343,9 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
     const GsInt n = big ? 7 + c % 5 : 37 + c, batch = big ? 5121 : 19, nrhs = big ? 2 : 1;
     const int h = bands / 2;
     GsBandedDesc di = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, shared, periodic, spd};
-    GsBandedDesc dc = di;
-    dc.layout = GS_BANDED_CONTIGUOUS;
     const GsInt nm = shared ? 1 : batch, dl = n * nm, rl = n * batch, tl = nrhs * rl;
-    double *Di[5], *Dc[5],
-        *fi = hs_malloc((size_t)tl * sizeof *fi), *fc = hs_malloc((size_t)tl * sizeof *fc),
-        *xi = hs_malloc((size_t)tl * sizeof *xi), *xc = hs_malloc((size_t)tl * sizeof *xc);
-    for (int k = 0; k < bands; k++) {
-      Di[k] = hs_malloc((size_t)dl * sizeof(double));
-      Dc[k] = hs_malloc((size_t)dl * sizeof(double));
-    }
+    LayoutPair p;
+    pair_alloc(&p, bands, dl, tl);
     /* Diagonally dominant (SPD: symmetric rows 1, -4 s, 1 + 8 s + u, ... with the symmetric
      * entries from the row above). */
     for (GsInt s = 0; s < nm; s++)
@@ -3299,54 +3354,42 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
         for (int o = -h; o <= h; o++) {
           double v = o == 0 ? 2.0 * bands + hs_uniform(r) : hs_range(r, -1, 1);
           if (spd) v = o == 0 ? 2.0 * bands + 0.5 : o == 1 || o == -1 ? -1.0 : 0.25;
-          Di[o + h][ki] = Dc[o + h][kc] = to_type(dt, v);
+          p.Di[o + h][ki] = p.Dc[o + h][kc] = to_type(dt, v);
         }
       }
     for (GsInt b = 0; b < nrhs; b++)
       for (GsInt s = 0; s < batch; s++)
         for (GsInt i = 0; i < n; i++)
-          fi[b * rl + i * batch + s] = fc[b * rl + s * n + i] = to_type(dt, hs_range(r, -1, 1));
-    GsBanded Ai = NULL, Ac = NULL;
-    GsVec Dvi[5] = {NULL}, Dvc[5] = {NULL}, Fi = NULL, Fc = NULL, Xi = NULL, Xc = NULL;
-    if (CHECK_OK(GsBandedCreate(ctx, &di, &Ai)) || CHECK_OK(GsBandedCreate(ctx, &dc, &Ac)) ||
-        CHECK_OK(GsBandedSetAlgorithm(Ai, GS_BANDED_ALGORITHM_THREAD)) ||
-        CHECK_OK(GsBandedSetAlgorithm(Ac, GS_BANDED_ALGORITHM_THREAD)))
-      goto next;
-    for (int k = 0; k < bands; k++) {
-      Dvi[k] = new_vec(ctx, dt, dl, Di[k]);
-      Dvc[k] = new_vec(ctx, dt, dl, Dc[k]);
-    }
-    Fi = new_vec(ctx, dt, tl, fi);
-    Fc = new_vec(ctx, dt, tl, fc);
-    Xi = new_vec(ctx, dt, tl, NULL);
-    Xc = new_vec(ctx, dt, tl, NULL);
+          p.fi[b * rl + i * batch + s] = p.fc[b * rl + s * n + i] = to_type(dt, hs_range(r, -1, 1));
+    if (pair_create(ctx, &p, &di, dl, tl)) goto next;
     /* mode 0: Factor then Solve; mode 1: FactorSolve (one block of right-hand sides: the fused
      * sweep's case), matrices of their own only */
     for (int mode = 0; mode < (shared ? 1 : 2); mode++) {
       const GsInt nb = mode ? 1 : nrhs;
       if (mode) {
-        GsVecDestroy(&Fi);
-        GsVecDestroy(&Fc);
-        GsVecDestroy(&Xi);
-        GsVecDestroy(&Xc);
-        Fi = new_vec(ctx, dt, rl, fi);
-        Fc = new_vec(ctx, dt, rl, fc);
-        Xi = new_vec(ctx, dt, rl, NULL);
-        Xc = new_vec(ctx, dt, rl, NULL);
-        if (CHECK_OK(GsBandedFactorSolve(Ai, Dvi, Fi, Xi)) ||
-            CHECK_OK(GsBandedFactorSolve(Ac, Dvc, Fc, Xc)))
+        GsVecDestroy(&p.Fi);
+        GsVecDestroy(&p.Fc);
+        GsVecDestroy(&p.Xi);
+        GsVecDestroy(&p.Xc);
+        p.Fi = new_vec(ctx, dt, rl, p.fi);
+        p.Fc = new_vec(ctx, dt, rl, p.fc);
+        p.Xi = new_vec(ctx, dt, rl, NULL);
+        p.Xc = new_vec(ctx, dt, rl, NULL);
+        if (CHECK_OK(GsBandedFactorSolve(p.Ai, p.Dvi, p.Fi, p.Xi)) ||
+            CHECK_OK(GsBandedFactorSolve(p.Ac, p.Dvc, p.Fc, p.Xc)))
           goto next;
-      } else if (CHECK_OK(GsBandedFactor(Ai, Dvi)) || CHECK_OK(GsBandedFactor(Ac, Dvc)) ||
-                 CHECK_OK(GsBandedSolve(Ai, Fi, Xi)) || CHECK_OK(GsBandedSolve(Ac, Fc, Xc))) {
+      } else if (CHECK_OK(GsBandedFactor(p.Ai, p.Dvi)) || CHECK_OK(GsBandedFactor(p.Ac, p.Dvc)) ||
+                 CHECK_OK(GsBandedSolve(p.Ai, p.Fi, p.Xi)) ||
+                 CHECK_OK(GsBandedSolve(p.Ac, p.Fc, p.Xc))) {
         goto next;
       }
-      get_vec(Xi, dt, nb * rl, xi);
-      get_vec(Xc, dt, nb * rl, xc);
+      get_vec(p.Xi, dt, nb * rl, p.xi);
+      get_vec(p.Xc, dt, nb * rl, p.xc);
       GsInt diff = 0;
       for (GsInt b = 0; b < nb; b++)
         for (GsInt s = 0; s < batch; s++)
           for (GsInt i = 0; i < n; i++)
-            diff += !same(xi[b * rl + i * batch + s], xc[b * rl + s * n + i]);
+            diff += !same(p.xi[b * rl + i * batch + s], p.xc[b * rl + s * n + i]);
       CHECK(diff == 0,
             "bands %d shared %d periodic %d spd %d %s, batch %lld, %lld block(s) of right-hand "
             "sides, %s: %lld entries differ between the interleaved and the contiguous solve",
@@ -3354,22 +3397,7 @@ static void test_layout_bits(GsContext ctx, HsRng *r) {
             (long long)nb, mode ? "FactorSolve" : "Factor + Solve", (long long)diff);
     }
   next:
-    destroy_vecs(5, Dvi);
-    destroy_vecs(5, Dvc);
-    GsVecDestroy(&Fi);
-    GsVecDestroy(&Fc);
-    GsVecDestroy(&Xi);
-    GsVecDestroy(&Xc);
-    GsBandedDestroy(&Ai);
-    GsBandedDestroy(&Ac);
-    for (int k = 0; k < bands; k++) {
-      free(Di[k]);
-      free(Dc[k]);
-    }
-    free(fi);
-    free(fc);
-    free(xi);
-    free(xc);
+    pair_free(&p);
   }
 }
 
@@ -3390,17 +3418,10 @@ static void test_layout_status(GsContext ctx, HsRng *r) {
     const double tiny = dt == GS_DOUBLE ? 1e-310 : 1e-41; /* subnormal */
     const GsInt n = 24, batch = 1100, dl = n * batch;
     GsBandedDesc di = {bands, n, batch, dt, GS_BANDED_INTERLEAVED, 0, 0, 0, spd};
-    GsBandedDesc dc = di;
-    dc.layout = GS_BANDED_CONTIGUOUS;
-    double *Di[5], *Dc[5],
-        *fi = hs_malloc((size_t)dl * sizeof *fi), *fc = hs_malloc((size_t)dl * sizeof *fc),
-        *xi = hs_malloc((size_t)dl * sizeof *xi), *xc = hs_malloc((size_t)dl * sizeof *xc);
+    LayoutPair p;
+    pair_alloc(&p, bands, dl, dl);
     int *sti = hs_malloc((size_t)batch * sizeof *sti),
         *stc = hs_malloc((size_t)batch * sizeof *stc);
-    for (int k = 0; k < bands; k++) {
-      Di[k] = hs_malloc((size_t)dl * sizeof(double));
-      Dc[k] = hs_malloc((size_t)dl * sizeof(double));
-    }
     for (GsInt s = 0; s < batch; s++) {
       double v[24][5], fs[24];
       for (GsInt i = 0; i < n; i++) {
@@ -3446,10 +3467,10 @@ static void test_layout_status(GsContext ctx, HsRng *r) {
       for (GsInt i = 0; i < n; i++) {
         for (int o = -h; o <= h; o++) {
           const double w = to_type(dt, v[i][o + h]);
-          Di[o + h][i * batch + s] = w;
-          Dc[o + h][s * n + i] = w;
+          p.Di[o + h][i * batch + s] = w;
+          p.Dc[o + h][s * n + i] = w;
         }
-        fi[i * batch + s] = fc[s * n + i] = to_type(dt, fs[i]);
+        p.fi[i * batch + s] = p.fc[s * n + i] = to_type(dt, fs[i]);
       }
     }
     char what[160];
@@ -3457,34 +3478,22 @@ static void test_layout_status(GsContext ctx, HsRng *r) {
              bands == 5 ? "penta" : "tri", spd ? "LDL^T" : "LU",
              dt == GS_DOUBLE ? "double" : "float", fused ? "FactorSolve" : "Factor + Solve",
              (long long)batch);
-    GsBanded Ai = NULL, Ac = NULL;
-    GsVec Dvi[5] = {NULL}, Dvc[5] = {NULL}, Fi = NULL, Fc = NULL, Xi = NULL, Xc = NULL;
-    if (CHECK_OK(GsBandedCreate(ctx, &di, &Ai)) || CHECK_OK(GsBandedCreate(ctx, &dc, &Ac)) ||
-        CHECK_OK(GsBandedSetAlgorithm(Ai, GS_BANDED_ALGORITHM_THREAD)) ||
-        CHECK_OK(GsBandedSetAlgorithm(Ac, GS_BANDED_ALGORITHM_THREAD)))
-      goto next;
-    for (int k = 0; k < bands; k++) {
-      Dvi[k] = new_vec(ctx, dt, dl, Di[k]);
-      Dvc[k] = new_vec(ctx, dt, dl, Dc[k]);
-    }
-    Fi = new_vec(ctx, dt, dl, fi);
-    Fc = new_vec(ctx, dt, dl, fc);
-    Xi = new_vec(ctx, dt, dl, NULL);
-    Xc = new_vec(ctx, dt, dl, NULL);
+    if (pair_create(ctx, &p, &di, dl, dl)) goto next;
     int ei, ec;
     if (fused) {
-      ei = GsBandedFactorSolve(Ai, Dvi, Fi, Xi);
-      ec = GsBandedFactorSolve(Ac, Dvc, Fc, Xc);
+      ei = GsBandedFactorSolve(p.Ai, p.Dvi, p.Fi, p.Xi);
+      ec = GsBandedFactorSolve(p.Ac, p.Dvc, p.Fc, p.Xc);
     } else {
-      ei = GsBandedFactor(Ai, Dvi);
-      ec = GsBandedFactor(Ac, Dvc);
+      ei = GsBandedFactor(p.Ai, p.Dvi);
+      ec = GsBandedFactor(p.Ac, p.Dvc);
       CHECK(ei == ec, "%s: Factor returned %d (interleaved) and %d (contiguous)", what, ei, ec);
-      ei = GsBandedSolve(Ai, Fi, Xi);
-      ec = GsBandedSolve(Ac, Fc, Xc);
+      ei = GsBandedSolve(p.Ai, p.Fi, p.Xi);
+      ec = GsBandedSolve(p.Ac, p.Fc, p.Xc);
     }
     CHECK(ei == ec && ei != 0, "%s: returned %d (interleaved) and %d (contiguous)", what, ei, ec);
     GsClearError(ctx);
-    if (CHECK_OK(GsBandedGetSystemStatus(Ai, sti)) || CHECK_OK(GsBandedGetSystemStatus(Ac, stc)))
+    if (CHECK_OK(GsBandedGetSystemStatus(p.Ai, sti)) ||
+        CHECK_OK(GsBandedGetSystemStatus(p.Ac, stc)))
       goto next;
     GsInt sdiff = 0, nbad = 0, first = -1;
     int seen[3] = {0, 0, 0};
@@ -3504,8 +3513,8 @@ static void test_layout_status(GsContext ctx, HsRng *r) {
               4 * nbad < 3 * batch,
           "%s: %lld bad systems, statuses seen OK %d ZERO_PIVOT %d NOT_FINITE %d", what,
           (long long)nbad, seen[0], seen[1], seen[2]);
-    get_vec(Xi, dt, dl, xi);
-    get_vec(Xc, dt, dl, xc);
+    get_vec(p.Xi, dt, dl, p.xi);
+    get_vec(p.Xc, dt, dl, p.xc);
     /* A good system's x: the same bits. A bad one's holds a non-finite value in both layouts (NaN
      * where a row failed; inf or NaN from the arithmetic where only the solution is not finite,
      * and there the two sweeps may differ: the per-system tri sweep also multiplies the zero
@@ -3514,36 +3523,21 @@ static void test_layout_status(GsContext ctx, HsRng *r) {
     for (GsInt s = 0; s < batch; s++) {
       int nfi = 0, nfc = 0;
       for (GsInt i = 0; i < n; i++) {
-        nfi |= !isfinite(xi[i * batch + s]);
-        nfc |= !isfinite(xc[s * n + i]);
-        if (!stc[s] && !same(xi[i * batch + s], xc[s * n + i]) && !diff++) fs = s, fr = i;
+        nfi |= !isfinite(p.xi[i * batch + s]);
+        nfc |= !isfinite(p.xc[s * n + i]);
+        if (!stc[s] && !same(p.xi[i * batch + s], p.xc[s * n + i]) && !diff++) fs = s, fr = i;
       }
       if (stc[s] && (!nfi || !nfc) && !clean++) fcl = s;
     }
     CHECK(diff == 0,
           "%s: %lld entries of good systems' x differ between the layouts, the first of system "
           "%lld, row %lld: %.17g interleaved, %.17g contiguous",
-          what, (long long)diff, (long long)fs, (long long)fr, fs >= 0 ? xi[fr * batch + fs] : 0.0,
-          fs >= 0 ? xc[fs * n + fr] : 0.0);
+          what, (long long)diff, (long long)fs, (long long)fr,
+          fs >= 0 ? p.xi[fr * batch + fs] : 0.0, fs >= 0 ? p.xc[fs * n + fr] : 0.0);
     CHECK(clean == 0, "%s: %lld bad systems have a finite x, the first %lld (status %d)", what,
           (long long)clean, (long long)fcl, fcl >= 0 ? stc[fcl] : 0);
   next:
-    destroy_vecs(5, Dvi);
-    destroy_vecs(5, Dvc);
-    GsVecDestroy(&Fi);
-    GsVecDestroy(&Fc);
-    GsVecDestroy(&Xi);
-    GsVecDestroy(&Xc);
-    GsBandedDestroy(&Ai);
-    GsBandedDestroy(&Ac);
-    for (int k = 0; k < bands; k++) {
-      free(Di[k]);
-      free(Dc[k]);
-    }
-    free(fi);
-    free(fc);
-    free(xi);
-    free(xc);
+    pair_free(&p);
     free(sti);
     free(stc);
   }
