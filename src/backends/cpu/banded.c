@@ -65,7 +65,7 @@ static GsInt block_systems(GsInt batch, GsInt nrhs) {
 /* The block kernels' state: GS_CPU_BLOCK_STATE bytes a system of a block, one slice of
  * GS_CPU_SB systems for each of the nt threads that sweep blocks, in the context's scratch (*per:
  * a slice's bytes, whole cache lines). */
-#define GS_CPU_BLOCK_STATE (10 * sizeof(double) + 2 * sizeof(GsInt) + 2 * sizeof(int))
+#define GS_CPU_BLOCK_STATE (10 * sizeof(double) + 2 * sizeof(GsInt))
 #define GS_CPU_CARVE_GAP 192
 static int block_state(GsContext ctx, int *nt, char **state, size_t *per) {
   *nt = 1;
@@ -569,6 +569,16 @@ GS_CPU_REPLAY(float, f)
  * rounds, scalar rows with early exits -> SIMD rows (ms): factor_solve penta 4096 x 1024 33.1 ->
  * 21.5, tri 19.7 -> 13.8, float 27.5 -> 11.3, penta 256 x 1024 4.72 -> 3.05, 65536 x 64 28.0 ->
  * 16.9. */
+/* One of the row loops above for row i, the edge (first or last two rows) form or the other. */
+#define GS_CPU_BY_EDGE(ROWS, ...)                                                                  \
+  if (edge) {                                                                                      \
+    ROWS(__VA_ARGS__, 1)                                                                           \
+  } else {                                                                                         \
+    ROWS(__VA_ARGS__, 0)                                                                           \
+  }
+/* System s's status once its block's rows are factored: OK unless its flag was raised. */
+#define GS_CPU_BLOCK_STATUS(S, s)                                                                  \
+  (bad[(s)-s0] != 0 ? replay_status_##S(bi, D, (s), fused) : GS_BANDED_OK)
 #define GS_CPU_BLOCK_FACTOR(T, S, EPS)                                                             \
   static void factor_block_##S(const GsBandedInfo *bi, const void *const *Dv, void *const *Fv,     \
                                int *fstatus, const T *f, T *x, int nt, char *state, size_t per) {  \
@@ -577,11 +587,17 @@ GS_CPU_REPLAY(float, f)
     const GsInt sb = block_systems(batch, 1), nblocks = (batch + sb - 1) / sb;                     \
     GS_CPU_DIAGS(T, D, Dv);                                                                        \
     GS_CPU_FACTORS(T, F, Fv);                                                                      \
+    /* The rows' diagonals, a missing one's array (tri: a, e; LDL^T: d, e) read at a valid place   \
+     * (the main diagonal) and its value replaced by 0 where the row lacks it; the factors. */     \
+    const T *Dc = D[penta ? 2 : 1], *Da = penta ? D[0] : Dc, *Db = D[penta ? 1 : 0];               \
+    const T *Dd = spd ? Dc : D[penta ? 3 : 2], *De = !spd && penta ? D[4] : Dc;                    \
+    T *F0 = F[0], *F1 = F[1], *F2 = bi->nfac > 2 ? F[2] : NULL;                                    \
+    T *F3 = bi->nfac > 3 ? F[3] : NULL, *F4 = bi->nfac > 4 ? F[4] : NULL;                          \
     _Pragma("omp parallel for schedule(static) num_threads(nt)") for (GsInt blk = 0;               \
                                                                       blk < nblocks; blk++) {      \
       const GsInt s0 = blk * sb, s1 = s0 + sb < batch ? s0 + sb : batch;                           \
       /* Per system: the last two gammas/deltas (LU) or pivots and l1 (LDL^T), the last two g,     \
-       * and its status (this thread's slice of the block state). */                               \
+       * its failure flag (this thread's slice of the block state). */                             \
       char *q_ = block_slice(state, per);                                                          \
       GS_CPU_CARVE(T, g2, q_);                                                                     \
       GS_CPU_CARVE(T, g1, q_);                                                                     \
@@ -590,7 +606,6 @@ GS_CPU_REPLAY(float, f)
       GS_CPU_CARVE(T, p2, q_);                                                                     \
       GS_CPU_CARVE(T, p1, q_);                                                                     \
       GS_CPU_CARVE(T, bad, q_);                                                                    \
-      GS_CPU_CARVE(int, st, q_);                                                                   \
       GS_CPU_CARVE(T, nf, q_);                                                                     \
       for (GsInt k = 0; k < s1 - s0; k++) {                                                        \
         g2[k] = g1[k] = d2[k] = d1[k] = p2[k] = p1[k] = 0;                                         \
@@ -598,57 +613,26 @@ GS_CPU_REPLAY(float, f)
       }                                                                                            \
       for (GsInt i = 0; i < m; i++) {                                                              \
         const GsInt r = i * batch;                                                                 \
-        /* Which diagonals row i has (the same for every system of the block); a missing one's     \
-         * array is read at a valid place (the main diagonal) and its value replaced by 0. */      \
+        /* Which diagonals row i has (the same for every system of the block). */                  \
         const int ha = penta && i >= 2, hb = i >= 1, hd = !spd && i + 1 < m;                       \
         const int he = !spd && penta && i + 2 < m, edge = i < 2 || i + 2 >= m;                     \
-        const T *Dc = D[penta ? 2 : 1], *Da = penta ? D[0] : Dc, *Db = D[penta ? 1 : 0];           \
-        const T *Dd = spd ? Dc : D[penta ? 3 : 2], *De = !spd && penta ? D[4] : Dc;                \
-        T *F0 = F[0], *F1 = F[1], *F2 = bi->nfac > 2 ? F[2] : NULL;                                \
-        T *F3 = bi->nfac > 3 ? F[3] : NULL, *F4 = bi->nfac > 4 ? F[4] : NULL;                      \
         if (spd && penta) {                                                                        \
-          if (edge) {                                                                              \
-            GS_CPU_LDL_ROWS(T, EPS, 1, 1)                                                          \
-          } else {                                                                                 \
-            GS_CPU_LDL_ROWS(T, EPS, 1, 0)                                                          \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LDL_ROWS, T, EPS, 1)                                               \
         } else if (spd) {                                                                          \
-          if (edge) {                                                                              \
-            GS_CPU_LDL_ROWS(T, EPS, 0, 1)                                                          \
-          } else {                                                                                 \
-            GS_CPU_LDL_ROWS(T, EPS, 0, 0)                                                          \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LDL_ROWS, T, EPS, 0)                                               \
         } else if (penta && fused) {                                                               \
-          if (edge) {                                                                              \
-            GS_CPU_LU_ROWS(T, EPS, 1, 1, 1)                                                        \
-          } else {                                                                                 \
-            GS_CPU_LU_ROWS(T, EPS, 1, 1, 0)                                                        \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LU_ROWS, T, EPS, 1, 1)                                             \
         } else if (penta) {                                                                        \
-          if (edge) {                                                                              \
-            GS_CPU_LU_ROWS(T, EPS, 1, 0, 1)                                                        \
-          } else {                                                                                 \
-            GS_CPU_LU_ROWS(T, EPS, 1, 0, 0)                                                        \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LU_ROWS, T, EPS, 1, 0)                                             \
         } else if (fused) {                                                                        \
-          if (edge) {                                                                              \
-            GS_CPU_LU_ROWS(T, EPS, 0, 1, 1)                                                        \
-          } else {                                                                                 \
-            GS_CPU_LU_ROWS(T, EPS, 0, 1, 0)                                                        \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LU_ROWS, T, EPS, 0, 1)                                             \
         } else {                                                                                   \
-          if (edge) {                                                                              \
-            GS_CPU_LU_ROWS(T, EPS, 0, 0, 1)                                                        \
-          } else {                                                                                 \
-            GS_CPU_LU_ROWS(T, EPS, 0, 0, 0)                                                        \
-          }                                                                                        \
+          GS_CPU_BY_EDGE(GS_CPU_LU_ROWS, T, EPS, 0, 0)                                             \
         }                                                                                          \
       }                                                                                            \
-      for (GsInt s = s0; s < s1; s++)                                                              \
-        st[s - s0] = bad[s - s0] != 0 ? replay_status_##S(bi, D, s, fused) : GS_BANDED_OK;         \
       if (!fused) {                                                                                \
         for (GsInt s = s0; s < s1; s++)                                                            \
-          fstatus[s] = st[s - s0];                                                                 \
+          fstatus[s] = GS_CPU_BLOCK_STATUS(S, s);                                                  \
         continue;                                                                                  \
       }                                                                                            \
       /* Back substitution of the fused sweep (gs_banded_back), then the statuses. */              \
@@ -668,7 +652,7 @@ GS_CPU_REPLAY(float, f)
         }                                                                                          \
       }                                                                                            \
       for (GsInt s = s0; s < s1; s++) {                                                            \
-        int stt = st[s - s0];                                                                      \
+        int stt = GS_CPU_BLOCK_STATUS(S, s);                                                       \
         if (stt)                                                                                   \
           gs_banded_poison_##S(bi->n, x, s, batch);                                                \
         else if (nf[s - s0] != 0)                                                                  \

@@ -94,7 +94,9 @@ static int centre_only(const GsStencilInfo *si, int t) {
       extend_add_##T(x[si->sidx[s][q]] + off, si->nx, si->rx, p, (T)si->scoef[s][q], q > 0, e);    \
   }                                                                                                \
   /* A centre-only term's sums into acc, as the general path below makes them with every e = ec:   \
-   * the total (conservative form), then the weights in order, up to four a pass. */               \
+   * the total (conservative form), then the weights in order (one, once merged). Kept apart:      \
+   * folded into the general path (a flag choosing ec and the e[u]), the float 512^2               \
+   * Cahn-Hilliard stencil took 0.66 ms against 0.53 here (five rounds, development machine). */   \
   static void centre_term_##T(const GsStencilInfo *si, int t, const T *ec, GsInt nx, T *acc) {     \
     const int cons = si->conservative[t];                                                          \
     if (cons) {                                                                                    \
