@@ -881,15 +881,19 @@ static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRn
     describe(&b, KIND_DD, "non-finite matrix / tiny pivot / non-finite rhs", what, sizeof what);
     GsBanded A = NULL;
     GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL}, F = NULL, X = NULL;
-    double *f = NULL, *x0 = NULL, *x = NULL, save9, save11;
+    double *f = NULL, *x0 = NULL, *x = NULL, save9, save11, save11d;
     int want[37];
     char skip[37];
     if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done2;
     fill_matrix(&b, KIND_DD, r);
     save9 = b.D[b.h][midx(&b, 9, 3)];
     save11 = b.D[b.h][midx(&b, 11, 0)];
+    save11d = b.D[b.h + 1][midx(&b, 11, 0)];
     b.D[b.h][midx(&b, 9, 3)] = NAN;
+    /* tiny against its row: the pivot test scales by the row's entries, and a random
+     * super-diagonal entry near 0 (1e-5 with one seed) would let 1e-20 pass */
     b.D[b.h][midx(&b, 11, 0)] = 1e-20;
+    b.D[b.h + 1][midx(&b, 11, 0)] = 1.0;
     for (int k = 0; k < bands; k++)
       if (!(Dv[k] = new_vec(ctx, dt, b.dl, b.D[k]))) goto done2;
     f = make_rhs(&b, 1, NAN, r);
@@ -916,7 +920,9 @@ static void bad_more(GsContext ctx, int bands, GsDataType dt, int periodic, HsRn
     /* Repaired matrices; a NaN only in system 20's right-hand side. */
     b.D[b.h][midx(&b, 9, 3)] = save9;
     b.D[b.h][midx(&b, 11, 0)] = save11;
+    b.D[b.h + 1][midx(&b, 11, 0)] = save11d;
     set_vec(Dv[b.h], dt, b.dl, b.D[b.h]);
+    set_vec(Dv[b.h + 1], dt, b.dl, b.D[b.h + 1]);
     CHECK_OK(GsBandedFactor(A, Dv));
     check_all_good(A, &b, what);
     f[ridx(&b, 20, 0)] = NAN;
