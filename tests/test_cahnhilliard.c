@@ -776,14 +776,14 @@ static void test_cpu_agreement(GsContext ctx, uint64_t seed) {
  * (1024^2), the two-pass ones with the serial-walk carries and the update in pass 2 (2048^2), and
  * a 1D ensemble in two passes (2048 members of 1024 points). A kernel that touched memory before
  * its wait for the kernel ahead would read that kernel's inputs or outputs half-written. A mask
- * outside 0 .. 63 is a named error. */
+ * outside 0 .. 127 is a named error. */
 static void test_pdl(uint64_t seed) {
   if (strncmp(resource, "/gpu", 4) != 0) return;
   static char *modes[3][3] = {{"test_cahnhilliard", "-cuda_pdl", "0"},
                               {"test_cahnhilliard", "-cuda_pdl", "1"},
-                              {"test_cahnhilliard", "-cuda_pdl_mask", "63"}};
+                              {"test_cahnhilliard", "-cuda_pdl_mask", "127"}};
   static const GsInt cases[3][3] = {{1024, 1024, 1}, {2048, 2048, 1}, {1024, 1, 2048}};
-  static char *bad[2][3] = {{"test_cahnhilliard", "-cuda_pdl_mask", "64"},
+  static char *bad[2][3] = {{"test_cahnhilliard", "-cuda_pdl_mask", "128"},
                             {"test_cahnhilliard", "-cuda_pdl_mask", "-1"}};
   for (int b = 0; b < 2; b++) {
     GsContext g = NULL;

@@ -614,6 +614,95 @@ done:
   GsMatDestroy(&B);
 }
 
+/* Programmatic dependent launch of the merge SpMV and its carries (-cuda_pdl_mask 64, cudaimpl.h)
+ * changes when they start, never what they compute: five dependent products on a power law (each
+ * product's x the one before's y) give the same bits with it off and on for every kind. */
+static void test_merge_pdl(void) {
+  if (strncmp(resource, "/gpu", 4) != 0) return;
+  static char *modes[2][3] = {{"test_mat", "-cuda_pdl", "0"},
+                              {"test_mat", "-cuda_pdl_mask", "127"}};
+  const GsInt n = 30000;
+  double *out[2];
+  int ok[2] = {0, 0};
+  for (int m = 0; m < 2; m++) {
+    out[m] = hs_malloc((size_t)n * sizeof(double));
+    GsContext g = NULL;
+    GsMat A = NULL;
+    GsVec v[2] = {NULL, NULL};
+    if (CHECK_OK(GsInitWithArgs(3, modes[m], resource, &g))) continue;
+    if (!CHECK_OK(GsMatCreatePowerLaw(g, n, 8, 1.6, 11, &A)) &&
+        !CHECK_OK(GsMatSetSpMVType(A, GS_MAT_SPMV_MERGE, 0, 0)) &&
+        !CHECK_OK(GsVecCreate(g, n, GS_DOUBLE, &v[0])) &&
+        !CHECK_OK(GsVecCreate(g, n, GS_DOUBLE, &v[1])) &&
+        !CHECK_OK(GsVecSetRandom(v[0], 5, -1, 1))) {
+      int bad = 0;
+      for (int k = 0; k < 5 && !bad; k++)
+        bad = CHECK_OK(GsMatMult(A, 0.125, v[k & 1], 0.0, v[(k + 1) & 1]));
+      ok[m] = !bad && !CHECK_OK(GsVecGetValuesHost(v[1], out[m]));
+    }
+    GsVecDestroy(&v[0]);
+    GsVecDestroy(&v[1]);
+    GsMatDestroy(&A);
+    CHECK_OK(GsDestroy(&g));
+  }
+  for (int m = 1; m < 2; m++) {
+    if (!ok[0] || !ok[m]) continue;
+    GsInt diff = 0, nonfinite = 0;
+    for (GsInt i = 0; i < n; i++) {
+      diff += memcmp(&out[0][i], &out[m][i], sizeof(double)) != 0;
+      nonfinite += !isfinite(out[m][i]);
+    }
+    CHECK(diff == 0 && nonfinite == 0,
+          "merge SpMV, %s %s: %lld of %lld entries differ from launch early off, %lld not finite",
+          modes[m][1], modes[m][2], (long long)diff, (long long)n, (long long)nonfinite);
+  }
+  for (int m = 0; m < 2; m++)
+    free(out[m]);
+}
+
+/* The merge form's automatic column panels on a device with a known L2 (mat.c, choose_panels): x
+ * up to 60 % of the L2 stays whole, a larger one is cut into panels of at most half of it. Matrices
+ * of one row (the rule looks at the columns only), in a context of their own (no
+ * -mat_spmv_panels). */
+static void test_panels_auto(void) {
+  if (strncmp(resource, "/gpu", 4) != 0) return;
+  static char *args[1] = {"test_mat"};
+  GsContext g = NULL;
+  if (CHECK_OK(GsInitWithArgs(1, args, resource, &g))) return;
+  GsDeviceInfo info;
+  memset(&info, 0, sizeof info);
+  if (!CHECK_OK(GsGetDeviceInfo(g, &info)) && info.l2_cache > 0) {
+    const double l2 = (double)info.l2_cache;
+    const GsInt ns[3] = {(GsInt)(0.55 * l2 / 8), (GsInt)(0.65 * l2 / 8), (GsInt)(1.6 * l2 / 8)};
+    const GsInt want[3] = {1, 2, 4};
+    for (int c = 0; c < 3; c++) {
+      const GsInt n = ns[c], rp[2] = {0, 2}, col[2] = {0, n - 1};
+      const double val[2] = {1.0, 2.0};
+      GsMat A = NULL;
+      GsVec x = NULL, y = NULL;
+      if (!CHECK_OK(GsMatCreateCSR(g, 1, n, rp, col, val, &A)) &&
+          !CHECK_OK(GsMatSetSpMVType(A, GS_MAT_SPMV_MERGE, 0, 0)) &&
+          !CHECK_OK(GsVecCreate(g, n, GS_DOUBLE, &x)) &&
+          !CHECK_OK(GsVecCreate(g, 1, GS_DOUBLE, &y)) && !CHECK_OK(GsVecSet(x, 1.5)) &&
+          !CHECK_OK(GsMatMult(A, 1.0, x, 0.0, y))) {
+        double hy = 0;
+        const char *name = NULL;
+        CHECK_OK(GsVecGetValuesHost(y, &hy));
+        CHECK_OK(GsMatGetSpMVKernel(A, &name));
+        char expect[48] = "merge";
+        if (want[c] > 1) snprintf(expect, sizeof expect, "merge/panels=%lld", (long long)want[c]);
+        CHECK(name && !strcmp(name, expect) && hy == 4.5,
+              "%lld columns (x %.0f %% of the L2): kernel %s, expected %s; y = %g, expected 4.5",
+              (long long)n, 800.0 * (double)n / l2, name ? name : "", expect, hy);
+      }
+      GsVecDestroy(&x);
+      GsVecDestroy(&y);
+      GsMatDestroy(&A);
+    }
+  }
+  CHECK_OK(GsDestroy(&g));
+}
+
 /* Column panels of the merge form (-mat_spmv_panels): the sum of the panels' products against the
  * reference on random rows (empty rows, a full row) and on a power law; more panels than columns
  * are cut to one per column; the dot of MultDot (not fused into panels) is x . y; a bad count is
@@ -1047,6 +1136,8 @@ int main(int argc, char **argv) {
   test_kernels_edges(ctx, &r);
   test_power_law(ctx);
   test_panels(ctx, &r);
+  test_merge_pdl();
+  test_panels_auto();
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);

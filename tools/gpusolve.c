@@ -807,8 +807,8 @@ static void spmv_help(void) {
       "the CPU). -powerlaw N: N rows of power-law lengths (mean 12, exponent 1.5). -forms 1\n"
       "also times the CSR, SELL-32, merge and hybrid forms beside the automatic choice.\n"
       "-mat_spmv K forces a kernel, -mat_spmv_group G the GPU CSR kernel's threads per row,\n"
-      "-mat_spmv_panels P the merge form's column panels (default: enough to keep each\n"
-      "panel's part of x within half of the GPU's L2).\n");
+      "-mat_spmv_panels P the merge form's column panels (default: none while x takes at\n"
+      "most 60%% of the GPU's L2, else enough to keep each panel's part within half of it).\n");
 }
 
 /* One case: SpMV with the automatic kernel beside cuSPARSE (and the CSR, SELL-32, merge and hybrid

@@ -793,9 +793,12 @@ int GsMatGetSELL(GsMat A, GsInt *C, GsInt *nslices, const GsInt **slice_ptr, con
 }
 
 /* Column panels of the merge form: -mat_spmv_panels K (1: none), or automatically on a device
- * with a known L2 as many as keep each panel's part of x within half of the L2 (H200, power
- * law 2^24 rows, x 134 MB, L2 60 MB, in one run: 1 / 2 / 3 / 4 / 6 / 8 panels 4.18 / 3.38 /
- * 2.87 / 2.60 / 2.56 / 2.82 ms; 2^22 rows, x 34 MB: 1 / 2 / 3 panels 0.471 / 0.469 / 0.533 ms). */
+ * with a known L2: none while x takes at most 60 % of the L2, else as many as keep each panel's
+ * part of x within half of it (H200, power law 2^24 rows, x 134 MB, L2 60 MB, in one run: 1 / 2 /
+ * 3 / 4 / 6 / 8 panels 4.18 / 3.38 / 2.87 / 2.60 / 2.56 / 2.82 ms; 2^22 rows, x 34 MB (53 %): 1 /
+ * 2 / 3 panels 0.471 / 0.469 / 0.533 ms in that run, then 466.5 / 468.0 us, and with the merge
+ * kernels launched early 465.2 / 464.5 / 462.2 against 467.9 / 468.3 / 469.3 us in three rounds of
+ * one call, `sparse-merge-ab-nvidia-h200.json`). */
 static int choose_panels(GsMat A) {
   if (A->npanels) return 0;
   GsContext ctx = A->ctx;
@@ -809,7 +812,7 @@ static int choose_panels(GsMat A) {
     GsDeviceInfo info;
     if (ctx->ops->mem == GS_MEM_DEVICE && !GsGetDeviceInfo(ctx, &info) && info.l2_cache > 0) {
       const double half = 0.5 * (double)info.l2_cache, xb = 8.0 * (double)A->n;
-      if (xb > half) K = (GsInt)ceil(xb / half);
+      if (xb > 0.6 * (double)info.l2_cache) K = (GsInt)ceil(xb / half);
       if (K > 64) K = 64;
     }
   }

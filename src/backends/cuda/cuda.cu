@@ -68,7 +68,7 @@ static int GsCudaSetUp(GsContext ctx, GsCudaContext *cc) {
   GsCall(GsOptionsGetInt(ctx, "-cuda_pdl_mask", &mask, NULL));
   GsCheck(mask >= 0 && mask <= GS_PDL_ALL, ctx, GS_ERR_ARG_OUTOFRANGE,
           "-cuda_pdl_mask %lld: a sum of kernel kinds from 0 to %d (stencil 1, vector 2, one-pass "
-          "tiled solve 4, two-pass solve's pass 1 8, carries 16, pass 2 32)",
+          "tiled solve 4, two-pass solve's pass 1 8, carries 16, pass 2 32, merge SpMV 64)",
           (long long)mask, (int)GS_PDL_ALL);
   cudaFuncAttributes fa;
   GsCallCuda(ctx, cudaFuncGetAttributes(&fa, gs_pdl_probe_k));

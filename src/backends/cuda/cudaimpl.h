@@ -45,7 +45,10 @@
  * -> 0.054 -> 0.054, 2048^2 0.180-0.181 -> 0.178 -> 0.177, 4096^2 0.584-0.586 -> 0.579-0.581 ->
  * 0.581-0.582, float 4096^2 0.330-0.331 -> 0.320 -> 0.325-0.327, but the 1D ensemble (65536 x
  * 1024, two passes with the update) 1.413 -> 1.471-1.477 -> 1.406-1.409: with pass 2 launched
- * early it lost 5 % (1.405 with everything but pass 2). */
+ * early it lost 5 % (1.405 with everything but pass 2). The merge SpMV and its carries (power
+ * laws): `gpusolve spmv -powerlaw N -repeats 30`, three rounds in one call, -cuda_pdl_mask 15 ->
+ * 79, us: 2^20 rows 108.3 / 107.9 / 107.3 -> 107.0 / 106.9 / 105.6, 2^22 468.9 / 468.5 / 469.0
+ * -> 463.0 / 463.2 / 462.7. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define GS_PDL_ENTER()                                                                             \
   asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
@@ -60,8 +63,9 @@ enum {
   GS_PDL_TILE2A = 8,  /* the two-pass tiled solves' pass 1 */
   GS_PDL_TILE2S = 16, /* their carries */
   GS_PDL_TILE2B = 32, /* their pass 2 */
-  GS_PDL_ALL = 63,
-  GS_PDL_DEFAULT = GS_PDL_STENCIL | GS_PDL_VEC | GS_PDL_TILE | GS_PDL_TILE2A
+  GS_PDL_MERGE = 64,  /* mat.cu's merge SpMV and its carries (skewed rows) */
+  GS_PDL_ALL = 127,
+  GS_PDL_DEFAULT = GS_PDL_STENCIL | GS_PDL_VEC | GS_PDL_TILE | GS_PDL_TILE2A | GS_PDL_MERGE
 };
 #define GS_LAUNCH(cc, kind, kern, grid, block, smem, ...)                                          \
   do {                                                                                             \

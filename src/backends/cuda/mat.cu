@@ -251,6 +251,7 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
   __shared__ double s_prod[GS_MERGE_TILE]; /* val * x of the tile's entries */
   __shared__ int s_wfirst[GS_CUDA_WARPS], s_wlast[GS_CUDA_WARPS];
   __shared__ double s_wpart[GS_CUDA_WARPS], s_wfull[GS_CUDA_WARPS];
+  GS_PDL_ENTER(); /* launched by GS_LAUNCH */
   const int t = (int)threadIdx.x, lane = t & 31, warp = t >> 5;
   const GsInt total = m + nnz, d0 = (GsInt)blockIdx.x * GS_MERGE_TILE;
   const GsInt d1 = d0 + GS_MERGE_TILE < total ? d0 + GS_MERGE_TILE : total;
@@ -339,6 +340,7 @@ static __global__ void __launch_bounds__(GS_SPMV_THREADS)
     gs_spmv_merge_fix_k(GsInt m, GsInt nb, const GsInt *__restrict__ carry_row,
                         const double *__restrict__ carry_val, const int *__restrict__ rows,
                         double alpha, double *y) {
+  GS_PDL_ENTER(); /* launched by GS_LAUNCH */
   const GsInt b = (GsInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= nb) return;
   const GsInt row = carry_row[b];
@@ -405,13 +407,15 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
     const GsInt nb = k_merge_blocks(A);
     GsCheck(nb <= A->merge_blocks && nb <= 0x7fffffff, ctx, GS_ERR_INTERNAL,
             "merge SpMV: %lld blocks, scratch for %lld", (long long)nb, (long long)A->merge_blocks);
-    gs_spmv_merge_k<<<(unsigned int)nb, GS_SPMV_THREADS, 0, cc->stream>>>(
-        A->merge_m, A->merge_nnz, A->rowptr, A->rowptr32, A->col, A->val, A->merge_rows,
-        A->merge_start, a, A->merge_row, A->merge_val);
+    GS_LAUNCH(cc, GS_PDL_MERGE, gs_spmv_merge_k, dim3((unsigned int)nb), dim3(GS_SPMV_THREADS), 0,
+              A->merge_m, A->merge_nnz, (const GsInt *)A->rowptr, (const int *)A->rowptr32,
+              (const int *)A->col, (const double *)A->val, (const int *)A->merge_rows,
+              (const GsInt *)A->merge_start, a, A->merge_row, A->merge_val);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_k");
-    gs_spmv_merge_fix_k<<<(unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS),
-                          GS_SPMV_THREADS, 0, cc->stream>>>(A->merge_m, nb, A->merge_row,
-                                                            A->merge_val, A->merge_rows, alpha, y);
+    GS_LAUNCH(cc, GS_PDL_MERGE, gs_spmv_merge_fix_k,
+              dim3((unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS)),
+              dim3(GS_SPMV_THREADS), 0, A->merge_m, nb, (const GsInt *)A->merge_row,
+              (const double *)A->merge_val, (const int *)A->merge_rows, alpha, y);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_fix_k");
   }
   if (A->kernel == GS_SPMV_CSR) {
