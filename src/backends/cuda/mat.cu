@@ -408,14 +408,13 @@ static int k_spmv(GsContext ctx, const GsMatInfo *A, double alpha, const double 
     GsCheck(nb <= A->merge_blocks && nb <= 0x7fffffff, ctx, GS_ERR_INTERNAL,
             "merge SpMV: %lld blocks, scratch for %lld", (long long)nb, (long long)A->merge_blocks);
     GS_LAUNCH(cc, GS_PDL_MERGE, gs_spmv_merge_k, dim3((unsigned int)nb), dim3(GS_SPMV_THREADS), 0,
-              A->merge_m, A->merge_nnz, (const GsInt *)A->rowptr, (const int *)A->rowptr32,
-              (const int *)A->col, (const double *)A->val, (const int *)A->merge_rows,
-              (const GsInt *)A->merge_start, a, A->merge_row, A->merge_val);
+              A->merge_m, A->merge_nnz, A->rowptr, A->rowptr32, A->col, A->val, A->merge_rows,
+              A->merge_start, a, A->merge_row, A->merge_val);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_k");
     GS_LAUNCH(cc, GS_PDL_MERGE, gs_spmv_merge_fix_k,
               dim3((unsigned int)((nb + GS_SPMV_THREADS - 1) / GS_SPMV_THREADS)),
-              dim3(GS_SPMV_THREADS), 0, A->merge_m, nb, (const GsInt *)A->merge_row,
-              (const double *)A->merge_val, (const int *)A->merge_rows, alpha, y);
+              dim3(GS_SPMV_THREADS), 0, A->merge_m, nb, A->merge_row, A->merge_val, A->merge_rows,
+              alpha, y);
     GsCheckLaunchCuda(ctx, "gs_spmv_merge_fix_k");
   }
   if (A->kernel == GS_SPMV_CSR) {
