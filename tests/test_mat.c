@@ -360,6 +360,12 @@ static void check_mult_dot(GsContext ctx, GsMat A, const char *what, HsRng *r) {
     }
     const double e = (double)(fabsl(xy - want) / (scale + 1e-300L));
     CHECK(worst <= 1e-13, "%s: MultDot y relative error %g", what, worst);
+    /* On the CPU the dot fused into the product (CSR, merge) is GsVecDot's sum of the y it wrote,
+     * bit for bit, as the separate pass (SELL forms) is. */
+    double sep = NAN;
+    if (!strncmp(resource, "/cpu", 4) && !CHECK_OK(GsVecDot(x, y, &sep)))
+      CHECK(!memcmp(&sep, &xy, sizeof xy), "%s (%lld rows): MultDot's x . Ax %.17g, GsVecDot %.17g",
+            what, (long long)m, xy, sep);
     CHECK(e <= 1e-13, "%s: x . Ax = %.17g, want %.17Lg (relative error %g)", what, xy, want, e);
     /* The same pass with the dot kept in a GsScalars: the same bits, y the same. */
     GsScalars S = NULL;
@@ -381,6 +387,28 @@ static void check_mult_dot(GsContext ctx, GsMat A, const char *what, HsRng *r) {
   GsVecDestroy(&y);
   free(hx);
   free(hy);
+}
+
+/* x . Ax on either side of the size where the reductions' lanes take more than one pack each
+ * (GS_REDUCE_LANES packs of 2 doubles: 262144 rows) and at odd sizes, in the CSR, merge and SELL
+ * forms (check_mult_dot: against a long-double reference, GsVecDot's bits on the CPU). */
+static void test_mult_dot_sizes(GsContext ctx, HsRng *r) {
+  static const GsInt dims[][4] = {
+      {64, 64, 64, 7}, {65, 64, 64, 7}, {517, 509, 1, 5}, {3, 1, 1, 5}, {255, 1, 1, 5}};
+  static const GsMatSpMVType types[] = {GS_MAT_SPMV_CSR, GS_MAT_SPMV_MERGE, GS_MAT_SPMV_SELL};
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    GsMat A = NULL;
+    if (CHECK_OK(
+            GsMatCreateLaplacian(ctx, dims[d][0], dims[d][1], dims[d][2], (int)dims[d][3], &A)))
+      continue;
+    for (int k = 0; k < 3; k++) {
+      const char *kname = "";
+      if (CHECK_OK(GsMatSetSpMVType(A, types[k], 32, 1))) continue;
+      CHECK_OK(GsMatGetSpMVKernel(A, &kname));
+      check_mult_dot(ctx, A, kname, r);
+    }
+    GsMatDestroy(&A);
+  }
 }
 
 /* Every SpMV form on matrices with empty rows, one row longer than many merge tiles, skewed
@@ -1134,6 +1162,7 @@ int main(int argc, char **argv) {
   test_sell(ctx, &r);
   test_kernels(ctx, &r);
   test_kernels_edges(ctx, &r);
+  test_mult_dot_sizes(ctx, &r);
   test_power_law(ctx);
   test_panels(ctx, &r);
   test_merge_pdl();

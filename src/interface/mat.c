@@ -953,8 +953,11 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     }
   } else {
     mat_info(A, on_device, &info);
-    ierr = spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py, on_device ? xy : NULL,
-                &fused, on_device ? ds : NULL);
+    /* the dot fused where the product runs on its back end's memory (the CPU's kernels sum it
+     * on the host, in the order of GsVecDot) */
+    ierr =
+        spmv(ctx, &info, alpha, (const double *)px, beta, (double *)py,
+             on_device || ctx->ops->mem == GS_MEM_HOST ? xy : NULL, &fused, on_device ? ds : NULL);
   }
   if (!on_device) {
     GsCall(beta == 0 ? GsVecRestoreArrayWrite(y, &py) : GsVecRestoreArray(y, &py));
@@ -965,11 +968,10 @@ static int mult(GsMat A, double alpha, GsVec x, double beta, GsVec y, double *xy
     return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   }
   GsCall(GsLogEventEnd(ctx, A->ev_mult, bytes, 2.0 * (double)A->nnz));
-  if (xy && !fused) {
-    GsCall(GsVecDot(x, y, xy));
-    /* the unfused dot to where it was asked for */
-    if (ds) GsCall(GsMemCopy(ctx, ds->res, ctx->ops->mem, xy, GS_MEM_HOST, sizeof(double)));
-  }
+  if (xy && !fused) GsCall(GsVecDot(x, y, xy));
+  /* a dot taken on the host to where it was asked for (a device kernel's fused one is there) */
+  if (xy && ds && !(fused && on_device))
+    GsCall(GsMemCopy(ctx, ds->res, ctx->ops->mem, xy, GS_MEM_HOST, sizeof(double)));
   return 0;
 }
 

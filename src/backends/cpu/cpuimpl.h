@@ -36,5 +36,9 @@ GS_INTERN void GsCpuFillStencilKernels(GsStencilKernels *k);
 /* Threaded fill and copy of doubles (used by the bandwidth probe). */
 GS_INTERN void GsCpuFill(GsInt n, double *x, double a);
 GS_INTERN void GsCpuCopy(GsInt n, const double *x, double *y);
+/* Writes y[lo, hi) (GsCpuDotFilled). */
+typedef void (*GsCpuFillFn)(void *arg, GsInt lo, GsInt hi);
+GS_INTERN int GsCpuDotFilled(GsContext ctx, GsInt n, const double *x, double *y, GsCpuFillFn fill,
+                             void *arg, double *xy);
 
 #endif

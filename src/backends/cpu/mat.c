@@ -144,12 +144,33 @@ static void spmv_hybrid(const GsMatInfo *A, double alpha, const double *x, doubl
   }
 }
 
+/* Arguments of fill_rows: a CSR product's rows for GsCpuDotFilled. */
+typedef struct {
+  const GsMatInfo *A;
+  double alpha, beta;
+  const double *x;
+  double *y;
+} GsCpuRowsArg;
+
+static void fill_rows(void *arg, GsInt lo, GsInt hi) {
+  const GsCpuRowsArg *a = arg;
+  csr_rows(a->A, a->alpha, a->x, a->beta, a->y, lo, hi);
+}
+
 int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *x, double beta,
                  double *y, double *xy, int *fused, const GsDevScalars *ds) {
-  (void)ctx;
-  (void)xy;
   (void)ds;
-  if (fused) *fused = 0; /* the dot is the caller's: a separate pass costs little on the host */
+  if (fused) *fused = 0;
+  /* x . y asked for (a square matrix, host memory): the CSR and merge forms sum their rows where
+   * the dot sums them, so y is read back from the cache instead of in a second pass (the merge
+   * form's balance by entries is given up for the dot's split of the rows over threads). The
+   * row-permuted SELL forms leave the dot to the caller. */
+  if (xy && fused && A->m == A->n && (A->kernel == GS_SPMV_CSR || A->kernel == GS_SPMV_MERGE)) {
+    GsCpuRowsArg arg = {A, alpha, beta, x, y};
+    GsCall(GsCpuDotFilled(ctx, A->m, x, y, fill_rows, &arg, xy));
+    *fused = 1;
+    return 0;
+  }
   if (A->kernel == GS_SPMV_SELL)
     spmv_sell(A, alpha, x, beta, y);
   else if (A->kernel == GS_SPMV_HYBRID)

@@ -97,6 +97,12 @@ static double reduce_fold(const double *part, GsInt nb) {
  * half of dot's bandwidth with arrays of 1 MiB). */
 #define GS_LANE_PAD 72
 #define RED_BLOCKS(n, PK, nb, NV, lanes, PTRS, BODY, FINISH)                                       \
+  RED_BLOCKS_PRE(n, PK, nb, NV, lanes, PTRS, GS_REDUCE_LANES, , BODY, FINISH)
+/* RED_BLOCKS with PRE, a statement run on the summing thread for each range [pre_lo, pre_hi) of
+ * entries before their BODY runs (the ranges cover [0, n) once, at most PIECE packs each; a fused
+ * producer of the entries summed, such as the rows of a product, writes them there, so that they
+ * are summed while still in the core's cache). */
+#define RED_BLOCKS_PRE(n, PK, nb, NV, lanes, PTRS, PIECE, PRE, BODY, FINISH)                       \
   do {                                                                                             \
     if ((n) <= GS_REDUCE_LANES * (PK)) {                                                           \
       _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)") for (GsInt B = 0;       \
@@ -109,6 +115,12 @@ static double reduce_fold(const double *part, GsInt nb) {
         PTRS(loc_, lst_)                                                                           \
         const GsInt i0_ = B * RT * (PK), left_ = (n)-i0_;                                          \
         const GsInt full_ = (left_ < RT * (PK) ? left_ : RT * (PK)) / (PK);                        \
+        {                                                                                          \
+          const GsInt pre_lo = i0_, pre_hi = i0_ + (left_ < RT * (PK) ? left_ : RT * (PK));        \
+          (void)pre_lo;                                                                            \
+          (void)pre_hi;                                                                            \
+          PRE                                                                                      \
+        }                                                                                          \
         for (int j_ = 0; j_ < (PK); j_++)                                                          \
           for (GsInt t = 0; t < full_; t++) {                                                      \
             const GsInt i = i0_ + t * (PK) + j_;                                                   \
@@ -134,16 +146,22 @@ static double reduce_fold(const double *part, GsInt nb) {
         PTRS(lanes, lst_)                                                                          \
         for (GsInt i0_ = B0_ * RT * (PK); span_ > 0 && i0_ < (n); i0_ += GS_REDUCE_LANES * (PK)) { \
           const GsInt left_ = (n)-i0_, t0_ = B0_ * RT;                                             \
-          const GsInt full_ = (left_ < span_ ? left_ : span_) / (PK);                              \
-          for (GsInt t = t0_; t < t0_ + full_; t++)                                                \
-            for (int j_ = 0; j_ < (PK); j_++) {                                                    \
+          const GsInt len_ = left_ < span_ ? left_ : span_, full_ = len_ / (PK);                   \
+          for (GsInt q0_ = 0; q0_ == 0 || q0_ < full_; q0_ += (PIECE)) {                           \
+            const GsInt q1_ = full_ - q0_ > (PIECE) ? q0_ + (PIECE) : full_;                       \
+            const GsInt pre_lo = i0_ + q0_ * (PK),                                                 \
+                        pre_hi = q1_ == full_ ? i0_ + len_ : i0_ + q1_ * (PK);                     \
+            (void)pre_lo;                                                                          \
+            (void)pre_hi;                                                                          \
+            PRE for (GsInt t = t0_ + q0_; t < t0_ + q1_; t++) for (int j_ = 0; j_ < (PK); j_++) {  \
               const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                         \
               BODY                                                                                 \
             }                                                                                      \
-          if (left_ < span_) {                                                                     \
-            const GsInt t = t0_ + full_;                                                           \
-            for (GsInt i = i0_ + full_ * (PK); i < (n); i++) {                                     \
-              BODY                                                                                 \
+            if (q1_ == full_) {                                                                    \
+              const GsInt t = t0_ + full_;                                                         \
+              for (GsInt i = i0_ + full_ * (PK); i < i0_ + len_; i++) {                            \
+                BODY                                                                               \
+              }                                                                                    \
             }                                                                                      \
           }                                                                                        \
         }                                                                                          \
@@ -494,6 +512,27 @@ static int k_mdot(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
 
 static int k_dot(GsContext ctx, GsDataType dt, GsInt n, const void *x, const void *y, double *r) {
   GsCall(k_mdot(ctx, dt, n, x, 1, &y, r));
+  return 0;
+}
+
+/* x . y over n doubles, where fill(arg, lo, hi) writes y[lo, hi) on the thread that sums those
+ * entries just before it sums them (a product fused with its dot: y is read back from the cache,
+ * not from memory). The sum is k_dot's, term for term and in its order, so the same bits. */
+#define GS_CPU_FILL_PACKS 2048 /* 32 KB of y a range */
+int GsCpuDotFilled(GsContext ctx, GsInt n, const double *x, double *y, GsCpuFillFn fill, void *arg,
+                   double *xy) {
+  double *part = NULL, *lanes = NULL;
+  GsCall(alloc_partials(ctx, RB, n, GS_DOUBLE, 1, &part, &lanes));
+  const GsInt nb = red_blocks(n, GS_PACK_double);
+  RED_BLOCKS_PRE(
+      n, GS_PACK_double, nb, 1, lanes, GS_PTRS_L, GS_CPU_FILL_PACKS, fill(arg, pre_lo, pre_hi);
+      ,
+      {
+        const double xv = x[i];
+        l0[t] += xv * y[i];
+      },
+      { part[B] = reduce_tree(l0 + o); });
+  *xy = reduce_fold(part, nb);
   return 0;
 }
 
