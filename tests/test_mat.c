@@ -360,7 +360,7 @@ static void check_mult_dot(GsContext ctx, GsMat A, const char *what, HsRng *r) {
     }
     const double e = (double)(fabsl(xy - want) / (scale + 1e-300L));
     CHECK(worst <= 1e-13, "%s: MultDot y relative error %g", what, worst);
-    /* On the CPU the dot fused into the product (CSR, merge) is GsVecDot's sum of the y it wrote,
+    /* On the CPU the dot fused into the product (CSR) is GsVecDot's sum of the y it wrote,
      * bit for bit, as the separate pass (SELL forms) is. */
     double sep = NAN;
     if (!strncmp(resource, "/cpu", 4) && !CHECK_OK(GsVecDot(x, y, &sep)))

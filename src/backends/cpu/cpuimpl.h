@@ -8,6 +8,11 @@
 #include <omp.h>
 #endif
 
+/* Short vectors run on one thread: forking a team costs microseconds, and milliseconds when the
+ * cores are oversubscribed (parallel test runs, several processes), which small Krylov solves
+ * felt at every operation. Every kernel's result is independent of the thread count. */
+#define GS_CPU_OMP_MIN 32768
+
 /* Per-context state (ctx->bdata): scratch grown as needed, so that the kernels called every
  * iteration or step (reductions' partial sums, the stencil's rows) allocate nothing in the common
  * case. One kernel uses it at a time. */

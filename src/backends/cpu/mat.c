@@ -161,11 +161,14 @@ int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *
                  double *y, double *xy, int *fused, const GsDevScalars *ds) {
   (void)ds;
   if (fused) *fused = 0;
-  /* x . y asked for (a square matrix, host memory): the CSR and merge forms sum their rows where
-   * the dot sums them, so y is read back from the cache instead of in a second pass (the merge
-   * form's balance by entries is given up for the dot's split of the rows over threads). The
-   * row-permuted SELL forms leave the dot to the caller. */
-  if (xy && fused && A->m == A->n && (A->kernel == GS_SPMV_CSR || A->kernel == GS_SPMV_MERGE)) {
+  /* x . y asked for (a square matrix, host memory): the CSR form writes its rows where the dot
+   * sums them, so y is read back from the cache instead of in a second pass. Only where the dot
+   * runs on as many threads as the product would (it forks for more than GS_CPU_OMP_MIN rows, the
+   * product for more than 65536 entries). The merge form keeps its balance by entries (the dot
+   * splits by rows; skewed rows would leave threads idle), and the row-permuted SELL forms their
+   * slices: they leave the dot to the caller. */
+  if (xy && fused && A->m == A->n && A->kernel == GS_SPMV_CSR &&
+      (A->m > GS_CPU_OMP_MIN || A->nnz <= 65536)) {
     GsCpuRowsArg arg = {A, alpha, beta, x, y};
     GsCall(GsCpuDotFilled(ctx, A->m, x, y, fill_rows, &arg, xy));
     *fused = 1;

@@ -20,10 +20,6 @@
 #define GS_CPU_CHUNK 8192
 #define GsRandomClamp_double GsRandomClampDouble
 #define GsRandomClamp_float GsRandomClampFloat
-/* Short vectors run on one thread: forking a team costs microseconds, and milliseconds when the
- * cores are oversubscribed (parallel test runs, several processes), which small Krylov solves
- * felt at every operation. Every kernel's result is independent of the thread count. */
-#define GS_CPU_OMP_MIN 32768
 #define OMP_FOR _Pragma("omp parallel for schedule(static) if (n > GS_CPU_OMP_MIN)")
 /* The maximum is exact whatever the order. */
 #define SIMD_MAX(m, f) _Pragma(GS_STR(omp simd reduction(max : m) reduction(| : f)))
