@@ -1124,6 +1124,45 @@ static void test_wrap(GsContext ctx) {
   GsVecDestroy(&v);
 }
 
+/* Copies large enough to store past the caches on the CPU (32 MiB of destination and more):
+ * double and float, a length whose last chunk is not a whole number of 16-byte stores, and a
+ * wrapped destination 8 bytes off a 16-byte boundary (plain copies there). Bit for bit. */
+static void test_copy_large(GsContext ctx, HsRng *r) {
+  static const struct {
+    GsDataType dt;
+    GsInt n;
+    int offset; /* entries the wrapped destination starts past an aligned array; -1: not wrapped */
+  } cases[] = {{GS_DOUBLE, ((GsInt)1 << 22) + 3, -1},
+               {GS_FLOAT, ((GsInt)1 << 23) + 1, -1},
+               {GS_DOUBLE, ((GsInt)1 << 22) + 8, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const GsDataType dt = cases[k].dt;
+    const GsInt n = cases[k].n;
+    const size_t es = dt == GS_DOUBLE ? sizeof(double) : sizeof(float);
+    unsigned char *want = hs_malloc((size_t)n * es), *got = hs_malloc((size_t)n * es);
+    double *user = cases[k].offset >= 0 ? hs_malloc(((size_t)n + 2) * sizeof *user) : NULL;
+    GsVec x = NULL, y = NULL;
+    if (!CHECK_OK(GsVecCreate(ctx, n, dt, &x)) &&
+        !CHECK_OK(user ? GsVecCreateWithArray(ctx, n, dt, GS_MEM_HOST, user + cases[k].offset, &y)
+                       : GsVecCreate(ctx, n, dt, &y)) &&
+        !CHECK_OK(GsVecSetRandom(x, hs_next(r), -1, 1)) && !CHECK_OK(GsVecSet(y, NAN)) &&
+        !CHECK_OK(GsVecCopy(x, y)) && !CHECK_OK(GsVecGetValuesHost(x, want)) &&
+        !CHECK_OK(GsVecGetValuesHost(y, got))) {
+      GsInt bad = 0;
+      for (GsInt i = 0; i < n; i++)
+        bad += memcmp(want + i * es, got + i * es, es) != 0;
+      CHECK(bad == 0, "Copy of %lld %s entries%s: %lld differ", (long long)n,
+            dt == GS_DOUBLE ? "double" : "float", user ? " into an unaligned wrapped array" : "",
+            (long long)bad);
+    }
+    GsVecDestroy(&x);
+    GsVecDestroy(&y);
+    free(want);
+    free(got);
+    free(user);
+  }
+}
+
 static void test_duplicate_and_queries(GsContext ctx) {
   GsVec x = NULL, d = NULL;
   if (CHECK_OK(GsVecCreate(ctx, 513, GS_FLOAT, &x))) return;
@@ -1574,6 +1613,7 @@ int main(int argc, char **argv) {
       run_case(ctx, t ? GS_FLOAT : GS_DOUBLE, sizes[k], &r);
   test_access(ctx, &r);
   test_wrap(ctx);
+  test_copy_large(ctx, &r);
   test_duplicate_and_queries(ctx);
   test_errors(ctx);
   test_deterministic(ctx, &r);
