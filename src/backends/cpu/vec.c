@@ -98,10 +98,10 @@ static double reduce_fold(const double *part, GsInt nb) {
 #define GS_LANE_PAD 72
 #define RED_BLOCKS(n, PK, nb, NV, lanes, PTRS, BODY, FINISH)                                       \
   RED_BLOCKS_PRE(n, PK, nb, NV, lanes, PTRS, GS_REDUCE_LANES, , BODY, FINISH)
-/* RED_BLOCKS with PRE, a statement run on the summing thread for each range [pre_lo, pre_hi) of
- * entries before their BODY runs (the ranges cover [0, n) once, at most PIECE packs each; a fused
- * producer of the entries summed, such as the rows of a product, writes them there, so that they
- * are summed while still in the core's cache). */
+/* RED_BLOCKS with PRE, an expression (or nothing) evaluated on the summing thread for each range
+ * [pre_lo, pre_hi) of entries before their BODY runs: the ranges cover [0, n) once, at most PIECE
+ * packs each. A fused producer of the entries summed, such as the rows of a product, writes them
+ * there, so that they are summed while still in the core's cache. */
 #define RED_BLOCKS_PRE(n, PK, nb, NV, lanes, PTRS, PIECE, PRE, BODY, FINISH)                       \
   do {                                                                                             \
     if ((n) <= GS_REDUCE_LANES * (PK)) {                                                           \
@@ -119,7 +119,7 @@ static double reduce_fold(const double *part, GsInt nb) {
           const GsInt pre_lo = i0_, pre_hi = i0_ + (left_ < RT * (PK) ? left_ : RT * (PK));        \
           (void)pre_lo;                                                                            \
           (void)pre_hi;                                                                            \
-          PRE                                                                                      \
+          PRE;                                                                                     \
         }                                                                                          \
         for (int j_ = 0; j_ < (PK); j_++)                                                          \
           for (GsInt t = 0; t < full_; t++) {                                                      \
@@ -153,10 +153,12 @@ static double reduce_fold(const double *part, GsInt nb) {
                         pre_hi = q1_ == full_ ? i0_ + len_ : i0_ + q1_ * (PK);                     \
             (void)pre_lo;                                                                          \
             (void)pre_hi;                                                                          \
-            PRE for (GsInt t = t0_ + q0_; t < t0_ + q1_; t++) for (int j_ = 0; j_ < (PK); j_++) {  \
-              const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                         \
-              BODY                                                                                 \
-            }                                                                                      \
+            PRE;                                                                                   \
+            for (GsInt t = t0_ + q0_; t < t0_ + q1_; t++)                                          \
+              for (int j_ = 0; j_ < (PK); j_++) {                                                  \
+                const GsInt i = i0_ + (t - t0_) * (PK) + j_;                                       \
+                BODY                                                                               \
+              }                                                                                    \
             if (q1_ == full_) {                                                                    \
               const GsInt t = t0_ + full_;                                                         \
               for (GsInt i = i0_ + full_ * (PK); i < i0_ + len_; i++) {                            \
@@ -560,8 +562,7 @@ int GsCpuDotFilled(GsContext ctx, GsInt n, const double *x, double *y, GsCpuFill
   GsCall(alloc_partials(ctx, RB, n, GS_DOUBLE, 1, &part, &lanes));
   const GsInt nb = red_blocks(n, GS_PACK_double);
   RED_BLOCKS_PRE(
-      n, GS_PACK_double, nb, 1, lanes, GS_PTRS_L, GS_CPU_FILL_PACKS, fill(arg, pre_lo, pre_hi);
-      ,
+      n, GS_PACK_double, nb, 1, lanes, GS_PTRS_L, GS_CPU_FILL_PACKS, fill(arg, pre_lo, pre_hi),
       {
         const double xv = x[i];
         l0[t] += xv * y[i];
