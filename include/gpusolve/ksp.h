@@ -72,7 +72,8 @@ int GsKspSetMonitor(GsKsp ksp, int on, int true_residual, FILE *f);
 int GsKspSetFromOptions(GsKsp ksp);
 
 /* Solve A x = b. A zero or non-finite diagonal entry with Jacobi is GS_ERR_ZERO_PIVOT /
- * GS_ERR_NOT_FINITE naming its row. */
+ * GS_ERR_NOT_FINITE naming its row. A solve whose residual test passed but whose x has an
+ * infinite or NaN entry reports GS_DIVERGED_NANORINF: a converged reason means a finite x. */
 int GsKspSolve(GsKsp ksp, GsVec b, GsVec x);
 
 int GsKspGetIterationNumber(GsKsp ksp, GsInt *its);
