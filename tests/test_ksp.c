@@ -675,9 +675,8 @@ static void test_converged_finite_x(GsContext ctx) {
     CHECK_OK(GsKspGetConvergedReason(k, &reason));
     CHECK_OK(GsKspGetIterationNumber(k, &its));
     CHECK_OK(GsVecNorm(x, GS_NORM_INF, &xmax));
-    CHECK(reason < 0 || isfinite(xmax), "BiCGStab on a singular matrix: %s after %lld, max |x| %g",
-          GsConvergedReasonName(reason), (long long)its, xmax);
-    /* the case as it runs here: x overflows, so the reason says so */
+    /* the case as it runs here: x overflows, so the reason says so (which covers "converged means
+     * finite" too) */
     CHECK(isfinite(xmax) || reason == GS_DIVERGED_NANORINF,
           "BiCGStab with an infinite x: %s after %lld iterations, want DIVERGED_NANORINF",
           GsConvergedReasonName(reason), (long long)its);

@@ -5,6 +5,9 @@
  * the kernel, nor on the thread count, nor on the back end. */
 #include "cpuimpl.h"
 
+/* Products of more entries than this fork a team of threads (fewer run on one). */
+#define OMP_NNZ 65536
+
 /* The sum of the n products val[k * stride] * x[col[k * stride]] (k < n: a row's entries, never
  * SELL padding) in the order of group G. */
 static inline double row_sum_g(const int *col, const double *val, GsInt stride, GsInt n,
@@ -82,10 +85,10 @@ static void csr_rows(const GsMatInfo *A, double alpha, const double *x, double b
 
 static void spmv_csr(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt m = A->m, nc = (m + 1023) / 1024;
-  /* Chunks of 1024 rows, statically over the threads: rows are contiguous per thread; small
-   * matrices on one thread (see GS_CPU_OMP_MIN in vec.c). */
-  _Pragma("omp parallel for schedule(static, 1) if (A->nnz > 65536)") for (GsInt c = 0; c < nc;
-                                                                           c++) {
+  /* Chunks of 1024 rows, handed to the threads in turn; products of at most OMP_NNZ entries on
+   * one thread (as short vectors, GS_CPU_OMP_MIN in cpuimpl.h). */
+  _Pragma("omp parallel for schedule(static, 1) if (A->nnz > OMP_NNZ)") for (GsInt c = 0; c < nc;
+                                                                             c++) {
     csr_rows(A, alpha, x, beta, y, c * 1024, c * 1024 + 1024 < m ? c * 1024 + 1024 : m);
   }
 }
@@ -107,7 +110,7 @@ static GsInt merge_row_at(const GsInt *rp, GsInt m, GsInt d) {
  * a few very long rows do not leave the other threads idle. */
 static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt m = A->m, total = A->m + A->nnz;
-  _Pragma("omp parallel if (A->nnz > 65536)") {
+  _Pragma("omp parallel if (A->nnz > OMP_NNZ)") {
     int t, T;
     GsCpuThread(&t, &T);
     const GsInt r0 = merge_row_at(A->rowptr, m, total / T * t + total % T * t / T);
@@ -120,8 +123,8 @@ static void spmv_merge(const GsMatInfo *A, double alpha, const double *x, double
 /* SELL-C-sigma: positions split over threads. */
 static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   const GsInt C = A->sell_c, m = A->sell_m;
-  _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > 65536)") for (GsInt p = 0; p < m;
-                                                                              p++) {
+  _Pragma("omp parallel for schedule(static, 1024) if (A->nnz > OMP_NNZ)") for (GsInt p = 0; p < m;
+                                                                                p++) {
     const GsInt s = p / C, r = p % C;
     const GsInt base = A->sell_ptr[s] + r;
     const double sum =
@@ -135,9 +138,9 @@ static void spmv_sell(const GsMatInfo *A, double alpha, const double *x, double 
  * merge_rows), one row per iteration. */
 static void spmv_hybrid(const GsMatInfo *A, double alpha, const double *x, double beta, double *y) {
   spmv_sell(A, alpha, x, beta, y);
-  _Pragma("omp parallel for schedule(dynamic, 1) if (A->merge_nnz > 65536)") for (GsInt l = 0;
-                                                                                  l < A->merge_m;
-                                                                                  l++) {
+  _Pragma("omp parallel for schedule(dynamic, 1) if (A->merge_nnz > OMP_NNZ)") for (GsInt l = 0;
+                                                                                    l < A->merge_m;
+                                                                                    l++) {
     const double s = row_sum(A->rowptr, A->col, A->val, x, l, A->group);
     const GsInt row = A->merge_rows[l];
     y[row] = beta == 0 ? alpha * s : alpha * s + beta * y[row];
@@ -164,11 +167,11 @@ int GsCpuMatSpMV(GsContext ctx, const GsMatInfo *A, double alpha, const double *
   /* x . y asked for (a square matrix, host memory): the CSR form writes its rows where the dot
    * sums them, so y is read back from the cache instead of in a second pass. Only where the dot
    * runs on as many threads as the product would (it forks for more than GS_CPU_OMP_MIN rows, the
-   * product for more than 65536 entries). The merge form keeps its balance by entries (the dot
+   * product for more than OMP_NNZ entries). The merge form keeps its balance by entries (the dot
    * splits by rows; skewed rows would leave threads idle), and the row-permuted SELL forms their
    * slices: they leave the dot to the caller. */
   if (xy && fused && A->m == A->n && A->kernel == GS_SPMV_CSR &&
-      (A->m > GS_CPU_OMP_MIN || A->nnz <= 65536)) {
+      (A->m > GS_CPU_OMP_MIN || A->nnz <= OMP_NNZ)) {
     GsCpuRowsArg arg = {A, alpha, beta, x, y};
     GsCall(GsCpuDotFilled(ctx, A->m, x, y, fill_rows, &arg, xy));
     *fused = 1;
