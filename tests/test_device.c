@@ -65,6 +65,10 @@ static void test_two_contexts(const char *resource) {
   int set = 1;
   CHECK_OK(GsOptionsHasName(b, "-only_in_a", &set));
   CHECK(!set, "an option set on context a is visible on context b");
+  CHECK_OK(GsOptionsClearValue(b, "-only_in_a")); /* absent from b: does nothing there */
+  CHECK_OK(GsOptionsHasName(a, "-only_in_a", &set));
+  CHECK(set, "clearing an option on context b removed it from context a");
+  CHECK_OK(GsOptionsClearValue(a, "-only_in_a"));
   GsVecDestroy(&x);
   GsVecDestroy(&y);
   hs_unwatch(a);

@@ -867,8 +867,9 @@ static void test_sell(GsContext ctx, HsRng *r) {
   GsMatDestroy(&B);
   GsVecDestroy(&x);
   GsVecDestroy(&y);
-  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv", "auto"));
-  CHECK_OK(GsOptionsSetValue(ctx, "-mat_spmv_sell_c", "32"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-mat_spmv"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-mat_spmv_sell_c"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-mat_spmv_sell_sigma"));
   GsMatDestroy(&A);
   free(hx);
   free(ref);

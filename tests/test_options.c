@@ -271,6 +271,36 @@ static void test_left(void) {
   CHECK_OK(GsOptionsSetValue(ctx, "-used", "2"));
   CHECK_OK(GsOptionsLeft(ctx, NULL, &count));
   CHECK(count == 1, "re-set option: %d left, expected 1", count);
+  /* Clearing it: absent again (the getter keeps its default, *set 0), no longer reported, the
+   * others still there in their order; clearing an absent option does nothing; bad names. */
+  CHECK_OK(GsOptionsInsertString(ctx, "-later 5"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-used"));
+  CHECK_OK(GsOptionsLeft(ctx, NULL, &count));
+  CHECK(count == 1, "after clearing -used: %d left, expected 1 (-later)", count);
+  u = -7;
+  int set = -1;
+  CHECK_OK(GsOptionsGetInt(ctx, "-used", &u, &set));
+  CHECK(u == -7 && set == 0, "cleared -used reads %lld (set %d), expected the default -7 (0)",
+        (long long)u, set);
+  CHECK_OK(GsOptionsClearValue(ctx, "-used"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-never_set"));
+  f = tmpfile();
+  if (f) {
+    CHECK_OK(GsOptionsView(ctx, f));
+    char *s = hs_read_all(f);
+    const char *a = s ? strstr(s, "-unused_a 2") : NULL, *l = s ? strstr(s, "-later 5") : NULL;
+    CHECK(s && strstr(s, "#Options (4):") && !strstr(s, "-used ") && a && l && a < l,
+          "GsOptionsView after clearing -used:\n%s", s ? s : "");
+    free(s);
+    fclose(f);
+  }
+  u = 0;
+  CHECK_OK(GsOptionsGetInt(ctx, "-later", &u, NULL));
+  CHECK(u == 5, "-later reads %lld after a clear before it, expected 5", (long long)u);
+  CHECK_ERR(GsOptionsClearValue(ctx, "noDash"), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "noDash");
+  CHECK_ERR(GsOptionsClearValue(ctx, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsOptionsClearValue(NULL, "-used"), GS_ERR_ARG_NULL);
   hs_unwatch(ctx);
   CHECK_OK(GsDestroy(&ctx));
 

@@ -67,6 +67,9 @@ int GsOptionsInsertArgs(GsContext ctx, int argc, char **argv);
 int GsOptionsInsertString(GsContext ctx, const char *str);
 /* Set one option (value may be NULL for a flag). name includes the leading '-'. */
 int GsOptionsSetValue(GsContext ctx, const char *name, const char *value);
+/* Remove an option, so that getters see it absent again (its default) and GsOptionsLeft no longer
+ * reports it; removing one that is not set does nothing. name includes the leading '-'. */
+int GsOptionsClearValue(GsContext ctx, const char *name);
 /* Whether an option was given (marks it used). */
 int GsOptionsHasName(GsContext ctx, const char *name, int *set);
 int GsOptionsGetInt(GsContext ctx, const char *name, GsInt *value, int *set);

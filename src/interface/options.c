@@ -60,6 +60,21 @@ int GsOptionsSetValue(GsContext ctx, const char *name, const char *value) {
   return 0;
 }
 
+int GsOptionsClearValue(GsContext ctx, const char *name) {
+  GsCheckHandle(NULL, ctx);
+  GsCheckHandle(ctx, name);
+  GsCheck(is_option_name(name), ctx, GS_ERR_OPTION,
+          "option name '%s' must start with '-' followed by a letter", name);
+  GsOption *o = find(ctx, name);
+  if (!o) return 0;
+  free(o->name);
+  free(o->value);
+  const int i = (int)(o - ctx->options);
+  memmove(o, o + 1, (size_t)(ctx->noptions - i - 1) * sizeof *o); /* keep the order of the rest */
+  ctx->noptions--;
+  return 0;
+}
+
 static int insert_tokens(GsContext ctx, int ntok, char **tok) {
   for (int i = 0; i < ntok; i++) {
     if (!is_option_name(tok[i])) continue; /* positional arguments belong to the program */
