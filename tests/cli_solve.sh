@@ -22,6 +22,11 @@ grep -Eq "true relative residual [0-9.]+e-1[0-9]" <<<"$out"
 grep -q "^%%MatrixMarket matrix array real general" "$work/x.mtx"
 # (Outputs are captured before grep: grep -q exits at its match and, with pipefail, the writer's
 # SIGPIPE would fail the step.)
+# -ksp_view describes the solver after the solve.
+out=$("$cli" solve -gs_backend /cpu -laplacian 8,8 -ksp_type gmres -ksp_gmres_restart 12 -ksp_view)
+grep -q "restart=12, classical Gram-Schmidt twice" <<<"$out"
+grep -q "operator: matrix, rows=64, cols=64, nonzeros=288, SpMV kernel csr" <<<"$out"
+grep -q "last solve: CONVERGED_RTOL in " <<<"$out"
 # The solution as initial guess: converged before the first iteration.
 out=$("$cli" solve -gs_backend /cpu -laplacian 30,30 -x0 "$work/x.mtx" -ksp_type cg -ksp_rtol 1e-6)
 grep -q "after 0 iterations" <<<"$out"

@@ -239,14 +239,18 @@ static int shell_diag(void *user, GsVec d) {
   return GsMatGetDiagonal((GsMat)user, d);
 }
 
+/* A solver of the 5-point Laplacian of nx x ny points, b = A 1 and x; nonzero on failure. */
+static int laplacian_solver(GsContext ctx, GsInt nx, GsInt ny, GsMat *L, GsVec *b, GsVec *x,
+                            GsKsp *k) {
+  return CHECK_OK(GsMatCreateLaplacian(ctx, nx, ny, 1, 5, L)) || make_rhs(ctx, *L, b, x) ||
+         CHECK_OK(GsKspCreate(ctx, k)) || CHECK_OK(GsKspSetOperator(*k, *L));
+}
+
 static void test_reasons(GsContext ctx) {
   GsMat L = NULL;
   GsVec b = NULL, x = NULL;
   GsKsp k = NULL;
-  if (CHECK_OK(GsMatCreateLaplacian(ctx, 24, 20, 1, 5, &L)) || make_rhs(ctx, L, &b, &x) ||
-      CHECK_OK(GsKspCreate(ctx, &k)))
-    goto done;
-  CHECK_OK(GsKspSetOperator(k, L));
+  if (laplacian_solver(ctx, 24, 20, &L, &b, &x, &k)) goto done;
   GsInt its = -1, its_mat[3] = {0, 0, 0};
   GsConvergedReason reason;
   /* Every method, with and without Jacobi, converges; the shell operator gives the same count. */
@@ -525,6 +529,123 @@ done:
   GsMatDestroy(&L);
 }
 
+/* The caller's monitor: its calls and norms, a stop at a given iteration with its code. */
+typedef struct {
+  GsKsp ksp;
+  GsInt calls, last_its, stop_at;
+  int bad_order, stop_code;
+  double norms[64];
+} MonitorLog;
+static int log_monitor(GsKsp ksp, GsInt its, double rnorm, void *user) {
+  MonitorLog *l = user;
+  if (ksp != l->ksp || its != l->calls) l->bad_order = 1;
+  if (l->calls < 64) l->norms[l->calls] = rnorm;
+  l->calls++;
+  l->last_its = its;
+  return its == l->stop_at ? l->stop_code : 0;
+}
+
+/* GsKspSetMonitorCallback on every method: one call per norm of the history, in order, with the
+ * same values; a non-zero return stops the solve with that code and names the iteration; NULL
+ * removes it. GsKspView and -ksp_view describe the solver. */
+static void test_monitor_view(GsContext ctx) {
+  GsMat L = NULL;
+  GsVec b = NULL, x = NULL;
+  GsKsp k = NULL;
+  if (laplacian_solver(ctx, 12, 10, &L, &b, &x, &k)) goto done;
+  for (int t = 0; t < 3; t++) {
+    MonitorLog log = {k, 0, -1, -1, 0, 0, {0}};
+    CHECK_OK(GsKspSetType(k, (GsKspType)t));
+    CHECK_OK(GsKspSetGmresRestart(k, 8)); /* GMRES restarts within the solve */
+    CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 500));
+    CHECK_OK(GsKspSetMonitorCallback(k, log_monitor, &log));
+    CHECK_OK(GsKspSolve(k, b, x));
+    const double *h = NULL;
+    GsInt nh = 0, its = 0;
+    CHECK_OK(GsKspGetResidualHistory(k, &h, &nh));
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    CHECK(!log.bad_order && log.calls == nh && log.last_its == its && nh > 8,
+          "method %d: monitor called %lld times (order %s), last its %lld; history %lld, its %lld",
+          t, (long long)log.calls, log.bad_order ? "wrong" : "right", (long long)log.last_its,
+          (long long)nh, (long long)its);
+    for (GsInt i = 0; i < nh && i < 64 && h; i++)
+      CHECK(log.norms[i] == h[i], "method %d: monitor norm %lld is %.17g, history %.17g", t,
+            (long long)i, log.norms[i], h[i]);
+    /* Stop at iteration 3 with a code of the caller's. */
+    MonitorLog stop = {k, 0, -1, 3, 0, GS_ERR_USER, {0}};
+    CHECK_OK(GsKspSetMonitorCallback(k, log_monitor, &stop));
+    CHECK_ERR(GsKspSolve(k, b, x), GS_ERR_USER);
+    CHECK_MSG(ctx, "at iteration 3");
+    CHECK_MSG(ctx, "GsKspSetMonitorCallback");
+    CHECK(stop.calls == 4, "method %d: the solve went on after the monitor failed (%lld calls)", t,
+          (long long)stop.calls);
+    /* Removed: the solve runs unwatched (stop's counter stays). */
+    CHECK_OK(GsKspSetMonitorCallback(k, NULL, &stop));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK(stop.calls == 4, "method %d: a removed monitor was called", t);
+  }
+  CHECK_ERR(GsKspSetMonitorCallback(NULL, log_monitor, NULL), GS_ERR_ARG_NULL);
+  /* GsKspView: before a solve, after one, with the caller's operator. */
+  GsKsp v = NULL;
+  if (!CHECK_OK(GsKspCreate(ctx, &v))) {
+    FILE *f = tmpfile();
+    if (f) {
+      CHECK_OK(GsKspView(v, f));
+      char *s = hs_read_all(f);
+      CHECK(s && strstr(s, "type: gmres") && strstr(s, "restart=30") &&
+                strstr(s, "tolerances: relative=1e-05, absolute=1e-50, divergence=100000") &&
+                strstr(s, "maximum iterations=10000, initial guess is zero") &&
+                strstr(s, "right preconditioning") && strstr(s, "UNPRECONDITIONED") &&
+                strstr(s, "type: jacobi") && strstr(s, "operator: not set") &&
+                strstr(s, "back end: ") && !strstr(s, "last solve"),
+            "GsKspView of a new solver:\n%s", s ? s : "");
+      free(s);
+      fclose(f);
+    }
+    CHECK_OK(GsKspSetOperatorShell(v, 120, shell_mult, shell_diag, L));
+    CHECK_OK(GsKspSetType(v, GS_KSP_BICGSTAB));
+    CHECK_OK(GsKspSetPcSide(v, GS_PC_LEFT));
+    CHECK_OK(GsKspSetInitialGuessNonzero(v, 1));
+    f = tmpfile();
+    if (f) {
+      CHECK_OK(GsKspView(v, f));
+      char *s = hs_read_all(f);
+      CHECK(s && strstr(s, "type: bicgstab") && !strstr(s, "restart") &&
+                strstr(s, "left preconditioning") && strstr(s, "using PRECONDITIONED") &&
+                strstr(s, "initial guess is nonzero") &&
+                strstr(s, "matrix-free), rows=120, diagonal given"),
+            "GsKspView of a shell BiCGStab:\n%s", s ? s : "");
+      free(s);
+      fclose(f);
+    }
+    GsKspDestroy(&v);
+  }
+  /* -ksp_view prints after the solve: the matrix, its kernel (chosen by then), the result. */
+  CHECK_OK(GsKspSetType(k, GS_KSP_CG));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_view", NULL));
+  CHECK_OK(GsKspSetFromOptions(k));
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_view"));
+  CHECK(hs_capture_begin() == 0, "cannot capture stdout");
+  CHECK_OK(GsKspSolve(k, b, x));
+  char *out = hs_capture_end();
+  const char *res = "";
+  GsGetResource(ctx, &res);
+  char want[96];
+  snprintf(want, sizeof want, "back end: %s", res);
+  CHECK(out && strstr(out, "type: cg") && strstr(out, "preconditioned CG") &&
+            strstr(out, "rows=120, cols=120, nonzeros=556, SpMV kernel ") &&
+            !strstr(out, "(chosen at the first product)") && strstr(out, want) &&
+            strstr(out, "last solve: CONVERGED_RTOL in "),
+        "-ksp_view printed:\n%s", out ? out : "");
+  free(out);
+  CHECK_ERR(GsKspView(NULL, NULL), GS_ERR_ARG_NULL);
+done:
+  GsKspDestroy(&k);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&L);
+}
+
 /* PCG + Jacobi where r . M^-1 r turns negative inside the loop: A = [2 1; 1 -1], b = (1, 0), so
  * z = p = (0.5, 0), A p = (1, 0.5), alpha = 1, r = (0, -0.5) and r . M^-1 r = -0.25. CG stops after
  * one iteration with DIVERGED_INDEFINITE_PC and x = x0 + alpha p = (0.5, 0) exactly: the x update
@@ -695,6 +816,7 @@ int main(int argc, char **argv) {
   if (rc == 77) return 77;
   if (rc) return hs_finish();
   test_reasons(ctx);
+  test_monitor_view(ctx);
   test_indefinite(ctx);
   test_converged_finite_x(ctx);
   test_references(ctx);

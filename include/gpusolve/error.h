@@ -36,7 +36,8 @@
   X(GS_ERR_MPI, 23, "MPI error")                                                                   \
   X(GS_ERR_NCCL, 24, "NCCL error")                                                                 \
   X(GS_ERR_SYSTEM, 25, "system call failed")                                                       \
-  X(GS_ERR_INTERNAL, 26, "internal error (a bug in gpusolve)")
+  X(GS_ERR_INTERNAL, 26, "internal error (a bug in gpusolve)")                                     \
+  X(GS_ERR_USER, 27, "error in the caller's code (a callback)")
 
 typedef enum {
 #define GS_ERROR_ENUM_(name, value, msg) name = value,

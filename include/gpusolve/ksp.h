@@ -65,10 +65,22 @@ int GsKspSetInitialGuessNonzero(GsKsp ksp, int flag);
 /* Print "k KSP Residual norm r" every iteration (6 significant digits) to f (NULL: stdout);
  * true_residual also prints ||b - A x|| and its ratio to ||b||, at the cost of a product. */
 int GsKspSetMonitor(GsKsp ksp, int on, int true_residual, FILE *f);
+/* A monitor of the caller's: called with each residual norm the convergence test sees (its = 0
+ * for the initial residual, then once per iteration; the same values as the residual history),
+ * after the printing monitors. x is not current inside it for GMRES, which forms its solution at
+ * restarts and at the end; it must not start a solve with the same solver. A non-zero return
+ * stops the solve: GsKspSolve returns that code, with a message naming the iteration. */
+typedef int (*GsKspMonitorFn)(GsKsp ksp, GsInt its, double rnorm, void *user);
+/* Set the caller's monitor (one per solver; fn NULL removes it). */
+int GsKspSetMonitorCallback(GsKsp ksp, GsKspMonitorFn fn, void *user);
+/* Describe the solver to f (NULL: stdout): type (GMRES: restart, orthogonalisation), iteration
+ * limit and initial guess, tolerances, preconditioner and side, the norm the test uses, the
+ * operator and the back end, and how the last solve ended (if one ran). */
+int GsKspView(GsKsp ksp, FILE *f);
 /* Options: -ksp_type cg|bicgstab|gmres, -pc_type none|jacobi, -ksp_rtol, -ksp_atol, -ksp_dtol,
  * -ksp_max_it, -ksp_gmres_restart, -ksp_pc_side left|right, -ksp_initial_guess_nonzero,
  * -ksp_monitor, -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each
- * solve). */
+ * solve), -ksp_view (GsKspView to stdout after each solve). */
 int GsKspSetFromOptions(GsKsp ksp);
 
 /* Solve A x = b. A zero or non-finite diagonal entry with Jacobi is GS_ERR_ZERO_PIVOT /

@@ -20,8 +20,10 @@ struct GsKsp_s {
   double rtol, atol, dtol;
   GsInt max_it;
   int restart, guess_nonzero;
-  int monitor, monitor_true, print_reason;
+  int monitor, monitor_true, print_reason, print_view;
   FILE *mon;
+  GsKspMonitorFn user_mon; /* the caller's monitor and its context */
+  void *user_mon_ctx;
   /* Operator: a matrix, or a user's product (and diagonal). */
   GsMat A;
   GsInt n;
@@ -41,6 +43,7 @@ struct GsKsp_s {
   double rnorm, bnorm;
   double *hist;
   GsInt nhist, cap_hist;
+  int solved; /* a solve has run to its end (GsKspView reports it) */
   GsLogEvent ev_solve;
   GsScalars sc; /* CG's scalars on the operator's side (device memory on a GPU) */
 };
@@ -209,6 +212,13 @@ int GsKspSetMonitor(GsKsp k, int on, int true_residual, FILE *f) {
   return 0;
 }
 
+int GsKspSetMonitorCallback(GsKsp k, GsKspMonitorFn fn, void *user) {
+  GsCheckHandle(NULL, k);
+  k->user_mon = fn;
+  k->user_mon_ctx = fn ? user : NULL;
+  return 0;
+}
+
 int GsKspSetFromOptions(GsKsp k) {
   GsCheckHandle(NULL, k);
   GsContext ctx = k->ctx;
@@ -241,6 +251,9 @@ int GsKspSetFromOptions(GsKsp k) {
   if (mon || mon_true) GsCall(GsKspSetMonitor(k, 1, mon_true, k->mon));
   GsCall(GsOptionsGetBool(ctx, "-ksp_converged_reason", &on, NULL));
   k->print_reason = on;
+  on = k->print_view;
+  GsCall(GsOptionsGetBool(ctx, "-ksp_view", &on, NULL));
+  k->print_view = on;
   return 0;
 }
 
@@ -372,6 +385,13 @@ static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b) {
             (long long)its, rnorm, tn, k->bnorm > 0 ? tn / k->bnorm : tn);
   } else if (k->monitor) {
     fprintf(k->mon, "%3lld KSP Residual norm %g\n", (long long)its, rnorm);
+  }
+  if (k->user_mon) {
+    const int ierr = k->user_mon(k, its, rnorm, k->user_mon_ctx);
+    GsCheck(!ierr, k->ctx, ierr,
+            "the monitor set by GsKspSetMonitorCallback returned %d (%s) at "
+            "iteration %lld",
+            ierr, GsErrorName(ierr), (long long)its);
   }
   return 0;
 }
@@ -781,6 +801,49 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
     printf("Linear solve %s due to %s iterations %lld\n",
            k->reason > 0 ? "converged" : "did not converge", GsConvergedReasonName(k->reason),
            (long long)k->its);
+  k->solved = 1;
+  if (k->print_view) GsCall(GsKspView(k, stdout));
+  return 0;
+}
+
+int GsKspView(GsKsp k, FILE *f) {
+  GsCheckHandle(NULL, k);
+  if (!f) f = stdout;
+  static const char *const types[] = {"cg", "bicgstab", "gmres"};
+  const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG;
+  fprintf(f, "KSP Object:\n  type: %s\n", types[k->type]);
+  if (k->type == GS_KSP_GMRES)
+    fprintf(f, "    restart=%d, classical Gram-Schmidt twice (CGS2)\n", k->restart);
+  fprintf(f, "  maximum iterations=%lld, initial guess is %s\n", (long long)k->max_it,
+          k->guess_nonzero ? "nonzero" : "zero");
+  fprintf(f, "  tolerances: relative=%g, absolute=%g, divergence=%g\n", k->rtol, k->atol, k->dtol);
+  if (k->type == GS_KSP_CG)
+    fprintf(f, "  preconditioned CG (the side does not apply)\n");
+  else
+    fprintf(f, "  %s preconditioning\n", left ? "left" : "right");
+  fprintf(f, "  using %s norm type for convergence test\n",
+          left ? "PRECONDITIONED" : "UNPRECONDITIONED");
+  fprintf(f, "PC Object:\n  type: %s\n", k->pc == GS_PC_JACOBI ? "jacobi" : "none");
+  if (k->A) {
+    GsInt m = 0, n = 0, nnz = 0;
+    const char *spmv = "";
+    GsCall(GsMatGetSize(k->A, &m, &n, &nnz));
+    GsCall(GsMatGetSpMVKernel(k->A, &spmv));
+    fprintf(f, "  operator: matrix, rows=%lld, cols=%lld, nonzeros=%lld, SpMV kernel %s\n",
+            (long long)m, (long long)n, (long long)nnz,
+            spmv[0] ? spmv : "(chosen at the first product)");
+  } else if (k->mult) {
+    fprintf(f, "  operator: the caller's product (matrix-free), rows=%lld, diagonal %s\n",
+            (long long)k->n, k->diag ? "given" : "not given");
+  } else {
+    fprintf(f, "  operator: not set\n");
+  }
+  const char *res = "";
+  GsCall(GsGetResource(k->ctx, &res));
+  fprintf(f, "  back end: %s\n", res);
+  if (k->solved)
+    fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g)\n",
+            GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm);
   return 0;
 }
 
