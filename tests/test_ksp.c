@@ -585,6 +585,44 @@ static void test_monitor_view(GsContext ctx) {
     CHECK(stop.calls == 4, "method %d: a removed monitor was called", t);
   }
   CHECK_ERR(GsKspSetMonitorCallback(NULL, log_monitor, NULL), GS_ERR_ARG_NULL);
+  /* The true-residual monitor on every method (GMRES with restarts forms a copy of its current
+   * solution for it): the solve's iterations and history are the same bits as without it, and
+   * the last line's ||r(i)||/||b|| is the final x's true residual (to its 6 printed digits). */
+  for (int t = 0; t < 3; t++) {
+    CHECK_OK(GsKspSetType(k, (GsKspType)t));
+    CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 500));
+    CHECK_OK(GsKspSolve(k, b, x));
+    const double *h = NULL;
+    GsInt nh = 0, nh2 = 0;
+    CHECK_OK(GsKspGetResidualHistory(k, &h, &nh));
+    double *plain = hs_malloc((size_t)(nh ? nh : 1) * sizeof *plain);
+    for (GsInt i = 0; i < nh && h; i++)
+      plain[i] = h[i];
+    FILE *f = tmpfile();
+    if (f) {
+      CHECK_OK(GsKspSetMonitor(k, 1, 1, f));
+      CHECK_OK(GsKspSolve(k, b, x));
+      CHECK_OK(GsKspSetMonitor(k, 0, 0, NULL));
+      CHECK_OK(GsKspGetResidualHistory(k, &h, &nh2));
+      CHECK(nh2 == nh && h && !memcmp(h, plain, (size_t)nh * sizeof *h),
+            "method %d: the true-residual monitor changed the solve (%lld norms against %lld)", t,
+            (long long)nh2, (long long)nh);
+      char *text = hs_read_all(f);
+      const char *last = NULL;
+      for (const char *q = text; q && (q = strstr(q, "||r(i)||/||b||")); q++)
+        last = q;
+      const double printed = last ? strtod(last + strlen("||r(i)||/||b||"), NULL) : NAN;
+      const double tr = true_residual(ctx, L, b, x);
+      CHECK(text && hs_count(text, "true resid norm") == nh &&
+                fabs(printed - tr) <= 1e-5 * tr + 1e-300,
+            "method %d: %d monitor lines for %lld norms; the last ratio printed is %g, the final "
+            "x's true residual %g",
+            t, text ? hs_count(text, "true resid norm") : -1, (long long)nh, printed, tr);
+      free(text);
+      fclose(f);
+    }
+    free(plain);
+  }
   /* GsKspView: before a solve, after one, with the caller's operator. */
   GsKsp v = NULL;
   if (!CHECK_OK(GsKspCreate(ctx, &v))) {
