@@ -977,6 +977,150 @@ static void test_formats(GsContext ctx) {
   }
 }
 
+/* One number as text in a random style: fixed and exponent forms of 1 to 17 digits, a leading
+ * '+' or zeros, ".5" and "5." forms, exponents to +-330 (subnormals), exact integers either side
+ * of 2^53. */
+static void random_number(HsRng *r, char *out, size_t len) {
+  const double mag = pow(10.0, (double)hs_int(r, -25, 25)) * hs_uniform(r);
+  const double x = hs_uniform(r) < 0.5 ? -mag : mag;
+  const int style = (int)hs_int(r, 0, 7), digits = (int)hs_int(r, 1, 17);
+  switch (style) {
+  case 0:
+    snprintf(out, len, "%.*g", digits, x);
+    break;
+  case 1:
+    snprintf(out, len, "%.*e", digits - 1, x);
+    break;
+  case 2:
+    snprintf(out, len, "%.*f", (int)hs_int(r, 0, 12), x);
+    break;
+  case 3: /* exact integers either side of 2^53 */
+    snprintf(out, len, "%lld",
+             (long long)hs_int(r, 9007199254740992LL - 50, 9007199254740992LL + 50) *
+                 (hs_uniform(r) < 0.5 ? -1 : 1));
+    break;
+  case 4: /* tiny and huge: subnormals, and exponents past the fast path */
+    snprintf(out, len, "%.*e", digits - 1, hs_uniform(r) * pow(10.0, (double)hs_int(r, -323, 307)));
+    break;
+  case 5: /* a decimal point with nothing before or after it */
+    snprintf(out, len, "%s", hs_uniform(r) < 0.5 ? "-.5" : ".5");
+    if (hs_uniform(r) < 0.5) snprintf(out, len, "%lld.", (long long)hs_int(r, 0, 99999));
+    break;
+  case 6: /* short decimals with exponents, upper-case E, explicit signs */
+    snprintf(out, len, "%lld.%lldE%+d", (long long)hs_int(r, 0, 999), (long long)hs_int(r, 0, 999),
+             (int)hs_int(r, -30, 30));
+    break;
+  default: /* leading '+' and zeros */
+    snprintf(out, len, "+000%.*g", digits, mag);
+    break;
+  }
+}
+
+/* Numbers in a file are read as strtod reads them (bit for bit; an array's -0 is a zero left
+ * out, so it comes back as 0), whatever
+ * their style, on lines with blanks, tabs and CRLF ends, in a file long enough to be read in
+ * several blocks (lines across the block ends) and without a final newline; indices with '+'
+ * signs and leading zeros; an index past 2^63 is no index; a line of 1022 characters is read,
+ * one of 1023 is an error. */
+static void test_numbers(GsContext ctx, HsRng *r) {
+  const GsInt n = 150000;
+  char path[256]; /* (tmpname's buffer is reused by check_text) */
+  snprintf(path, sizeof path, "%s", tmpname("num.mtx"));
+  char(*tok)[48] = hs_malloc((size_t)n * sizeof *tok);
+  static const char *const fixed[] = {"0",
+                                      "-0",
+                                      "+0.0",
+                                      "-0e5",
+                                      "1e22",
+                                      "1e23",
+                                      "-1e-22",
+                                      "1e-23",
+                                      "9007199254740991",
+                                      "9007199254740993",
+                                      "4.9e-324",
+                                      "2.2250738585072011e-308",
+                                      "1.7976931348623157e308",
+                                      "0.1",
+                                      "123456789012345678",
+                                      "0000000000000000000001.5",
+                                      "1.00000000000000000000000000001",
+                                      "7e0",
+                                      "5E-1"};
+  const GsInt nfixed = (GsInt)(sizeof fixed / sizeof fixed[0]);
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    CHECK(0, "cannot write %s", path);
+    free(tok);
+    return;
+  }
+  fprintf(f, "%%%%MatrixMarket matrix array real general\n%% numbers\n%lld 1\n", (long long)n);
+  for (GsInt i = 0; i < n; i++) {
+    if (i < nfixed)
+      snprintf(tok[i], sizeof tok[i], "%s", fixed[i]);
+    else
+      random_number(r, tok[i], sizeof tok[i]);
+    const char *pre = hs_uniform(r) < 0.1 ? " \t" : "", *post = hs_uniform(r) < 0.1 ? "  " : "";
+    const char *end = i == n - 1 ? "" : hs_uniform(r) < 0.1 ? "\r\n" : "\n";
+    fprintf(f, "%s%s%s%s", pre, tok[i], post, end);
+  }
+  fclose(f);
+  GsVec v = NULL;
+  if (!CHECK_OK(GsVecLoadMatrixMarket(ctx, path, &v))) {
+    double *got = hs_malloc((size_t)n * sizeof *got);
+    CHECK_OK(GsVecGetValuesHost(v, got));
+    GsInt diff = 0;
+    for (GsInt i = 0; i < n; i++) {
+      const double want = strtod(tok[i], NULL);
+      /* (an array's zeros are left out, so -0 comes back as 0) */
+      if (memcmp(&want, &got[i], sizeof want) && !(want == 0 && got[i] == 0)) {
+        if (diff++ < 5)
+          CHECK(0, "value %lld '%s' read as %.17g, strtod gives %.17g", (long long)i + 1, tok[i],
+                got[i], want);
+      }
+    }
+    CHECK(diff == 0, "%lld of %lld numbers read differently from strtod", (long long)diff,
+          (long long)n);
+    free(got);
+  }
+  GsVecDestroy(&v);
+  free(tok);
+  /* Indices. */
+  const double ok[] = {0, 2.5, 0, 0};
+  check_text(ctx, "indices with '+' and leading zeros",
+             "%%MatrixMarket matrix coordinate real general\n+2 0002 1\n+0001 002 +2.5\n", 2, 2,
+             ok);
+  GsMat A = NULL;
+  if (!write_file(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n"
+                        "99999999999999999999 1 1\n")) {
+    CHECK_ERR(GsMatLoadMatrixMarket(ctx, path, &A), GS_ERR_FILE_FORMAT);
+    CHECK_MSG(ctx, ":3: entry 1: expected 'row column value'");
+  }
+  if (!write_file(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n"
+                        "9223372036854775807 1 1\n")) {
+    CHECK_ERR(GsMatLoadMatrixMarket(ctx, path, &A), GS_ERR_FILE_FORMAT);
+    CHECK_MSG(ctx, "index (9223372036854775807, 1) is outside");
+  }
+  /* Line length: 1022 characters are read, 1023 are not. */
+  char line[1100], text[1300];
+  for (int len = 1022; len <= 1023; len++) {
+    memset(line, ' ', sizeof line);
+    memcpy(line, "1 1 1", 5);
+    line[len] = '\0';
+    snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n%s\n",
+             line);
+    if (write_file(path, text)) continue;
+    const int rc = GsMatLoadMatrixMarket(ctx, path, &A);
+    if (len == 1022) {
+      CHECK(rc == 0, "a line of 1022 characters: %s", GsGetErrorMessage(ctx));
+    } else {
+      CHECK(rc == GS_ERR_FILE_FORMAT, "a line of 1023 characters: code %d", rc);
+      CHECK_MSG(ctx, ":3: line longer than 1022 characters");
+    }
+    GsMatDestroy(&A);
+  }
+  remove(path);
+}
+
 static void test_malformed(GsContext ctx) {
   static const struct {
     const char *text, *msg;
@@ -1171,6 +1315,7 @@ int main(int argc, char **argv) {
   test_roundtrip(ctx, &r);
   test_formats(ctx);
   test_malformed(ctx);
+  test_numbers(ctx, &r);
   test_collection(ctx, &r);
   remove(tmpname("rt.mtx"));
   remove(tmpname("rt-vec.mtx"));
