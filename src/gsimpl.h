@@ -79,6 +79,11 @@ typedef struct {
    * alias x or y). */
   int (*axpbypcz)(GsContext ctx, GsDataType dt, GsInt n, double alpha, const void *x, double beta,
                   const void *y, double gamma, void *z);
+  /* y += alpha[k] x[k] for k = 0 .. nv - 1 in turn, each step rounded to dt as axpby(alpha[k],
+   * x[k], 1, y) rounds it (x a host array of nv >= 1 pointers, none of them y). Optional: NULL
+   * makes the front end call axpby nv times. */
+  int (*maxpy)(GsContext ctx, GsDataType dt, GsInt n, int nv, const double *alpha,
+               const void *const *x, void *y);
   int (*pointwise)(GsContext ctx, GsDataType dt, GsInt n, GsPointwiseOp op, void *w, const void *x,
                    const void *y);
   /* x = 1/x where x != 0. */
@@ -409,7 +414,8 @@ typedef struct {
 typedef struct {
   GsLogEvent vec_set, vec_copy, vec_scale, vec_axpy, vec_axpby, vec_waxpy, vec_axpbypcz,
       vec_pointwise, vec_reciprocal, vec_dot, vec_mdot, vec_norm, vec_axpy_norm, vec_dot_norm2,
-      vec_axpy_pair, vec_pw_mult_aypx, vec_axpy_pw_mult_aypx, vec_random, mem_htod, mem_dtoh;
+      vec_axpy_pair, vec_pw_mult_aypx, vec_axpy_pw_mult_aypx, vec_random, vec_maxpy, mem_htod,
+      mem_dtoh;
 } GsBuiltinEvents;
 
 struct GsContext_s {

@@ -320,6 +320,19 @@ static void ops_reductions(Case *c, HsRng *rng) {
       snprintf(what, sizeof what, "MDot nv=%d [%d]", nv, k);
       cmp_red(c, what, resg[k], resc[k]);
     }
+    /* MAXPY over the same vectors into W (the CPU's fused pass, the device's AXPY in turn). */
+    double alpha[17];
+    for (int k = 0; k < nv; k++)
+      alpha[k] = hs_range(rng, -2, 2);
+    pair_set(&c->W, vals[map[0]]);
+    CHECK_OK(GsVecScale(c->W.c, -0.75));
+    CHECK_OK(GsVecScale(c->W.g, -0.75));
+    CHECK_OK(GsVecMAXPY(c->W.c, nv, alpha, (const GsVec *)yc));
+    CHECK_OK(GsVecMAXPY(c->W.g, nv, alpha, (const GsVec *)yg));
+    read_both(c, &c->W);
+    char what[32];
+    snprintf(what, sizeof what, "MAXPY nv=%d", nv);
+    cmp_elems(c, what);
   }
   for (int k = 0; k < nd; k++) {
     pair_destroy(&V[k]);

@@ -449,6 +449,56 @@ static void check_same(const char *what, GsDataType dt, GsInt n, const double *g
         first >= 0 ? got[first] : 0.0, first >= 0 ? want[first] : 0.0);
 }
 
+/* MAXPY with nv = 1, 4, 17 (past the front end's 16 pointers on the stack) against the long-double
+ * reference and, bit for bit, against nv AXPY calls in turn on the same back end. */
+static void op_maxpy(Case *c, HsRng *r) {
+  GsInt n = c->n;
+  GsDataType dt = c->dt;
+  const int ndistinct = n > 200000 ? 5 : 17;
+  double *vals[17], alpha[17], *seq = hs_malloc((size_t)(n ? n : 1) * sizeof *seq);
+  GsVec V[17], Xs[17];
+  for (int k = 0; k < ndistinct; k++) {
+    vals[k] = random_values(r, dt, n);
+    V[k] = new_vec(c->ctx, dt, n, vals[k]);
+  }
+  const int nvs[] = {1, 4, 17};
+  for (int t = 0; t < 3; t++) {
+    const int nv = nvs[t];
+    int ok = 1, map[17];
+    for (int k = 0; k < nv; k++) {
+      map[k] = (k * 5 + t) % ndistinct;
+      Xs[k] = V[map[k]];
+      ok = ok && Xs[k];
+      alpha[k] = hs_range(r, -3, 3);
+    }
+    if (!ok) break;
+    set_values(c->W, dt, n, c->y);
+    CHECK_OK(GsVecMAXPY(c->W, nv, alpha, (const GsVec *)Xs));
+    get_values(c->W, dt, n, c->out);
+    for (GsInt i = 0; i < n; i++) {
+      c->ex[i] = c->y[i];
+      c->sc[i] = fabsl((LD)c->y[i]);
+      for (int k = 0; k < nv; k++) {
+        c->ex[i] += (LD)alpha[k] * vals[map[k]][i];
+        c->sc[i] += fabsl((LD)alpha[k] * vals[map[k]][i]);
+      }
+    }
+    char what[32];
+    snprintf(what, sizeof what, "MAXPY nv=%d", nv);
+    check_elems(what, dt, n, c->out, c->ex, c->sc, 2 * nv + 2);
+    set_values(c->W, dt, n, c->y);
+    for (int k = 0; k < nv; k++)
+      CHECK_OK(GsVecAXPY(c->W, alpha[k], Xs[k]));
+    get_values(c->W, dt, n, seq);
+    check_same(what, dt, n, c->out, seq);
+  }
+  for (int k = 0; k < ndistinct; k++) {
+    GsVecDestroy(&V[k]);
+    free(vals[k]);
+  }
+  free(seq);
+}
+
 /* AXPYPair: x += alpha p, r -= alpha q, rwr = r . (w .* r) and rr = r . r over the new r, with w
  * and without, with either result not wanted, and with p aliasing x; the vectors against the
  * long-double reference and, bit for bit, against AXPY, AXPY, PointwiseMult on the same back end;
@@ -753,6 +803,7 @@ static void run_case(GsContext ctx, GsDataType dt, GsInt n, HsRng *r) {
     op_pointwise(&c);
     op_reductions(&c, r);
     op_mdot(&c, r);
+    op_maxpy(&c, r);
     op_axpy_pair(&c, r);
     op_pw_mult_aypx(&c, r);
     op_axpy_pw_mult_aypx(&c, r);
@@ -1056,6 +1107,12 @@ static void test_access(GsContext ctx, HsRng *r) {
   GsVec ys[2] = {w, v};
   double rs[2];
   CHECK_ERR(GsVecMDot(w, 2, (const GsVec *)ys, rs), GS_ERR_WRONG_STATE);
+  GsVec xs[1] = {v};
+  const double one[1] = {1.0};
+  CHECK_ERR(GsVecMAXPY(w, 1, one, (const GsVec *)xs), GS_ERR_WRONG_STATE);
+  CHECK_MSG(ctx, "x[0] has an array checked out");
+  xs[0] = w;
+  CHECK_ERR(GsVecMAXPY(v, 1, one, (const GsVec *)xs), GS_ERR_WRONG_STATE);
   CHECK_ERR(GsVecSetValuesHost(v, x), GS_ERR_WRONG_STATE);
   CHECK_ERR(GsVecDestroy(&v), GS_ERR_WRONG_STATE);
   CHECK(v != NULL, "a refused GsVecDestroy cleared the handle");
@@ -1248,6 +1305,29 @@ static void test_errors(GsContext ctx) {
   rs[0] = 7.0;
   CHECK_OK(GsVecMDot(a, 0, (const GsVec *)ys, rs));
   CHECK(rs[0] == 7.0, "MDot with nv = 0 wrote a result");
+  /* MAXPY: y = a2 (all ones) += 1 a + 2 a + 3 a, or the errors. */
+  const double al[3] = {1, 2, 3};
+  CHECK_ERR(GsVecMAXPY(a2, 2, al, NULL), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecMAXPY(a2, 3, NULL, (const GsVec *)ys), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecMAXPY(nul, 3, al, (const GsVec *)ys), GS_ERR_ARG_NULL);
+  CHECK_ERR(GsVecMAXPY(a2, -1, al, (const GsVec *)ys), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsVecMAXPY(a, 3, al, (const GsVec *)ys), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "x[0] is y itself");
+  CHECK_OK(GsVecMAXPY(a2, 0, NULL, NULL));
+  ys[1] = nul;
+  CHECK_ERR(GsVecMAXPY(a2, 3, al, (const GsVec *)ys), GS_ERR_ARG_NULL);
+  CHECK_MSG(ctx, "x[1] is NULL");
+  ys[1] = a;
+  {
+    double av = 0, yv = 0;
+    CHECK_OK(GsVecSet(a, 0.5));
+    CHECK_OK(GsVecMAXPY(a2, 3, al, (const GsVec *)ys));
+    CHECK_OK(GsVecNorm(a2, GS_NORM_INF, &yv));
+    CHECK_OK(GsVecNorm(a, GS_NORM_INF, &av));
+    CHECK(yv == 4.0 && av == 0.5, "MAXPY: 1 + (1 + 2 + 3) 0.5 gave %g (x %g)", yv, av);
+    CHECK_OK(GsVecSet(a2, 1.0));
+    CHECK_OK(GsVecSet(a, 1.0));
+  }
   CHECK_ERR(GsVecSetValuesHost(a, NULL), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecGetValuesHost(a, NULL), GS_ERR_ARG_NULL);
   CHECK_ERR(GsVecNorm(a, (GsNormType)5, &r), GS_ERR_ARG_OUTOFRANGE);
@@ -1276,6 +1356,9 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecMDot(a, 3, (const GsVec *)ys, rs), GS_ERR_ARG_SIZE);
   CHECK_MSG(ctx, "1234");
   CHECK_MSG(ctx, "5678");
+  GsClearError(ctx);
+  CHECK_ERR(GsVecMAXPY(a2, 3, al, (const GsVec *)ys), GS_ERR_ARG_SIZE);
+  CHECK_MSG(ctx, "x[1] has 5678 entries but y has 1234");
 
   /* Type mismatch: GS_ERR_ARG_TYPE (Copy converts instead). */
   CHECK_ERR(GsVecAXPY(a, 1.0, f), GS_ERR_ARG_TYPE);
@@ -1290,6 +1373,7 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecDotNorm2(a, f, &r, &r2), GS_ERR_ARG_TYPE);
   ys[1] = f;
   CHECK_ERR(GsVecMDot(a, 3, (const GsVec *)ys, rs), GS_ERR_ARG_TYPE);
+  CHECK_ERR(GsVecMAXPY(a2, 3, al, (const GsVec *)ys), GS_ERR_ARG_TYPE);
   CHECK_OK(GsVecCopy(a, f));
 
   /* Vectors of different contexts: GS_ERR_ARG_INCOMP. */
@@ -1299,6 +1383,8 @@ static void test_errors(GsContext ctx) {
   CHECK_ERR(GsVecWAXPY(a, 1.0, o, o), GS_ERR_ARG_INCOMP);
   ys[1] = o;
   CHECK_ERR(GsVecMDot(a, 3, (const GsVec *)ys, rs), GS_ERR_ARG_INCOMP);
+  CHECK_ERR(GsVecMAXPY(a2, 3, al, (const GsVec *)ys), GS_ERR_ARG_INCOMP);
+  CHECK_MSG(ctx, "x[1] belongs to a different context");
 
   /* The fused CG operations: NULL handles (w may be NULL), sizes, types, contexts, x == r. */
   CHECK_ERR(GsVecAXPYPair(nul, a, 1.0, a, a, NULL, &r, &r2), GS_ERR_ARG_NULL);

@@ -54,6 +54,10 @@ int GsVecScale(GsVec x, double alpha);
 int GsVecAXPY(GsVec y, double alpha, GsVec x);
 /* y = alpha x + beta y; y is not read when beta == 0. */
 int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x);
+/* y = y + alpha[0] x[0] + alpha[1] x[1] + ... (nv terms), added in that order: the same bits as
+ * nv GsVecAXPY calls in turn, in one pass over y where the back end fuses it (the CPU). y must not
+ * be one of the x. */
+int GsVecMAXPY(GsVec y, int nv, const double alpha[], const GsVec x[]);
 /* w = alpha x + y */
 int GsVecWAXPY(GsVec w, double alpha, GsVec x, GsVec y);
 /* z = alpha x + beta y + gamma z, summed left to right, in one pass; z is not read when

@@ -615,8 +615,7 @@ static int gmres_update(GsKsp k, GsVec x, const double *H, const double *g, int 
     y[i] = s / H[i * m + i];
   }
   GsCall(GsVecSet(u, 0.0));
-  for (int i = 0; i < kk; i++)
-    GsCall(GsVecAXPY(u, y[i], k->basis[i]));
+  GsCall(GsVecMAXPY(u, kk, y, k->basis));
   if (left) {
     GsCall(GsVecAXPY(x, 1.0, u));
   } else {
@@ -634,8 +633,8 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
   double *H = calloc((size_t)(m + 1) * (size_t)m, sizeof *H);
   double *cs = calloc((size_t)m, sizeof *cs), *sn = calloc((size_t)m, sizeof *sn);
   double *g = calloc((size_t)m + 1, sizeof *g), *h = calloc((size_t)m + 1, sizeof *h);
-  double *h2 = calloc((size_t)m + 1, sizeof *h2);
-  int ierr = (!H || !cs || !sn || !g || !h || !h2)
+  double *h2 = calloc((size_t)m + 1, sizeof *h2), *nh = calloc((size_t)m + 1, sizeof *nh);
+  int ierr = (!H || !cs || !sn || !g || !h || !h2 || !nh)
                  ? GsError(ctx, GS_ERR_MEMORY, "cannot allocate GMRES(%d) scratch", m)
                  : 0;
   GsInt its = 0;
@@ -689,14 +688,15 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         ierr = pc_apply(k, k->basis[j], z);
         if (!ierr) ierr = op_mult(k, z, w);
       }
-      /* Classical Gram-Schmidt, twice: two passes of one fused multi-dot each. */
-      if (!ierr) ierr = GsVecMDot(w, j + 1, k->basis, h);
-      for (int i = 0; !ierr && i <= j; i++)
-        ierr = GsVecAXPY(w, -h[i], k->basis[i]);
-      if (!ierr) ierr = GsVecMDot(w, j + 1, k->basis, h2);
-      for (int i = 0; !ierr && i <= j; i++) {
-        ierr = GsVecAXPY(w, -h2[i], k->basis[i]);
-        h[i] += h2[i];
+      /* Classical Gram-Schmidt, twice: each pass one fused multi-dot and one fused update
+       * (w -= sum h_i v_i, one pass over w where the back end fuses it). */
+      for (int pass = 0; pass < 2 && !ierr; pass++) {
+        ierr = GsVecMDot(w, j + 1, k->basis, h2);
+        for (int i = 0; i <= j; i++) {
+          nh[i] = -h2[i];
+          h[i] = pass ? h[i] + h2[i] : h2[i];
+        }
+        if (!ierr) ierr = GsVecMAXPY(w, j + 1, nh, k->basis);
       }
       double hn = 0;
       if (!ierr) ierr = GsVecNorm(w, GS_NORM_2, &hn);
@@ -752,6 +752,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
   free(g);
   free(h);
   free(h2);
+  free(nh);
   if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   return 0;
 }

@@ -48,6 +48,7 @@ GS_INTERN int GsLogRegisterBuiltins(GsContext ctx) {
   GsCall(GsLogEventRegister(ctx, "VecAXPY", &e->vec_axpy));
   GsCall(GsLogEventRegister(ctx, "VecAXPBY", &e->vec_axpby));
   GsCall(GsLogEventRegister(ctx, "VecWAXPY", &e->vec_waxpy));
+  GsCall(GsLogEventRegister(ctx, "VecMAXPY", &e->vec_maxpy));
   GsCall(GsLogEventRegister(ctx, "VecAXPBYPCZ", &e->vec_axpbypcz));
   GsCall(GsLogEventRegister(ctx, "VecPointwise", &e->vec_pointwise));
   GsCall(GsLogEventRegister(ctx, "VecReciprocal", &e->vec_reciprocal));

@@ -362,6 +362,61 @@ int GsVecAXPBY(GsVec y, double alpha, double beta, GsVec x) {
   return 0;
 }
 
+/* The nv vectors v[k] (named `name`) against the vector `ref` (named rname) of an operation on a
+ * family of vectors: handles, access, context, size and type, each failure naming its k. */
+static int check_family(GsVec ref, const char *rname, int nv, const GsVec v[], const char *name) {
+  GsContext ctx = ref->ctx;
+  for (int k = 0; k < nv; k++) {
+    GsCheck(v[k] != NULL, ctx, GS_ERR_ARG_NULL, "vector %s[%d] is NULL", name, k);
+    GsCheck(v[k]->access == GS_ACCESS_NONE, ctx, GS_ERR_WRONG_STATE,
+            "vector %s[%d] has an array checked out; restore it first", name, k);
+    GsCheck(v[k]->ctx == ctx, ctx, GS_ERR_ARG_INCOMP,
+            "vector %s[%d] belongs to a different context than %s", name, k, rname);
+    GsCheck(v[k]->n == ref->n, ctx, GS_ERR_ARG_SIZE,
+            "vector %s[%d] has %lld entries but %s has %lld", name, k, (long long)v[k]->n, rname,
+            (long long)ref->n);
+    GsCheck(v[k]->dt == ref->dt, ctx, GS_ERR_ARG_TYPE, "vector %s[%d] is %s but %s is %s", name, k,
+            GsDataTypeName(v[k]->dt), rname, GsDataTypeName(ref->dt));
+  }
+  return 0;
+}
+
+int GsVecMAXPY(GsVec y, int nv, const double alpha[], const GsVec x[]) {
+  CHECK_VEC(y);
+  GsContext ctx = y->ctx;
+  GsCheck(nv >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "number of vectors nv = %d is negative", nv);
+  if (nv == 0) return 0;
+  GsCheck(x != NULL, ctx, GS_ERR_ARG_NULL, "array of vectors x is NULL");
+  GsCheck(alpha != NULL, ctx, GS_ERR_ARG_NULL, "array of coefficients alpha is NULL");
+  GsCall(check_family(y, "y", nv, x, "x"));
+  for (int k = 0; k < nv; k++)
+    GsCheck(x[k] != y, ctx, GS_ERR_ARG_INCOMP, "vector x[%d] is y itself", k);
+  if (!ctx->ops->vec.maxpy) { /* no fused kernel: the same bits, one pass per vector */
+    for (int k = 0; k < nv; k++)
+      GsCall(GsVecAXPY(y, alpha[k], x[k]));
+    return 0;
+  }
+  const void *px_small[16];
+  const void **px = nv <= 16 ? px_small : malloc((size_t)nv * sizeof *px);
+  GsCheck(px != NULL, ctx, GS_ERR_MEMORY, "cannot allocate %d pointers", nv);
+  void *py = NULL;
+  int ierr = GsLogEventBegin(ctx, ctx->ev.vec_maxpy);
+  if (!ierr) ierr = compute_ptr(y, GS_ACCESS_READWRITE, &py);
+  for (int k = 0; k < nv && !ierr; k++) {
+    void *p = NULL;
+    ierr = compute_ptr(x[k], GS_ACCESS_READ, &p);
+    px[k] = p;
+  }
+  if (!ierr && y->n) ierr = ctx->ops->vec.maxpy(ctx, y->dt, y->n, nv, alpha, px, py);
+  if (!ierr) ierr = GsLogEventEnd(ctx, ctx->ev.vec_maxpy, (nv + 2) * NB(y), 2.0 * nv * NF(y));
+  if (px != px_small) free(px);
+  if (ierr) {
+    GsLogEventCancel(ctx, ctx->ev.vec_maxpy);
+    return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
 /* z = alpha x + beta y + gamma z through the back end's axpbypcz, logged as ev (WAXPY is the case
  * beta = 1, gamma = 0); the vectors are checked by the caller. */
 static int axpbypcz(GsVec z, double alpha, double beta, double gamma, GsVec x, GsVec y,
@@ -467,17 +522,7 @@ int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
   if (nv == 0) return 0;
   GsCheck(y != NULL, ctx, GS_ERR_ARG_NULL, "array of vectors y is NULL");
   GsCheck(results != NULL, ctx, GS_ERR_ARG_NULL, "results array is NULL");
-  for (int k = 0; k < nv; k++) {
-    GsCheck(y[k] != NULL, ctx, GS_ERR_ARG_NULL, "vector y[%d] is NULL", k);
-    GsCheck(y[k]->access == GS_ACCESS_NONE, ctx, GS_ERR_WRONG_STATE,
-            "vector y[%d] has an array checked out; restore it first", k);
-    GsCheck(y[k]->ctx == ctx, ctx, GS_ERR_ARG_INCOMP,
-            "vector y[%d] belongs to a different context than x", k);
-    GsCheck(y[k]->n == x->n, ctx, GS_ERR_ARG_SIZE, "vector y[%d] has %lld entries but x has %lld",
-            k, (long long)y[k]->n, (long long)x->n);
-    GsCheck(y[k]->dt == x->dt, ctx, GS_ERR_ARG_TYPE, "vector y[%d] is %s but x is %s", k,
-            GsDataTypeName(y[k]->dt), GsDataTypeName(x->dt));
-  }
+  GsCall(check_family(x, "x", nv, y, "y"));
   /* The device pointers of y; on the stack for the usual handful of vectors (a Krylov basis). */
   const void *py_small[16];
   const void **py = nv <= 16 ? py_small : malloc((size_t)nv * sizeof *py);
