@@ -32,6 +32,9 @@ run -bands 5 -n 80 -batch 16 -mode factor_solve -shared 1
 run -bands 5 -n 5 -batch 7 -periodic 1 -dtype float
 run -bands 3 -n 60 -batch 10 -dtype float -layout contiguous -mode factor_solve
 run -bands 5 -n 64 -batch 30 -spd 1 -periodic 1
+run -bands 5 -n 64 -batch 30 -shared 1 -banded_view
+grep -q "matrix: one shared by the batch, LU without pivoting" "$work/case-$k.txt"
+grep -q "algorithm: thread (chosen automatically)" "$work/case-$k.txt"
 run -bands 3 -n 90 -batch 12 -spd 1 -layout contiguous -mode factor_solve
 run -bands 5 -n 300 -batch 20 -shared 1 -periodic 1 -banded_algorithm tile
 grep -q "algo=tile" "$work/case-$k.txt"

@@ -1303,6 +1303,85 @@ static void event_info(GsContext ctx, const char *name, GsInt *calls, double *by
   CHECK_OK(GsLogEventGetInfo(ctx, ev, calls, NULL, bytes, flops));
 }
 
+/* GsBandedView of a batch before and after factoring, of a shared periodic SPD contiguous batch
+ * with an algorithm asked for, and of a batch with a zero pivot; -banded_view prints it once,
+ * after the first Factor. */
+static char *view_text(GsBanded A) {
+  FILE *f = tmpfile();
+  if (!f) return NULL;
+  CHECK_OK(GsBandedView(A, f));
+  char *s = hs_read_all(f);
+  fclose(f);
+  return s;
+}
+static void test_view(GsContext ctx, HsRng *r) {
+  GsBandedDesc d = {5, 12, 7, GS_DOUBLE, GS_BANDED_INTERLEAVED, 0, 0, 0, 0};
+  Batch b;
+  batch_init(&b, &d);
+  GsBanded A = NULL;
+  GsVec Dv[5] = {NULL, NULL, NULL, NULL, NULL};
+  if (CHECK_OK(GsBandedCreate(ctx, &d, &A))) goto done;
+  fill_matrix(&b, KIND_DD, r);
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, d.dt, b.dl, b.D[k]))) goto done;
+  char *s = view_text(A);
+  CHECK(s && strstr(s, "Banded batch: 7 pentadiagonal systems of 12 rows, double") &&
+            strstr(s, "layout: interleaved (row i of system s at i * 7 + s)") &&
+            strstr(s, "matrix: one per system, LU without pivoting") && strstr(s, "periodic: no") &&
+            (strstr(s, "(chosen automatically)") || strstr(s, "(asked for)")) &&
+            strstr(s, "checks: each call") && strstr(s, "factored: no") && !strstr(s, "last call"),
+        "view of a new batch:\n%s", s ? s : "");
+  free(s);
+  CHECK_OK(GsBandedFactor(A, Dv));
+  s = view_text(A);
+  CHECK(s && strstr(s, "factored: yes") && strstr(s, "last call: every system good"),
+        "view after Factor:\n%s", s ? s : "");
+  free(s);
+  /* A zero pivot in system 4: named in the view (the rest still factored). */
+  double *c = hs_malloc((size_t)b.dl * sizeof *c);
+  memcpy(c, b.D[2], (size_t)b.dl * sizeof *c);
+  c[midx(&b, 4, 0)] = 0;
+  set_vec(Dv[2], d.dt, b.dl, c);
+  free(c);
+  CHECK_ERR(GsBandedFactor(A, Dv), GS_ERR_ZERO_PIVOT);
+  s = view_text(A);
+  CHECK(s && strstr(s, "last call: 1 bad system, the first 4 (zero or tiny pivot)"),
+        "view after a zero pivot:\n%s", s ? s : "");
+  free(s);
+  CHECK_OK(GsBandedDestroy(&A));
+  destroy_vecs(5, Dv);
+  batch_free(&b);
+  /* Shared, periodic, SPD, contiguous with a stride, THREAD asked for; -banded_view prints it
+   * after the first Factor and not again. */
+  GsBandedDesc e = {5, 40, 3, GS_FLOAT, GS_BANDED_CONTIGUOUS, 45, 1, 1, 1};
+  batch_init(&b, &e);
+  fill_matrix(&b, KIND_SPD_SMALL, r);
+  CHECK_OK(GsOptionsSetValue(ctx, "-banded_view", NULL));
+  const int rc = GsBandedCreate(ctx, &e, &A);
+  CHECK_OK(GsOptionsClearValue(ctx, "-banded_view"));
+  if (CHECK_OK(rc)) goto done;
+  for (int k = 0; k < 5; k++)
+    if (!(Dv[k] = new_vec(ctx, e.dt, b.dl, b.D[k]))) goto done;
+  CHECK_OK(GsBandedSetAlgorithm(A, GS_BANDED_ALGORITHM_THREAD));
+  CHECK(hs_capture_begin() == 0, "cannot capture stdout");
+  CHECK_OK(GsBandedFactor(A, Dv));
+  CHECK_OK(GsBandedFactor(A, Dv));
+  char *out = hs_capture_end();
+  CHECK(out && hs_count(out, "Banded batch:") == 1 &&
+            strstr(out, "Banded batch: 3 pentadiagonal systems of 40 rows, float") &&
+            strstr(out, "layout: contiguous (row i of system s at s * 45 + i)") &&
+            strstr(out, "matrix: one shared by the batch, LDL^T") &&
+            strstr(out, "periodic: yes (the last 2 unknowns of each system eliminated)") &&
+            strstr(out, "algorithm: thread (asked for)") && strstr(out, "factored: yes"),
+        "-banded_view printed:\n%s", out ? out : "");
+  free(out);
+  CHECK_ERR(GsBandedView(NULL, NULL), GS_ERR_ARG_NULL);
+done:
+  GsBandedDestroy(&A);
+  destroy_vecs(5, Dv);
+  batch_free(&b);
+}
+
 static void test_log(GsContext ctx, HsRng *r) {
   GsBandedDesc d = {3, 50, 10, GS_FLOAT, GS_BANDED_INTERLEAVED, 0, 0, 1, 0};
   Batch b;
@@ -3706,6 +3785,7 @@ int main(int argc, char **argv) {
   HsRng r = hs_rng(1);
   test_errors(ctx, &r);
   test_log(ctx, &r);
+  test_view(ctx, &r);
   test_fused_state(ctx, &r);
   test_solve_axpbypcz(ctx, &r);
   test_partitions(ctx, &r);

@@ -25,6 +25,8 @@
 #ifndef GPUSOLVE_BANDED_H
 #define GPUSOLVE_BANDED_H
 
+#include <stdio.h>
+
 #include "types.h"
 
 #ifdef __cplusplus
@@ -211,6 +213,13 @@ int GsBandedGetCheck(GsBanded A, GsBandedCheck *mode);
 /* Wait for the queued calls and report bad systems since the last check (deferred mode: then
  * clear them); in GS_BANDED_CHECK_EACH mode, the result of the last call again. */
 int GsBandedCheckStatus(GsBanded A);
+
+/* Describe the batch to f (NULL: stdout): its systems and layout, the matrix and factorisation,
+ * periodic or not, the algorithm (and whether chosen automatically) with its partitions, SCAN
+ * threads or TILE passes, the check mode, the back end, and whether it is factored with how the
+ * last checked call ended. Nothing is waited for. The option -banded_view (read at
+ * GsBandedCreate) prints it once, after the object's first Factor or FactorSolve. */
+int GsBandedView(GsBanded A, FILE *f);
 
 /* Status of the last Factor / Solve (deferred mode: of the calls since the last check, after
  * waiting for them): number of bad systems, the first one (-1 if none) and its code. Any output

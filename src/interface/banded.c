@@ -35,6 +35,7 @@ struct GsBanded_s {
   int *status;                  /* status per system of the last factor or solve */
   int factored;                 /* factors are valid for solving */
   int auto_algo;                /* the algorithm was chosen automatically */
+  int view;                     /* -banded_view: GsBandedView after the first Factor(Solve) */
   GsBandedCheck check;          /* when bad systems are reported */
   int pending;                  /* deferred: calls since the last check */
   GsBandedSummary last;         /* of the last factor or solve */
@@ -131,6 +132,7 @@ int GsBandedCreate(GsContext ctx, const GsBandedDesc *desc, GsBanded *A) {
   if (!ierr) ierr = GsOptionsGetEnum(ctx, "-banded_tile_passes", passes, &tile_passes, NULL);
   bi->tile_passes = tile_passes;
   B->check = (GsBandedCheck)check;
+  if (!ierr) ierr = GsOptionsGetBool(ctx, "-banded_view", &B->view, NULL);
   if (!ierr) ierr = GsMemAlloc(ctx, GS_BANDED_SUMMARY_BYTES, &bi->summary);
   if (!ierr && ctx->ops->host_alloc) {
     ierr = ctx->ops->host_alloc(ctx, GS_BANDED_SUMMARY_HOST_BYTES, &bi->summary_host);
@@ -776,6 +778,52 @@ int GsBandedCheckStatus(GsBanded A) {
   return 0;
 }
 
+int GsBandedView(GsBanded A, FILE *f) {
+  GsCheckHandle(NULL, A);
+  if (!f) f = stdout;
+  const GsBandedDesc *d = &A->desc;
+  const GsBandedInfo *bi = &A->info;
+  fprintf(f, "Banded batch: %lld %s systems of %lld rows, %s\n", (long long)d->batch,
+          d->bands == 5 ? "pentadiagonal" : "tridiagonal", (long long)d->n, GsDataTypeName(d->dt));
+  if (bi->interleaved)
+    fprintf(f, "  layout: interleaved (row i of system s at i * %lld + s)\n", (long long)d->batch);
+  else
+    fprintf(f, "  layout: contiguous (row i of system s at s * %lld + i)\n", (long long)d->stride);
+  fprintf(f, "  matrix: %s, %s\n", d->shared ? "one shared by the batch" : "one per system",
+          d->spd ? "LDL^T (symmetric positive definite)" : "LU without pivoting");
+  if (d->periodic)
+    fprintf(f, "  periodic: yes (the last %d unknown%s of each system eliminated)\n", bi->h,
+            bi->h > 1 ? "s" : "");
+  else
+    fprintf(f, "  periodic: no\n");
+  int threads = 0, passes = 0;
+  GsCall(GsBandedGetScanThreads(A, &threads));
+  GsCall(GsBandedGetTilePasses(A, &passes));
+  fprintf(f, "  algorithm: %s (%s)", GsBandedAlgorithmName((GsBandedAlgorithm)bi->algo),
+          A->auto_algo ? "chosen automatically" : "asked for");
+  if (bi->algo == GS_BANDED_ALGORITHM_SPIKE) fprintf(f, ", %d partitions", bi->parts);
+  if (threads) fprintf(f, ", %d threads a block", threads);
+  if (passes) fprintf(f, ", %d pass%s", passes, passes > 1 ? "es" : "");
+  fprintf(f, "\n  checks: %s\n",
+          A->check == GS_BANDED_CHECK_DEFERRED ? "deferred (GsBandedCheckStatus reports them)"
+                                               : "each call");
+  fprintf(f, "  back end: %s\n  factored: %s\n", A->ctx->resource, A->factored ? "yes" : "no");
+  if (A->check == GS_BANDED_CHECK_EACH && A->last.nbad)
+    fprintf(f, "  last call: %lld bad system%s, the first %lld (%s)\n", (long long)A->last.nbad,
+            A->last.nbad > 1 ? "s" : "", (long long)A->last.first,
+            A->last.code >= 0 && A->last.code <= 2 ? status_text[A->last.code] : "?");
+  else if (A->check == GS_BANDED_CHECK_EACH && A->factored)
+    fprintf(f, "  last call: every system good\n");
+  return 0;
+}
+
+/* -banded_view: the view once, after the first Factor or FactorSolve (whatever it found). */
+static void view_once(GsBanded A) {
+  if (!A->view) return;
+  A->view = 0;
+  (void)GsBandedView(A, stdout);
+}
+
 int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   GsCheckHandle(NULL, A);
   GsContext ctx = A->ctx;
@@ -794,7 +842,9 @@ int GsBandedFactor(GsBanded A, const GsVec diag[]) {
   }
   GsCall(GsLogEventEnd(ctx, A->ev_factor, per * (A->info.bands + A->info.nfac), 0));
   A->factored = 1;
-  GsCall(end_call(A, "GsBandedFactor"));
+  ierr = end_call(A, "GsBandedFactor");
+  view_once(A);
+  if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   return 0;
 }
 
@@ -934,7 +984,9 @@ static int factor_solve_fused(GsBanded A, const GsVec diag[], GsVec f, GsVec x) 
   size_t es = GsDataTypeSize(A->info.dt);
   double per = (double)A->info.n * (double)A->info.batch * (double)es;
   GsCall(GsLogEventEnd(ctx, A->ev_factor_solve, per * (A->info.bands + 2), 0));
-  GsCall(end_call(A, "GsBandedFactorSolve"));
+  ierr = end_call(A, "GsBandedFactorSolve");
+  view_once(A);
+  if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
   return 0;
 }
 
