@@ -24,7 +24,7 @@ grep -q "^%%MatrixMarket matrix array real general" "$work/x.mtx"
 # SIGPIPE would fail the step.)
 # -ksp_view describes the solver after the solve.
 out=$("$cli" solve -gs_backend /cpu -laplacian 8,8 -ksp_type gmres -ksp_gmres_restart 12 -ksp_view)
-grep -q "restart=12, classical Gram-Schmidt twice" <<<"$out"
+grep -q "restart=12, classical Gram-Schmidt, twice (CGS2)" <<<"$out"
 grep -q "operator: matrix, rows=64, cols=64, nonzeros=288, SpMV kernel csr" <<<"$out"
 grep -q "last solve: CONVERGED_RTOL in " <<<"$out"
 # The solution as initial guess: converged before the first iteration.

@@ -491,6 +491,10 @@ static void test_reasons(GsContext ctx) {
   CHECK_OK(GsOptionsSetValue(ctx, "-ksp_converged_reason", "0"));
   CHECK_OK(GsOptionsSetValue(ctx, "-ksp_max_it", "10000"));
   CHECK_OK(GsKspSetFromOptions(k));
+  static const char *const set[] = {"-ksp_type", "-ksp_max_it", "-ksp_converged_reason",
+                                    "-ksp_pc_side"};
+  for (int q = 0; q < 4; q++) /* the options do not reach the tests after this one */
+    CHECK_OK(GsOptionsClearValue(ctx, set[q]));
   /* Errors. */
   CHECK_ERR(GsKspSolve(k, b, b), GS_ERR_ARG_INCOMP);
   CHECK_ERR(GsKspSetTolerances(k, 2, 0, 1e5, 10), GS_ERR_ARG_OUTOFRANGE);
@@ -527,6 +531,16 @@ done:
   GsVecDestroy(&b);
   GsVecDestroy(&x);
   GsMatDestroy(&L);
+}
+
+/* GsKspView's text. */
+static char *view_text_ksp(GsKsp k) {
+  FILE *f = tmpfile();
+  if (!f) return NULL;
+  CHECK_OK(GsKspView(k, f));
+  char *s = hs_read_all(f);
+  fclose(f);
+  return s;
 }
 
 /* The caller's monitor: its calls and norms, a stop at a given iteration with its code. */
@@ -677,6 +691,110 @@ static void test_monitor_view(GsContext ctx) {
         "-ksp_view printed:\n%s", out ? out : "");
   free(out);
   CHECK_ERR(GsKspView(NULL, NULL), GS_ERR_ARG_NULL);
+  /* GMRES's Gram-Schmidt refinement: each kind converges to the tolerance in about the same
+   * iterations, with one multi-dot an iteration (never), two (always) or one plus the second
+   * passes it reports (if needed); the option sets it, a bad value is named. */
+  GsInt its_ref[3] = {0, 0, 0}, mdots[3] = {0, 0, 0}, second = -1;
+  GsLogEvent ev_mdot;
+  const int logged =
+      !CHECK_OK(GsLogEnable(ctx, 1)) && !CHECK_OK(GsLogEventGetId(ctx, "VecMDot", &ev_mdot));
+  static const char *const kinds[] = {"refine_always", "refine_ifneeded", "refine_never"};
+  CHECK_OK(GsKspSetType(k, GS_KSP_GMRES));
+  CHECK_OK(GsKspSetGmresRestart(k, 30));
+  CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 500));
+  for (int q = 0; q < 3 && logged; q++) {
+    CHECK_OK(GsOptionsSetValue(ctx, "-ksp_gmres_cgs_refinement_type", kinds[q]));
+    CHECK_OK(GsKspSetFromOptions(k));
+    GsInt c0 = 0, c1 = 0;
+    CHECK_OK(GsLogEventGetInfo(ctx, ev_mdot, &c0, NULL, NULL, NULL));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK_OK(GsLogEventGetInfo(ctx, ev_mdot, &c1, NULL, NULL, NULL));
+    GsConvergedReason why;
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    CHECK_OK(GsKspGetIterationNumber(k, &its_ref[q]));
+    mdots[q] = c1 - c0;
+    const double tr = true_residual(ctx, L, b, x);
+    CHECK(why > 0 && tr <= 1e-9, "%s: %s, true residual %g", kinds[q], GsConvergedReasonName(why),
+          tr);
+    char *vt = view_text_ksp(k);
+    if (q == 1 && vt) {
+      const char *p = strstr(vt, "second Gram-Schmidt passes taken: ");
+      second = p ? strtoll(p + strlen("second Gram-Schmidt passes taken: "), NULL, 10) : -1;
+    }
+    CHECK(vt && strstr(vt, q == 0   ? "twice (CGS2)"
+                           : q == 1 ? "a second pass if needed"
+                                    : "one pass"),
+          "%s: the view says\n%s", kinds[q], vt ? vt : "");
+    free(vt);
+  }
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_gmres_cgs_refinement_type"));
+  CHECK_OK(GsLogEnable(ctx, 0));
+  if (logged) {
+    CHECK(labs((long)(its_ref[1] - its_ref[0])) <= 2 && labs((long)(its_ref[2] - its_ref[0])) <= 2,
+          "iterations always / if needed / never: %lld / %lld / %lld", (long long)its_ref[0],
+          (long long)its_ref[1], (long long)its_ref[2]);
+    CHECK(mdots[0] == 2 * its_ref[0] && mdots[2] == its_ref[2] && mdots[1] == its_ref[1] + second &&
+              second >= 0 && second <= its_ref[1],
+          "multi-dots always / if needed / never: %lld / %lld / %lld for %lld / %lld / %lld "
+          "iterations, %lld second passes reported",
+          (long long)mdots[0], (long long)mdots[1], (long long)mdots[2], (long long)its_ref[0],
+          (long long)its_ref[1], (long long)its_ref[2], (long long)second);
+  }
+  /* The Laplacian's A v_j lies mostly in the space already built, so "if needed" refines nearly
+   * every step there. A cyclic shift plus the identity, b = e_0, is the other extreme: each A v_j
+   * is mostly new (its projection 1, the rest 3), so only the last step, where the shift wraps
+   * back to e_0, needs a second pass, and the iterations are those of CGS2. */
+  {
+    enum { NS = 30 };
+    GsInt ri[2 * NS], ci[2 * NS];
+    double vi[2 * NS], e0[NS] = {1};
+    for (int i = 0; i < NS; i++) {
+      ri[2 * i] = ci[2 * i] = i;
+      vi[2 * i] = 1;
+      ri[2 * i + 1] = (i + 1) % NS;
+      ci[2 * i + 1] = i;
+      vi[2 * i + 1] = 3;
+    }
+    GsMat S = NULL;
+    GsVec bs = NULL, xs = NULL;
+    GsKsp ks = NULL;
+    if (!CHECK_OK(GsMatCreateFromTriplets(ctx, NS, NS, 2 * NS, ri, ci, vi, &S)) &&
+        !CHECK_OK(GsVecCreate(ctx, NS, GS_DOUBLE, &bs)) && !CHECK_OK(GsVecSetValuesHost(bs, e0)) &&
+        !CHECK_OK(GsVecDuplicate(bs, &xs)) && !CHECK_OK(GsKspCreate(ctx, &ks))) {
+      GsInt its_s[2] = {0, 0};
+      CHECK_OK(GsKspSetOperator(ks, S));
+      CHECK_OK(GsKspSetType(ks, GS_KSP_GMRES));
+      CHECK_OK(GsKspSetPcType(ks, GS_PC_NONE));
+      CHECK_OK(GsKspSetGmresRestart(ks, 40));
+      CHECK_OK(GsKspSetTolerances(ks, 1e-10, 0, 1e5, 100));
+      for (int q = 0; q < 2; q++) {
+        CHECK_OK(GsKspSetGmresCGSRefinement(ks, q ? GS_KSP_CGS_REFINE_IFNEEDED
+                                                  : GS_KSP_CGS_REFINE_ALWAYS));
+        CHECK_OK(GsKspSolve(ks, bs, xs));
+        GsConvergedReason why;
+        CHECK_OK(GsKspGetConvergedReason(ks, &why));
+        CHECK_OK(GsKspGetIterationNumber(ks, &its_s[q]));
+        CHECK(why > 0 && true_residual(ctx, S, bs, xs) <= 1e-9, "shift, refinement %d: %s", q,
+              GsConvergedReasonName(why));
+      }
+      char *vt = view_text_ksp(ks);
+      CHECK(vt && strstr(vt, "second Gram-Schmidt passes taken: 1\n") && its_s[0] == its_s[1] &&
+                its_s[0] >= NS - 1,
+            "shift: %lld iterations with CGS2, %lld if needed; view:\n%s", (long long)its_s[0],
+            (long long)its_s[1], vt ? vt : "");
+      free(vt);
+    }
+    GsKspDestroy(&ks);
+    GsVecDestroy(&bs);
+    GsVecDestroy(&xs);
+    GsMatDestroy(&S);
+  }
+  CHECK_OK(GsKspSetGmresCGSRefinement(k, GS_KSP_CGS_REFINE_ALWAYS));
+  CHECK_ERR(GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)3), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_gmres_cgs_refinement_type", "sometimes"));
+  CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-ksp_gmres_cgs_refinement_type");
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_gmres_cgs_refinement_type"));
 done:
   GsKspDestroy(&k);
   GsVecDestroy(&b);

@@ -60,6 +60,17 @@ int GsKspSetTolerances(GsKsp ksp, double rtol, double atol, double dtol, GsInt m
 int GsKspSetPcSide(GsKsp ksp, GsPcSide side);
 /* GMRES restart length (default 30). */
 int GsKspSetGmresRestart(GsKsp ksp, int restart);
+/* When GMRES's classical Gram-Schmidt orthogonalises a new vector a second time (PETSc's
+ * -ksp_gmres_cgs_refinement_type): ALWAYS (the default here, CGS2: two passes of one multi-dot and
+ * one multi-AXPY each), IFNEEDED (a second pass only when the first took the vector's norm below
+ * 1/sqrt(2) of what it was: "twice is enough"), NEVER (one pass, PETSc's default; loses
+ * orthogonality on ill-conditioned problems). */
+typedef enum {
+  GS_KSP_CGS_REFINE_ALWAYS = 0,
+  GS_KSP_CGS_REFINE_IFNEEDED = 1,
+  GS_KSP_CGS_REFINE_NEVER = 2
+} GsKspCGSRefinement;
+int GsKspSetGmresCGSRefinement(GsKsp ksp, GsKspCGSRefinement type);
 /* Use x as the initial guess (default: x0 = 0, x's values ignored). */
 int GsKspSetInitialGuessNonzero(GsKsp ksp, int flag);
 /* Print "k KSP Residual norm r" every iteration (6 significant digits) to f (NULL: stdout);
@@ -78,7 +89,8 @@ int GsKspSetMonitorCallback(GsKsp ksp, GsKspMonitorFn fn, void *user);
  * operator and the back end, and how the last solve ended (if one ran). */
 int GsKspView(GsKsp ksp, FILE *f);
 /* Options: -ksp_type cg|bicgstab|gmres, -pc_type none|jacobi, -ksp_rtol, -ksp_atol, -ksp_dtol,
- * -ksp_max_it, -ksp_gmres_restart, -ksp_pc_side left|right, -ksp_initial_guess_nonzero,
+ * -ksp_max_it, -ksp_gmres_restart, -ksp_gmres_cgs_refinement_type
+ * refine_always|refine_ifneeded|refine_never, -ksp_pc_side left|right, -ksp_initial_guess_nonzero,
  * -ksp_monitor, -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each
  * solve), -ksp_view (GsKspView to stdout after each solve). */
 int GsKspSetFromOptions(GsKsp ksp);

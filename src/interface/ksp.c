@@ -20,6 +20,8 @@ struct GsKsp_s {
   double rtol, atol, dtol;
   GsInt max_it;
   int restart, guess_nonzero;
+  GsKspCGSRefinement cgs_refine; /* GMRES: when classical Gram-Schmidt takes a second pass */
+  GsInt cgs_passes;              /* second passes taken if needed in the last solve */
   int monitor, monitor_true, print_reason, print_view;
   FILE *mon;
   GsKspMonitorFn user_mon; /* the caller's monitor and its context */
@@ -198,6 +200,15 @@ int GsKspSetGmresRestart(GsKsp k, int restart) {
   return 0;
 }
 
+int GsKspSetGmresCGSRefinement(GsKsp k, GsKspCGSRefinement type) {
+  GsCheckHandle(NULL, k);
+  GsCheck(type == GS_KSP_CGS_REFINE_ALWAYS || type == GS_KSP_CGS_REFINE_IFNEEDED ||
+              type == GS_KSP_CGS_REFINE_NEVER,
+          k->ctx, GS_ERR_ARG_OUTOFRANGE, "unknown Gram-Schmidt refinement %d", (int)type);
+  k->cgs_refine = type;
+  return 0;
+}
+
 int GsKspSetInitialGuessNonzero(GsKsp k, int flag) {
   GsCheckHandle(NULL, k);
   k->guess_nonzero = flag != 0;
@@ -225,6 +236,10 @@ int GsKspSetFromOptions(GsKsp k) {
   static const char *const types[] = {"cg", "bicgstab", "gmres", NULL};
   static const char *const pcs[] = {"none", "jacobi", NULL};
   static const char *const sides[] = {"right", "left", NULL};
+  static const char *const refines[] = {"refine_always", "refine_ifneeded", "refine_never", NULL};
+  int refine = (int)k->cgs_refine;
+  GsCall(GsOptionsGetEnum(ctx, "-ksp_gmres_cgs_refinement_type", refines, &refine, NULL));
+  GsCall(GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)refine));
   int t = (int)k->type, p = (int)k->pc, side = (int)k->side, on = 0, flag = k->guess_nonzero;
   GsCall(GsOptionsGetEnum(ctx, "-ksp_pc_side", sides, &side, NULL));
   k->side = (GsPcSide)side;
@@ -688,8 +703,12 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         ierr = pc_apply(k, k->basis[j], z);
         if (!ierr) ierr = op_mult(k, z, w);
       }
-      /* Classical Gram-Schmidt, twice: each pass one fused multi-dot and one fused update
-       * (w -= sum h_i v_i, one pass over w where the back end fuses it). */
+      /* Classical Gram-Schmidt: each pass one fused multi-dot and one fused update (w -= sum
+       * h_i v_i, one pass over w where the back end fuses it); a second pass always (CGS2, the
+       * default), never, or if needed: when the first pass took w's norm below 1/sqrt(2) of what
+       * it was (sqrt(||w||^2 + sum h_i^2) before it, without another pass over w), the test of
+       * "twice is enough". */
+      double hn = 0;
       for (int pass = 0; pass < 2 && !ierr; pass++) {
         ierr = GsVecMDot(w, j + 1, k->basis, h2);
         for (int i = 0; i <= j; i++) {
@@ -697,9 +716,17 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
           h[i] = pass ? h[i] + h2[i] : h2[i];
         }
         if (!ierr) ierr = GsVecMAXPY(w, j + 1, nh, k->basis);
+        if (!ierr && (pass || k->cgs_refine != GS_KSP_CGS_REFINE_ALWAYS))
+          ierr = GsVecNorm(w, GS_NORM_2, &hn);
+        if (ierr || pass || k->cgs_refine == GS_KSP_CGS_REFINE_NEVER) break;
+        if (k->cgs_refine == GS_KSP_CGS_REFINE_IFNEEDED) {
+          double hh = hn * hn;
+          for (int i = 0; i <= j; i++)
+            hh += h2[i] * h2[i];
+          if (!(hn < sqrt(0.5 * hh))) break; /* kept enough of its norm: orthogonal enough */
+          k->cgs_passes++;
+        }
       }
-      double hn = 0;
-      if (!ierr) ierr = GsVecNorm(w, GS_NORM_2, &hn);
       if (ierr) break;
       h[j + 1] = hn;
       if (hn > 0) ierr = GsVecAXPBY(k->basis[j + 1], 1.0 / hn, 0.0, w);
@@ -772,6 +799,7 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   GsCall(setup_work(k, b, GS_KSP_MAX_WORK, k->type == GS_KSP_GMRES ? k->restart + 1 : 0));
   GsCall(pc_setup(k));
   k->its = 0;
+  k->cgs_passes = 0;
   k->nhist = 0;
   k->rnorm = 0;
   k->reason = GS_CONVERGED_ITERATING;
@@ -814,7 +842,10 @@ int GsKspView(GsKsp k, FILE *f) {
   const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG;
   fprintf(f, "KSP Object:\n  type: %s\n", types[k->type]);
   if (k->type == GS_KSP_GMRES)
-    fprintf(f, "    restart=%d, classical Gram-Schmidt twice (CGS2)\n", k->restart);
+    fprintf(f, "    restart=%d, classical Gram-Schmidt, %s\n", k->restart,
+            k->cgs_refine == GS_KSP_CGS_REFINE_ALWAYS     ? "twice (CGS2)"
+            : k->cgs_refine == GS_KSP_CGS_REFINE_IFNEEDED ? "a second pass if needed"
+                                                          : "one pass");
   fprintf(f, "  maximum iterations=%lld, initial guess is %s\n", (long long)k->max_it,
           k->guess_nonzero ? "nonzero" : "zero");
   fprintf(f, "  tolerances: relative=%g, absolute=%g, divergence=%g\n", k->rtol, k->atol, k->dtol);
@@ -845,6 +876,8 @@ int GsKspView(GsKsp k, FILE *f) {
   if (k->solved)
     fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g)\n",
             GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm);
+  if (k->solved && k->type == GS_KSP_GMRES && k->cgs_refine == GS_KSP_CGS_REFINE_IFNEEDED)
+    fprintf(f, "  second Gram-Schmidt passes taken: %lld\n", (long long)k->cgs_passes);
   return 0;
 }
 
