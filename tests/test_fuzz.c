@@ -754,16 +754,23 @@ static void fuzz_ksp(GsContext ctx, int cases) {
         hs_int(&rng, 0, 9) ? pow(10, -hs_range(&rng, 1, 12)) : hs_range(&rng, -1, 2);
     const double atol = hs_int(&rng, 0, 3) ? 0 : pow(10, -hs_range(&rng, 0, 40));
     const GsInt max_it = hs_int(&rng, 0, 9) ? hs_int(&rng, 1, 300) : hs_int(&rng, -2, 0);
-    char what[160];
+    /* GMRES's Gram-Schmidt refinement, out-of-range kinds too, from a generator of the case's own
+     * (so the main sequence, and the fixed seeds' cases, stay). */
+    HsRng side = hs_rng(2000 + (uint64_t)c);
+    const int refine = (int)hs_int(&side, -1, 3), view = hs_int(&side, 0, 9) == 0;
+    char what[180];
     snprintf(what, sizeof what,
-             "ksp case %d: %lld x %lld kind %d type %d pc %d rtol %g max_it %lld", c, (long long)m,
-             (long long)n, kind, (int)type, (int)pc, rtol, (long long)max_it);
+             "ksp case %d: %lld x %lld kind %d type %d pc %d rtol %g max_it %lld refine %d", c,
+             (long long)m, (long long)n, kind, (int)type, (int)pc, rtol, (long long)max_it, refine);
     const int r0 = GsKspSetOperator(k, A);
     const int r1 = GsKspSetType(k, type), r2 = GsKspSetPcType(k, pc);
     const int r3 = GsKspSetTolerances(k, rtol, atol, 1e5, max_it);
     const int r4 = GsKspSetPcSide(k, (GsPcSide)hs_int(&rng, 0, 1));
     const int r5 = GsKspSetGmresRestart(k, (int)hs_int(&rng, -1, 40));
     const int r6 = GsKspSetInitialGuessNonzero(k, (int)hs_int(&rng, 0, 1));
+    const int r7 = GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)refine);
+    CHECK(refine >= 0 && refine <= 2 ? r7 == 0 : r7 == GS_ERR_ARG_OUTOFRANGE,
+          "%s: refinement %d returned %d (%s)", what, refine, r7, GsErrorName(r7));
     const int rs[7] = {r0, r1, r2, r3, r4, r5, r6};
     for (int q = 0; q < 7; q++)
       CHECK(api_err_ok(rs[q]), "%s: setter %d returned %d (%s)", what, q, rs[q],
@@ -793,6 +800,13 @@ static void fuzz_ksp(GsContext ctx, int cases) {
       goto next;
     }
     solved++;
+    if (view) { /* the description of any solver state is printable */
+      FILE *vf = tmpfile();
+      if (vf) {
+        CHECK_OK(GsKspView(k, vf));
+        fclose(vf);
+      }
+    }
     GsInt its = -1, nh = -1;
     GsConvergedReason reason = GS_CONVERGED_ITERATING;
     const double *hist = NULL;
