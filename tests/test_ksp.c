@@ -789,6 +789,38 @@ static void test_monitor_view(GsContext ctx) {
     GsVecDestroy(&xs);
     GsMatDestroy(&S);
   }
+  /* BiCGStab with an absolute tolerance of 1e-30 (||b|| about 7): its recursive residual passes
+   * the test after 60 iterations while b - A x is 1e-15 (found by test_fuzz). A solve that
+   * reports convergence must have b - A x within the tolerance; here it goes on from b - A x
+   * until x is exact (every entry 1), and the view counts the tests b - A x did not confirm. */
+  CHECK_OK(GsKspSetType(k, GS_KSP_BICGSTAB));
+  CHECK_OK(GsKspSetPcType(k, GS_PC_NONE));
+  CHECK_OK(GsKspSetTolerances(k, 0, 1e-30, 1e5, 400));
+  CHECK_OK(GsKspSolve(k, b, x));
+  {
+    GsConvergedReason why;
+    GsInt itb = 0;
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    CHECK_OK(GsKspGetIterationNumber(k, &itb));
+    char *vt = view_text_ksp(k);
+    double bn = 0;
+    CHECK_OK(GsVecNorm(b, GS_NORM_2, &bn));
+    CHECK((why == GS_DIVERGED_ITS || (why > 0 && true_residual(ctx, L, b, x) * bn <= 1e-30)) &&
+              vt && strstr(vt, "passed tests that b - A x did not confirm: "),
+          "BiCGStab with atol 1e-30: %s after %lld iterations (true residual %g); view:\n%s",
+          GsConvergedReasonName(why), (long long)itb, true_residual(ctx, L, b, x), vt ? vt : "");
+    free(vt);
+    /* An attainable tolerance is confirmed at once: no replacement. */
+    CHECK_OK(GsKspSetTolerances(k, 1e-10, 0, 1e5, 400));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    vt = view_text_ksp(k);
+    CHECK(why > 0 && true_residual(ctx, L, b, x) <= 1e-10 && vt && !strstr(vt, "did not confirm"),
+          "BiCGStab rtol 1e-10: %s, true residual %g", GsConvergedReasonName(why),
+          true_residual(ctx, L, b, x));
+    free(vt);
+  }
+  CHECK_OK(GsKspSetPcType(k, GS_PC_JACOBI));
   CHECK_OK(GsKspSetGmresCGSRefinement(k, GS_KSP_CGS_REFINE_ALWAYS));
   CHECK_ERR(GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)3), GS_ERR_ARG_OUTOFRANGE);
   CHECK_OK(GsOptionsSetValue(ctx, "-ksp_gmres_cgs_refinement_type", "sometimes"));
