@@ -231,21 +231,23 @@ int GsKspSetMonitorCallback(GsKsp k, GsKspMonitorFn fn, void *user) {
   return 0;
 }
 
+/* Names of the types, preconditioners and refinements (the options' words, GsKspView's names). */
+static const char *const ksp_types[] = {"cg", "bicgstab", "gmres", NULL};
+static const char *const pc_types[] = {"none", "jacobi", NULL};
+static const char *const cgs_refines[] = {"refine_always", "refine_ifneeded", "refine_never", NULL};
+
 int GsKspSetFromOptions(GsKsp k) {
   GsCheckHandle(NULL, k);
   GsContext ctx = k->ctx;
-  static const char *const types[] = {"cg", "bicgstab", "gmres", NULL};
-  static const char *const pcs[] = {"none", "jacobi", NULL};
   static const char *const sides[] = {"right", "left", NULL};
-  static const char *const refines[] = {"refine_always", "refine_ifneeded", "refine_never", NULL};
   int refine = (int)k->cgs_refine;
-  GsCall(GsOptionsGetEnum(ctx, "-ksp_gmres_cgs_refinement_type", refines, &refine, NULL));
+  GsCall(GsOptionsGetEnum(ctx, "-ksp_gmres_cgs_refinement_type", cgs_refines, &refine, NULL));
   GsCall(GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)refine));
   int t = (int)k->type, p = (int)k->pc, side = (int)k->side, on = 0, flag = k->guess_nonzero;
   GsCall(GsOptionsGetEnum(ctx, "-ksp_pc_side", sides, &side, NULL));
   k->side = (GsPcSide)side;
-  GsCall(GsOptionsGetEnum(ctx, "-ksp_type", types, &t, NULL));
-  GsCall(GsOptionsGetEnum(ctx, "-pc_type", pcs, &p, NULL));
+  GsCall(GsOptionsGetEnum(ctx, "-ksp_type", ksp_types, &t, NULL));
+  GsCall(GsOptionsGetEnum(ctx, "-pc_type", pc_types, &p, NULL));
   double rtol = k->rtol, atol = k->atol, dtol = k->dtol;
   GsInt max_it = k->max_it, restart = k->restart;
   GsCall(GsOptionsGetReal(ctx, "-ksp_rtol", &rtol, NULL));
@@ -631,8 +633,8 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       if (stop && k->reason > 0)
         GsCall(bicgstab_confirm(k, b, x, r, ph, left, its + 1, &rnorm, &stop, &restart));
       if (stop) break;
-      rnorm = restart ? rnorm : snorm; /* r is s, the residual of the new x */
-      restart = 1;
+      /* (snorm passed the test, so only b - A x failing it gets here: r and rnorm are the true
+       * residual, restart is set) */
       skip_test = 1; /* iteration its + 1's norm is in the history */
       continue;
     }
@@ -887,9 +889,8 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
 int GsKspView(GsKsp k, FILE *f) {
   GsCheckHandle(NULL, k);
   if (!f) f = stdout;
-  static const char *const types[] = {"cg", "bicgstab", "gmres"};
   const int left = k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG;
-  fprintf(f, "KSP Object:\n  type: %s\n", types[k->type]);
+  fprintf(f, "KSP Object:\n  type: %s\n", ksp_types[k->type]);
   if (k->type == GS_KSP_GMRES)
     fprintf(f, "    restart=%d, classical Gram-Schmidt, %s\n", k->restart,
             k->cgs_refine == GS_KSP_CGS_REFINE_ALWAYS     ? "twice (CGS2)"
@@ -904,7 +905,7 @@ int GsKspView(GsKsp k, FILE *f) {
     fprintf(f, "  %s preconditioning\n", left ? "left" : "right");
   fprintf(f, "  using %s norm type for convergence test\n",
           left ? "PRECONDITIONED" : "UNPRECONDITIONED");
-  fprintf(f, "PC Object:\n  type: %s\n", k->pc == GS_PC_JACOBI ? "jacobi" : "none");
+  fprintf(f, "PC Object:\n  type: %s\n", pc_types[k->pc]);
   if (k->A) {
     GsInt m = 0, n = 0, nnz = 0;
     const char *spmv = "";

@@ -381,6 +381,16 @@ static int check_family(GsVec ref, const char *rname, int nv, const GsVec v[], c
   return 0;
 }
 
+/* The compute-side pointers of a family's nv vectors, for reading, into p. */
+static int family_ptrs(int nv, const GsVec v[], const void **p) {
+  for (int k = 0; k < nv; k++) {
+    void *q = NULL;
+    GsCall(compute_ptr(v[k], GS_ACCESS_READ, &q));
+    p[k] = q;
+  }
+  return 0;
+}
+
 int GsVecMAXPY(GsVec y, int nv, const double alpha[], const GsVec x[]) {
   CHECK_VEC(y);
   GsContext ctx = y->ctx;
@@ -402,11 +412,7 @@ int GsVecMAXPY(GsVec y, int nv, const double alpha[], const GsVec x[]) {
   void *py = NULL;
   int ierr = GsLogEventBegin(ctx, ctx->ev.vec_maxpy);
   if (!ierr) ierr = compute_ptr(y, GS_ACCESS_READWRITE, &py);
-  for (int k = 0; k < nv && !ierr; k++) {
-    void *p = NULL;
-    ierr = compute_ptr(x[k], GS_ACCESS_READ, &p);
-    px[k] = p;
-  }
+  if (!ierr) ierr = family_ptrs(nv, x, px);
   if (!ierr && y->n) ierr = ctx->ops->vec.maxpy(ctx, y->dt, y->n, nv, alpha, px, py);
   if (!ierr) ierr = GsLogEventEnd(ctx, ctx->ev.vec_maxpy, (nv + 2) * NB(y), 2.0 * nv * NF(y));
   if (px != px_small) free(px);
@@ -530,11 +536,7 @@ int GsVecMDot(GsVec x, int nv, const GsVec y[], double results[]) {
   void *px = NULL;
   int ierr = GsLogEventBegin(ctx, ctx->ev.vec_mdot);
   if (!ierr) ierr = compute_ptr(x, GS_ACCESS_READ, &px);
-  for (int k = 0; k < nv && !ierr; k++) {
-    void *p = NULL;
-    ierr = compute_ptr(y[k], GS_ACCESS_READ, &p);
-    py[k] = p;
-  }
+  if (!ierr) ierr = family_ptrs(nv, y, py);
   for (int k = 0; k < nv; k++)
     results[k] = 0;
   if (!ierr && x->n) ierr = ctx->ops->vec.mdot(ctx, x->dt, x->n, px, nv, py, results);
