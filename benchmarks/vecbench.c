@@ -93,6 +93,11 @@ static int op_mdot4(Args *s) {
   return GsVecMDot(s->x, 4, s->v, r);
 }
 
+static int op_maxpy4(Args *s) {
+  static const double alpha[4] = {0.25, -0.5, 0.125, -0.0625};
+  return GsVecMAXPY(s->y, 4, alpha, s->v);
+}
+
 static const struct {
   const char *name, *event;
   OpFn fn;
@@ -113,6 +118,7 @@ static const struct {
     {"axpy_norm", "VecAXPYNorm", op_axpy_norm, 0, 0},
     {"dot_norm2", "VecDotNorm2", op_dot_norm2, 0, 0},
     {"mdot4", "VecMDot", op_mdot4, 0, 1},
+    {"maxpy4", "VecMAXPY", op_maxpy4, 0, 1},
 };
 
 /* Time one operation through the event log: per-call time and bytes come from its event. */
@@ -158,7 +164,7 @@ static int bench_type(GsContext ctx, GsInt n, GsDataType dt, int repeats, double
   if (!ierr) ierr = GsVecSetRandom(s.w, 3, -1, 1);
   for (size_t i = 0; i < sizeof ops / sizeof ops[0] && !ierr; i++) {
     if (dt == GS_FLOAT && !ops[i].with_float) continue;
-    if (ops[i].needs_v) { /* mdot reads x and four more vectors */
+    if (ops[i].needs_v && !s.v[0]) { /* mdot and maxpy use four more vectors */
       for (int k = 0; k < 4 && !ierr; k++) {
         ierr = GsVecCreate(ctx, n, dt, &s.v[k]);
         if (!ierr) ierr = GsVecSetRandom(s.v[k], 10 + (uint64_t)k, -1, 1);

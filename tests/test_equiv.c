@@ -320,7 +320,8 @@ static void ops_reductions(Case *c, HsRng *rng) {
       snprintf(what, sizeof what, "MDot nv=%d [%d]", nv, k);
       cmp_red(c, what, resg[k], resc[k]);
     }
-    /* MAXPY over the same vectors into W (the CPU's fused pass, the device's AXPY in turn). */
+    /* MAXPY over the same vectors into W (the fused passes of both back ends: 8 terms a pass on the
+     * device, so nv = 9 and 17 take several). */
     double alpha[17];
     for (int k = 0; k < nv; k++)
       alpha[k] = hs_range(rng, -2, 2);

@@ -6,6 +6,8 @@
  *   scale               2d     read x, write x
  *   copy                2d     same type (cudaMemcpyAsync); 12 bytes double <-> float
  *   axpby               3d     read x and y, write y; 2d when beta == 0 (y is not read)
+ *   maxpy               (nv + 2g) d, g = ceil(nv / 8): y is read and written once per group of 8
+ *                              x vectors
  *   axpbypcz            4d     read x, y and z, write z; 3d when gamma == 0 (z is not read;
  *                              also WAXPY, w = alpha x + 1 y)
  *   pointwise mult/div  3d     read x and y, write w
@@ -350,31 +352,85 @@ GS_DEFINE_REDUCE_ALL(gs_k_axpy_norm, 1, 1, 1, 0, GS_EL_AXPY_NORM)
   GS_DEFINE_MDOT(gs_k_mdot##NV##_double_2, double, 2, NV)                                          \
   GS_DEFINE_MDOT(gs_k_mdot##NV##_float_1, float, 1, NV)                                            \
   GS_DEFINE_MDOT(gs_k_mdot##NV##_float_4, float, 4, NV)
-GS_DEFINE_MDOT_NV(1)
-GS_DEFINE_MDOT_NV(2)
-GS_DEFINE_MDOT_NV(3)
-GS_DEFINE_MDOT_NV(4)
-GS_DEFINE_MDOT_NV(5)
-GS_DEFINE_MDOT_NV(6)
-GS_DEFINE_MDOT_NV(7)
-GS_DEFINE_MDOT_NV(8)
-#define GS_MDOT_ROW(T, W)                                                                          \
+/* Families of kernels by the number of vectors NV = 1 .. GS_CUDA_MAX_NV (mdot, maxpy): DEFNV(NV)
+ * stamps out the four (type, width) instances P<NV>_<T>_<W>; GS_NV_TABLE(P) is their table
+ * [dt][aligned][nv - 1]. */
+#define GS_NV_FAMILY(DEFNV) DEFNV(1) DEFNV(2) DEFNV(3) DEFNV(4) DEFNV(5) DEFNV(6) DEFNV(7) DEFNV(8)
+#define GS_NV_ROW(P, T, W)                                                                         \
   {                                                                                                \
-    gs_k_mdot1_##T##_##W, gs_k_mdot2_##T##_##W, gs_k_mdot3_##T##_##W, gs_k_mdot4_##T##_##W,        \
-        gs_k_mdot5_##T##_##W, gs_k_mdot6_##T##_##W, gs_k_mdot7_##T##_##W, gs_k_mdot8_##T##_##W     \
+    P##1_##T##_##W, P##2_##T##_##W, P##3_##T##_##W, P##4_##T##_##W, P##5_##T##_##W,                \
+        P##6_##T##_##W, P##7_##T##_##W, P##8_##T##_##W                                             \
   }
-/* [dt][aligned][nv - 1] */
-static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = {
-    {GS_MDOT_ROW(double, 1), GS_MDOT_ROW(double, 2)},
-    {GS_MDOT_ROW(float, 1), GS_MDOT_ROW(float, 4)}};
-
-/* ---- Fused CG updates (more inputs than the macros above take) ------------------------------- */
+#define GS_NV_TABLE(P)                                                                             \
+  {                                                                                                \
+    {GS_NV_ROW(P, double, 1), GS_NV_ROW(P, double, 2)}, {                                          \
+      GS_NV_ROW(P, float, 1), GS_NV_ROW(P, float, 4)                                               \
+    }                                                                                              \
+  }
+GS_NV_FAMILY(GS_DEFINE_MDOT_NV)
+static const GsReduceKernel gs_k_mdot[2][2][GS_CUDA_MAX_NV] = GS_NV_TABLE(gs_k_mdot);
 
 /* A product rounded to T on its own (the kernels are compiled without contraction, --fmad=false,
  * so that every product and sum is rounded as the CPU back end rounds it; the intrinsic says so
  * where it matters). */
 #define GsMulRn_double __dmul_rn
 #define GsMulRn_float __fmul_rn
+
+/* ---- MAXPY: y += alpha[k] x[k] in turn, up to GS_CUDA_MAX_NV terms a pass ------------------- */
+
+typedef struct {
+  const void *x[GS_CUDA_MAX_NV];
+  void *y;
+  double alpha[GS_CUDA_MAX_NV];
+} GsMaxpyArgs;
+
+typedef void (*GsMaxpyKernel)(GsInt, GsMaxpyArgs);
+
+/* NV + 1 loads of a pack are already in flight, so no unrolling; from 4 terms on, 2 blocks per SM
+ * (128 registers) as for mdot. */
+#define GS_MAXPY_BLOCKS_PER_SM(nv) ((nv) >= 4 ? 2 : GS_CUDA_BLOCKS_PER_SM)
+
+/* Kernel NAME: y += alpha[k] x[k] for k < NV, each product and sum rounded to T on its own, in the
+ * order of k, as NV calls of AXPBY(alpha[k], x[k], 1, y) round them (GS_OP_AXPBY with beta 1: the
+ * product (T)1 * y is y exactly). */
+#define GS_DEFINE_MAXPY(NAME, T, W, NV)                                                            \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS, GS_MAXPY_BLOCKS_PER_SM(NV))            \
+      NAME(GsInt n, GsMaxpyArgs a) {                                                               \
+    typedef GsPack_##T##_##W P;                                                                    \
+    T ta[NV];                                                                                      \
+    _Pragma("unroll") for (int k = 0; k < (NV); k++) ta[k] = (T)a.alpha[k];                        \
+    P *yp = (P *)a.y;                                                                              \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt i = GS_TID; i < np; i += stride) {                                                  \
+      P py, px[NV];                                                                                \
+      py.v = yp[i].v;                                                                              \
+      _Pragma("unroll") for (int k = 0; k < (NV); k++) px[k].v = ((const P *)a.x[k])[i].v;         \
+      _Pragma("unroll") for (int k = 0; k < (NV); k++) {                                           \
+        _Pragma("unroll") for (int c = 0; c < (W); c++) py.e[c] =                                  \
+            py.e[c] + GsMulRn_##T(ta[k], px[k].e[c]);                                              \
+      }                                                                                            \
+      yp[i].v = py.v;                                                                              \
+    }                                                                                              \
+    if ((W) > 1) { /* the n % W entries after the last pack */                                     \
+      T *ys = (T *)a.y;                                                                            \
+      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
+        T v = ys[i];                                                                               \
+        _Pragma("unroll") for (int k = 0; k < (NV); k++) v =                                       \
+            v + GsMulRn_##T(ta[k], ((const T *)a.x[k])[i]);                                        \
+        ys[i] = v;                                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+#define GS_DEFINE_MAXPY_NV(NV)                                                                     \
+  GS_DEFINE_MAXPY(gs_k_maxpy##NV##_double_1, double, 1, NV)                                        \
+  GS_DEFINE_MAXPY(gs_k_maxpy##NV##_double_2, double, 2, NV)                                        \
+  GS_DEFINE_MAXPY(gs_k_maxpy##NV##_float_1, float, 1, NV)                                          \
+  GS_DEFINE_MAXPY(gs_k_maxpy##NV##_float_4, float, 4, NV)
+GS_NV_FAMILY(GS_DEFINE_MAXPY_NV)
+static const GsMaxpyKernel gs_k_maxpy[2][2][GS_CUDA_MAX_NV] = GS_NV_TABLE(gs_k_maxpy);
+
+/* ---- Fused CG updates (more inputs than the macros above take) ------------------------------- */
 
 /* One entry of axpy_pair: when HX, x += alpha p, and r += (-alpha) q in place (xv and rv are
  * lvalues; ta = (T)alpha, nta = -ta), each product and sum rounded as GsVecAXPY rounds them, then
@@ -823,6 +879,34 @@ static int GsVecSetRandom_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, u
   return 0;
 }
 
+/* y += alpha[k] x[k] in order: groups of up to GS_CUDA_MAX_NV terms, one pass over y per group. */
+static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const double *alpha,
+                           const void *const *x, void *y) {
+  GsCudaContext *cc = NULL;
+  GsCall(GsCheckType(ctx, dt));
+  GsCheck(nv >= 0, ctx, GS_ERR_ARG_OUTOFRANGE, "number of vectors %d < 0", nv);
+  if (nv == 0 || n <= 0) return 0;
+  GsCall(GsCudaBegin(ctx, &cc));
+  const int d = dt == GS_FLOAT;
+  for (int g = 0; g < nv; g += GS_CUDA_MAX_NV) {
+    const int m = nv - g < GS_CUDA_MAX_NV ? nv - g : GS_CUDA_MAX_NV;
+    GsMaxpyArgs a;
+    memset(&a, 0, sizeof a);
+    a.y = y;
+    int aligned = GsAligned16(y);
+    for (int k = 0; k < m; k++) {
+      a.x[k] = x[g + k];
+      a.alpha[k] = alpha[g + k];
+      aligned = aligned && GsAligned16(x[g + k]);
+    }
+    const int pw = GsPackWidth(d, aligned);
+    gs_k_maxpy[d][aligned][m - 1]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(m)),
+                                    GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+    GsCheckLaunchCuda(ctx, "gs_k_maxpy");
+  }
+  return 0;
+}
+
 /* r[k] = x . y[k]: groups of up to GS_CUDA_MAX_NV vectors, one pass over x per group, each group's
  * results written straight to its slots in cc->results, one transfer at the end. */
 static int GsVecMDot_Cuda(GsContext ctx, GsDataType dt, GsInt n, const void *x, int nv,
@@ -983,6 +1067,7 @@ void GsCudaFillVecKernels(GsVecKernels *k) {
   k->copy = GsVecCopy_Cuda;
   k->axpby = GsVecAXPBY_Cuda;
   k->axpbypcz = GsVecAXPBYPCZ_Cuda;
+  k->maxpy = GsVecMAXPY_Cuda;
   k->pointwise = GsVecPointwise_Cuda;
   k->reciprocal = GsVecReciprocal_Cuda;
   k->dot = GsVecDot_Cuda;
