@@ -98,7 +98,7 @@ int GsKspSetFromOptions(GsKsp ksp);
 /* Solve A x = b. A zero or non-finite diagonal entry with Jacobi is GS_ERR_ZERO_PIVOT /
  * GS_ERR_NOT_FINITE naming its row. A solve whose residual test passed but whose x has an
  * infinite or NaN entry reports GS_DIVERGED_NANORINF: a converged reason means a finite x.
- * GMRES and BiCGStab confirm a passed test on the true residual b - A x (left preconditioning:
+ * Every method confirms a passed test on the true residual b - A x (left preconditioning:
  * M^-1 (b - A x)) and go on from it where it fails. */
 int GsKspSolve(GsKsp ksp, GsVec b, GsVec x);
 

@@ -22,7 +22,7 @@ struct GsKsp_s {
   int restart, guess_nonzero;
   GsKspCGSRefinement cgs_refine; /* GMRES: when classical Gram-Schmidt takes a second pass */
   GsInt cgs_passes;              /* second passes taken if needed in the last solve */
-  GsInt bicg_replaced; /* BiCGStab: passed tests that b - A x did not confirm, last solve */
+  GsInt unconfirmed; /* CG, BiCGStab: passed tests that b - A x did not confirm, last solve */
   int monitor, monitor_true, print_reason, print_view;
   FILE *mon;
   GsKspMonitorFn user_mon; /* the caller's monitor and its context */
@@ -453,6 +453,36 @@ static int initial_residual(GsKsp k, GsVec b, GsVec x, GsVec r) {
   return 0;
 }
 
+/* A recursive residual (CG's, BiCGStab's) passed the test at iteration its: r = b - A x (left:
+ * M^-1 (b - A x), tmp as work) and its norm decide. Passed, the solve stops with its reason;
+ * failed, *again is set for the method to go on from r, unless its reached max_it (DIVERGED_ITS); a
+ * non-finite norm is DIVERGED_NANORINF. A recursive residual drifts from b - A x by the rounding
+ * of every step and goes on shrinking below what x can attain, so it can pass a tolerance that x
+ * does not meet; the check costs one product a solve. */
+static int confirm_residual(GsKsp k, GsVec b, GsVec x, GsVec r, GsVec tmp, int left, GsInt its,
+                            double *rnorm, int *stop, int *again) {
+  double tn = 0;
+  GsCall(op_mult(k, x, r));
+  GsCall(GsVecAXPBY(r, 1.0, -1.0, b));
+  if (left) GsCall(pc_in_place(k, r, tmp));
+  GsCall(GsVecNorm(r, GS_NORM_2, &tn));
+  if (!isfinite(tn)) {
+    k->reason = GS_DIVERGED_NANORINF;
+    return 0;
+  }
+  if (passes_test(k, tn)) return 0;
+  *rnorm = tn;
+  k->unconfirmed++;
+  if (its >= k->max_it) {
+    k->reason = GS_DIVERGED_ITS;
+    return 0;
+  }
+  k->reason = GS_CONVERGED_ITERATING;
+  *stop = 0;
+  *again = 1;
+  return 0;
+}
+
 /* ---- CG ------------------------------------------------------------------------------------ */
 
 /* Per iteration: q = A p and p . q, then two fused passes: r -= alpha q with r . M^-1 r and r . r
@@ -475,88 +505,75 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   GsVec dinv = pc ? k->dinv : NULL; /* pc is Jacobi: the only preconditioner besides none */
   if (!pc) z = r;
   GsCall(initial_residual(k, b, x, r));
-  double rnorm, rz;
-  if (pc) GsCall(pc_apply(k, r, z));
-  GsCall(GsVecDotNorm2(z, r, &rz, &rnorm));
-  rnorm = sqrt(rnorm);
-  if (rz < 0) { /* M^-1 is not positive definite: PCG does not apply */
-    GsCall(record_norm(k, 0, rnorm, x, b));
-    k->reason = GS_DIVERGED_INDEFINITE_PC;
-    return 0;
-  }
-  GsCall(GsVecCopy(z, p));
-  int stop = 0;
-  GsCall(test_converged(k, 0, rnorm, x, b, &stop));
-  if (stop) return 0;
-  if (!k->sc) GsCall(GsScalarsCreate(k->ctx, 5, &k->sc));
-  GsScalars s = k->sc;
-  if (s->rcount) { /* left open by a solve that failed between its Begin and End */
-    double v[5];
-    GsCall(GsScalarsReadEnd(s, v));
-  }
-  GsCall(GsScalarsSet(s, 1 + pc, 1, &rz));
   /* The next product goes ahead of the test only where it can overlap it (a back end that reads
    * scalars asynchronously), and never for a user's operator, which is not called for nothing. */
   const int ahead = k->A != NULL && k->ctx->ops->read_async != NULL;
-  GsCall(op_mult_dot_scalars(k, p, q, s, 0));
-  for (GsInt its = 0;; its++) {
-    const int j = (int)(its & 1), res = 1 + 2 * (1 - j), rz_cur = 1 + 2 * j + pc, rz_new = res + pc;
-    const GsScalarRatio alpha = {s, rz_cur, 0}, beta = {s, rz_new, rz_cur};
-    GsCall(GsVecAXPYPairScalars(NULL, r, alpha, NULL, q, dinv, s, res));
-    GsCall(GsScalarsReadBegin(s, 0, 5));
-    GsCall(GsVecAXPYPointwiseMultAYPXScalars(x, alpha, p, beta, dinv, r));
-    if (ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
-    double v[5];
-    GsCall(GsScalarsReadEnd(s, v));
-    const double pq = v[0];
-    if (!(pq > 0)) { /* neither pass ran: x and r are those of iteration its */
-      k->reason = pq != pq ? GS_DIVERGED_NANORINF : GS_DIVERGED_INDEFINITE_MAT;
-      break;
-    }
-    rnorm = sqrt(v[res]);
-    /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives). */
-    if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
-    if (v[rz_new] < 0) { /* x += alpha p is done */
-      GsCall(record_norm(k, its + 1, rnorm, x, b));
+  /* A run of the recurrence from r at iteration its0: the first from the initial residual, a later
+   * one from b - A x where that did not confirm a passed test (see confirm_residual). */
+  for (GsInt its0 = 0;;) {
+    double rnorm, rz;
+    if (pc) GsCall(pc_apply(k, r, z));
+    GsCall(GsVecDotNorm2(z, r, &rz, &rnorm));
+    rnorm = sqrt(rnorm);
+    if (rz < 0) { /* M^-1 is not positive definite: PCG does not apply */
+      if (its0 == 0) GsCall(record_norm(k, 0, rnorm, x, b));
       k->reason = GS_DIVERGED_INDEFINITE_PC;
-      break;
+      return 0;
     }
-    GsCall(test_converged(k, its + 1, rnorm, x, b, &stop));
-    if (stop) break;
-    if (!ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
+    GsCall(GsVecCopy(z, p));
+    int stop = 0, again = 0;
+    if (its0 == 0) {
+      GsCall(test_converged(k, 0, rnorm, x, b, &stop));
+      if (stop) return 0;
+    }
+    if (!k->sc) GsCall(GsScalarsCreate(k->ctx, 5, &k->sc));
+    GsScalars s = k->sc;
+    if (s->rcount) { /* left open by a solve that failed between its Begin and End */
+      double v[5];
+      GsCall(GsScalarsReadEnd(s, v));
+    }
+    GsCall(GsScalarsSet(s, 1 + pc, 1, &rz));
+    GsCall(op_mult_dot_scalars(k, p, q, s, 0));
+    for (GsInt i = 0;; i++) {
+      const GsInt its = its0 + i;
+      const int j = (int)(i & 1), res = 1 + 2 * (1 - j), rz_cur = 1 + 2 * j + pc, rz_new = res + pc;
+      const GsScalarRatio alpha = {s, rz_cur, 0}, beta = {s, rz_new, rz_cur};
+      GsCall(GsVecAXPYPairScalars(NULL, r, alpha, NULL, q, dinv, s, res));
+      GsCall(GsScalarsReadBegin(s, 0, 5));
+      GsCall(GsVecAXPYPointwiseMultAYPXScalars(x, alpha, p, beta, dinv, r));
+      if (ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
+      double v[5];
+      GsCall(GsScalarsReadEnd(s, v));
+      const double pq = v[0];
+      if (!(pq > 0)) { /* neither pass ran: x and r are those of iteration its */
+        k->reason = pq != pq ? GS_DIVERGED_NANORINF : GS_DIVERGED_INDEFINITE_MAT;
+        break;
+      }
+      rnorm = sqrt(v[res]);
+      /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives).
+       */
+      if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
+      if (v[rz_new] < 0) { /* x += alpha p is done */
+        GsCall(record_norm(k, its + 1, rnorm, x, b));
+        k->reason = GS_DIVERGED_INDEFINITE_PC;
+        break;
+      }
+      GsCall(test_converged(k, its + 1, rnorm, x, b, &stop));
+      if (stop && k->reason > 0)
+        GsCall(confirm_residual(k, b, x, r, NULL, 0, its + 1, &rnorm, &stop, &again));
+      if (stop) break;
+      if (again) { /* r is b - A x: a new run from it */
+        its0 = its + 1;
+        break;
+      }
+      if (!ahead) GsCall(op_mult_dot_scalars(k, p, q, s, 0));
+    }
+    if (!again) break;
   }
   return 0;
 }
 
 /* ---- BiCGStab, right preconditioned --------------------------------------------------------- */
-
-/* A BiCGStab step whose recursive residual passed the test at iteration its: r = b - A x (left:
- * M^-1 (b - A x)) and its norm decide. Passed, the solve stops with its reason; failed, it goes on
- * from r with the shadow residual restarted (*restart), unless its reached max_it
- * (DIVERGED_ITS); a non-finite norm is DIVERGED_NANORINF. */
-static int bicgstab_confirm(GsKsp k, GsVec b, GsVec x, GsVec r, GsVec tmp, int left, GsInt its,
-                            double *rnorm, int *stop, int *restart) {
-  double tn = 0;
-  GsCall(op_mult(k, x, r));
-  GsCall(GsVecAXPBY(r, 1.0, -1.0, b));
-  if (left) GsCall(pc_in_place(k, r, tmp));
-  GsCall(GsVecNorm(r, GS_NORM_2, &tn));
-  if (!isfinite(tn)) {
-    k->reason = GS_DIVERGED_NANORINF;
-    return 0;
-  }
-  if (passes_test(k, tn)) return 0;
-  *rnorm = tn;
-  k->bicg_replaced++;
-  if (its >= k->max_it) {
-    k->reason = GS_DIVERGED_ITS;
-    return 0;
-  }
-  k->reason = GS_CONVERGED_ITERATING;
-  *stop = 0;
-  *restart = 1;
-  return 0;
-}
 
 static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
   GsVec r = k->work[0], rh = k->work[1], p = k->work[2], v = k->work[3], ph = k->work[4],
@@ -569,9 +586,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
   GsCall(GsVecCopy(r, rh));
   double rhnorm = rnorm;
   double rho = 1, alpha = 1, omega = 1;
-  /* The recursive residual can pass the test where b - A x does not: it drifts from the true one
-   * by rounding of every step's size, and goes on shrinking below what x can attain. A passed
-   * test is confirmed on b - A x (one product a solve); a failed one goes on from the true
+  /* A passed test is confirmed on b - A x (confirm_residual); a failed one goes on from the true
    * residual with the shadow residual restarted. */
   int restart = 0, skip_test = 0;
   for (GsInt its = 0;; its++) {
@@ -579,7 +594,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
     if (!skip_test) GsCall(test_converged(k, its, rnorm, x, b, &stop));
     skip_test = 0;
     if (stop && k->reason > 0 && its > 0)
-      GsCall(bicgstab_confirm(k, b, x, r, ph, left, its, &rnorm, &stop, &restart));
+      GsCall(confirm_residual(k, b, x, r, ph, left, its, &rnorm, &stop, &restart));
     if (stop) break;
     if (restart) {
       GsCall(GsVecCopy(r, rh));
@@ -631,7 +646,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
       GsCall(GsVecAXPY(x, alpha, left ? p : ph));
       GsCall(test_converged(k, its + 1, snorm, x, b, &stop));
       if (stop && k->reason > 0)
-        GsCall(bicgstab_confirm(k, b, x, r, ph, left, its + 1, &rnorm, &stop, &restart));
+        GsCall(confirm_residual(k, b, x, r, ph, left, its + 1, &rnorm, &stop, &restart));
       if (stop) break;
       /* (snorm passed the test, so only b - A x failing it gets here: r and rnorm are the true
        * residual, restart is set) */
@@ -850,7 +865,7 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   GsCall(pc_setup(k));
   k->its = 0;
   k->cgs_passes = 0;
-  k->bicg_replaced = 0;
+  k->unconfirmed = 0;
   k->nhist = 0;
   k->rnorm = 0;
   k->reason = GS_CONVERGED_ITERATING;
@@ -926,9 +941,9 @@ int GsKspView(GsKsp k, FILE *f) {
   if (k->solved)
     fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g)\n",
             GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm);
-  if (k->solved && k->type == GS_KSP_BICGSTAB && k->bicg_replaced)
+  if (k->solved && k->type != GS_KSP_GMRES && k->unconfirmed)
     fprintf(f, "  passed tests that b - A x did not confirm: %lld (each went on from b - A x)\n",
-            (long long)k->bicg_replaced);
+            (long long)k->unconfirmed);
   if (k->solved && k->type == GS_KSP_GMRES && k->cgs_refine == GS_KSP_CGS_REFINE_IFNEEDED)
     fprintf(f, "  second Gram-Schmidt passes taken: %lld\n", (long long)k->cgs_passes);
   return 0;
