@@ -758,19 +758,33 @@ static void fuzz_ksp(GsContext ctx, int cases) {
      * (so the main sequence, and the fixed seeds' cases, stay). */
     HsRng side = hs_rng(2000 + (uint64_t)c);
     const int refine = (int)hs_int(&side, -1, 3), view = hs_int(&side, 0, 9) == 0;
+    /* the reference of the relative test (an invalid one too) and a minimum iteration count */
+    const int rn0 = (int)hs_int(&side, -1, 3);
+    const GsInt min_it = hs_int(&side, 0, 3) ? 0 : hs_int(&side, -1, 40);
     char what[180];
-    snprintf(what, sizeof what,
-             "ksp case %d: %lld x %lld kind %d type %d pc %d rtol %g max_it %lld refine %d", c,
-             (long long)m, (long long)n, kind, (int)type, (int)pc, rtol, (long long)max_it, refine);
+    snprintf(
+        what, sizeof what,
+        "ksp case %d: %lld x %lld kind %d type %d pc %d rtol %g max_it %lld refine %d rnorm0 %d "
+        "min_it %lld",
+        c, (long long)m, (long long)n, kind, (int)type, (int)pc, rtol, (long long)max_it, refine,
+        rn0, (long long)min_it);
     const int r0 = GsKspSetOperator(k, A);
     const int r1 = GsKspSetType(k, type), r2 = GsKspSetPcType(k, pc);
     const int r3 = GsKspSetTolerances(k, rtol, atol, 1e5, max_it);
     const int r4 = GsKspSetPcSide(k, (GsPcSide)hs_int(&rng, 0, 1));
     const int r5 = GsKspSetGmresRestart(k, (int)hs_int(&rng, -1, 40));
-    const int r6 = GsKspSetInitialGuessNonzero(k, (int)hs_int(&rng, 0, 1));
+    const int guess = (int)hs_int(&rng, 0, 1);
+    const int r6 = GsKspSetInitialGuessNonzero(k, guess);
     const int r7 = GsKspSetGmresCGSRefinement(k, (GsKspCGSRefinement)refine);
     CHECK(refine >= 0 && refine <= 2 ? r7 == 0 : r7 == GS_ERR_ARG_OUTOFRANGE,
           "%s: refinement %d returned %d (%s)", what, refine, r7, GsErrorName(r7));
+    const int r8 = GsKspSetConvergedRnorm0(k, (GsKspRnorm0)rn0),
+              r9 = GsKspSetMinIterations(k, min_it);
+    CHECK((rn0 >= 0 && rn0 <= 2 ? r8 == 0 : r8 == GS_ERR_ARG_OUTOFRANGE) &&
+              (min_it >= 0 ? r9 == 0 : r9 == GS_ERR_ARG_OUTOFRANGE),
+          "%s: reference %d returned %d, min_it %d", what, rn0, r8, r9);
+    const GsKspRnorm0 ref_kind = r8 ? GS_KSP_RNORM0_B : (GsKspRnorm0)rn0;
+    const GsInt min_its = r9 ? 0 : min_it;
     const int rs[7] = {r0, r1, r2, r3, r4, r5, r6};
     for (int q = 0; q < 7; q++)
       CHECK(api_err_ok(rs[q]), "%s: setter %d returned %d (%s)", what, q, rs[q],
@@ -819,6 +833,20 @@ static void fuzz_ksp(GsContext ctx, int cases) {
           "%s: reason %d", what, (int)reason);
     CHECK(its >= 0 && its <= max_it && nh == its + 1, "%s: %lld iterations, %lld norms", what,
           (long long)its, (long long)nh);
+    /* before min_it only an exact solution stops a solve as converged: a zero residual norm
+     * (GMRES: its estimate, then b - A x at the next cycle's start) */
+    if (reason > 0 && its < min_its) {
+      double tr = NAN;
+      GsVec r = NULL;
+      if (!CHECK_OK(GsVecDuplicate(b, &r)) && !CHECK_OK(GsMatMult(A, 1.0, x, 0.0, r)) &&
+          !CHECK_OK(GsVecAXPY(r, -1.0, b)))
+        CHECK_OK(GsVecNorm(r, GS_NORM_2, &tr));
+      GsVecDestroy(&r);
+      CHECK((nh > 0 && hist[nh - 1] == 0) || tr == 0,
+            "%s: %s after %lld iterations, min_it %lld, last norm %g, ||b - A x|| %g", what,
+            GsConvergedReasonName(reason), (long long)its, (long long)min_its,
+            nh > 0 ? hist[nh - 1] : -1.0, tr);
+    }
     if (reason > 0) {
       double xn = NAN;
       CHECK_OK(GsVecNorm(x, GS_NORM_2, &xn));
@@ -834,7 +862,13 @@ static void fuzz_ksp(GsContext ctx, int cases) {
           !CHECK_OK(GsVecNorm(b, GS_NORM_2, &bn))) {
         /* The recurrences' residual drifts from the true one by rounding of the iterates (and a
          * left preconditioner scales it): allow that much. */
-        const double goal = fmax(fmax(rtol, 0) * bn, atol);
+        /* rtol multiplies ||b||, ||r0|| or their minimum (||r0|| = ||b|| from a zero guess) */
+        const double rz = guess ? r0n : bn;
+        const double ref = ref_kind == GS_KSP_RNORM0_R0    ? rz
+                           : ref_kind == GS_KSP_RNORM0_MIN ? fmin(bn, rz)
+                           : bn == 0                       ? rz
+                                                           : bn;
+        const double goal = fmax(fmax(rtol, 0) * ref, atol);
         CHECK(rn <= 1e3 * goal + 1e-10 * fmax(bn, isfinite(r0n) ? r0n : 0),
               "%s: %s after %lld, true residual %g, test %g", what, GsConvergedReasonName(reason),
               (long long)its, rn, goal);

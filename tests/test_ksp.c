@@ -1000,6 +1000,119 @@ static void test_converged_finite_x(GsContext ctx) {
   GsMatDestroy(&A);
 }
 
+/* The reference of the relative test (PETSc's rnorm0) and the minimum iteration count. With x0 = 3
+ * on b = A 1 the initial residual is -2 b: every method stops at the first iteration whose norm
+ * passes rtol times ||b|| (B, and MIN = min(||b||, 2 ||b||)) or 2 ||b|| (R0), so R0 stops no
+ * later. A zero b with a given x0 tests against ||r0|| by default (PETSc's special case: against
+ * ||b|| = 0 only atol could stop it). min_it holds off a passed test. */
+static void test_rnorm0(GsContext ctx) {
+  GsMat L = NULL;
+  GsVec b = NULL, x = NULL, z = NULL;
+  GsKsp k = NULL;
+  if (laplacian_solver(ctx, 24, 20, &L, &b, &x, &k) || CHECK_OK(GsVecDuplicate(b, &z))) goto done;
+  double bn = 0;
+  CHECK_OK(GsVecNorm(b, GS_NORM_2, &bn));
+  CHECK_OK(GsKspSetInitialGuessNonzero(k, 1));
+  const double rtol = 1e-6;
+  CHECK_OK(GsKspSetTolerances(k, rtol, 0, 1e5, 2000));
+  for (int t = 0; t < 3; t++) {
+    GsInt its_ref[3] = {-1, -1, -1};
+    CHECK_OK(GsKspSetType(k, (GsKspType)t));
+    for (int m = 0; m < 3; m++) {
+      CHECK_OK(GsKspSetConvergedRnorm0(k, (GsKspRnorm0)m));
+      CHECK_OK(GsVecSet(x, 3.0));
+      CHECK_OK(GsKspSolve(k, b, x));
+      GsConvergedReason why;
+      const double *h = NULL;
+      GsInt nh = 0, its = -1;
+      CHECK_OK(GsKspGetConvergedReason(k, &why));
+      CHECK_OK(GsKspGetIterationNumber(k, &its));
+      CHECK_OK(GsKspGetResidualHistory(k, &h, &nh));
+      its_ref[m] = its;
+      const double ref = m == GS_KSP_RNORM0_R0 ? h[0] : bn;
+      /* the first norm is ||r0|| = 2 ||b|| (to rounding); the solve stops at the first norm that
+       * passes, its last one */
+      int first = nh == its + 1 && fabs(h[0] - 2 * bn) <= 1e-12 * bn && h[nh - 1] <= rtol * ref;
+      for (GsInt i = 0; i + 1 < nh; i++)
+        if (h[i] <= rtol * ref) first = 0;
+      CHECK(why == GS_CONVERGED_RTOL && first,
+            "method %d, reference %d: %s after %lld iterations, last norm %g against %g", t, m,
+            GsConvergedReasonName(why), (long long)its, nh ? h[nh - 1] : -1.0, rtol * ref);
+      char *vt = view_text_ksp(k);
+      CHECK(vt && (m == GS_KSP_RNORM0_R0) == (strstr(vt, "tests against the initial") != NULL) &&
+                (m == GS_KSP_RNORM0_MIN) == (strstr(vt, "tests against min(") != NULL) &&
+                (m == GS_KSP_RNORM0_R0) == (strstr(vt, ", tests against ") != NULL),
+            "method %d, reference %d: view\n%s", t, m, vt ? vt : "");
+      free(vt);
+    }
+    CHECK(its_ref[GS_KSP_RNORM0_MIN] == its_ref[GS_KSP_RNORM0_B] &&
+              its_ref[GS_KSP_RNORM0_R0] <= its_ref[GS_KSP_RNORM0_B],
+          "method %d: %lld iterations against ||b||, %lld against ||r0||, %lld against the min", t,
+          (long long)its_ref[0], (long long)its_ref[1], (long long)its_ref[2]);
+    /* b = 0 from x0 = 1: against ||r0|| by default, converged in the B iterations (r0 = -A 1). */
+    CHECK_OK(GsKspSetConvergedRnorm0(k, GS_KSP_RNORM0_B));
+    CHECK_OK(GsVecSet(z, 0.0));
+    CHECK_OK(GsVecSet(x, 1.0));
+    CHECK_OK(GsKspSolve(k, z, x));
+    GsConvergedReason why;
+    GsInt its = -1;
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    double xn = 0;
+    CHECK_OK(GsVecNorm(x, GS_NORM_2, &xn));
+    CHECK(why == GS_CONVERGED_RTOL && xn <= 1e-3, "method %d, b = 0: %s after %lld, ||x|| %g", t,
+          GsConvergedReasonName(why), (long long)its, xn);
+    /* min_it: no stop before it, then the first passing norm (all of them pass by then) */
+    const GsInt want = its_ref[GS_KSP_RNORM0_B] + 7;
+    CHECK_OK(GsKspSetMinIterations(k, want));
+    CHECK_OK(GsVecSet(x, 3.0));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    CHECK_OK(GsKspGetIterationNumber(k, &its));
+    CHECK(why > 0 && its == want && true_residual(ctx, L, b, x) <= rtol,
+          "method %d, min_it %lld: %s after %lld", t, (long long)want, GsConvergedReasonName(why),
+          (long long)its);
+    char *vt = view_text_ksp(k);
+    CHECK(vt && strstr(vt, "minimum iterations="), "min_it view\n%s", vt ? vt : "");
+    free(vt);
+    CHECK_OK(GsKspSetTolerances(k, rtol, 0, 1e5, want - 1));
+    CHECK_OK(GsKspSolve(k, b, x));
+    CHECK_OK(GsKspGetConvergedReason(k, &why));
+    CHECK(why == GS_DIVERGED_ITS, "method %d, min_it past max_it: %s", t,
+          GsConvergedReasonName(why));
+    CHECK_OK(GsKspSetTolerances(k, rtol, 0, 1e5, 2000));
+    CHECK_OK(GsKspSetMinIterations(k, 0));
+  }
+  /* Errors and options. */
+  CHECK_ERR(GsKspSetConvergedRnorm0(k, (GsKspRnorm0)3), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_ERR(GsKspSetMinIterations(k, -1), GS_ERR_ARG_OUTOFRANGE);
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_min_it", "-2"));
+  CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "-ksp_min_it");
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_min_it", "12"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_converged_use_initial_residual_norm", "1"));
+  CHECK_OK(GsOptionsSetValue(ctx, "-ksp_converged_use_min_initial_residual_norm", "1"));
+  CHECK_ERR(GsKspSetFromOptions(k), GS_ERR_OPTION);
+  CHECK_MSG(ctx, "exclude each other");
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_converged_use_min_initial_residual_norm"));
+  CHECK_OK(GsKspSetFromOptions(k));
+  {
+    char *vt = view_text_ksp(k);
+    CHECK(vt && strstr(vt, "minimum iterations=12\n") &&
+              strstr(vt, "relative and divergence tests against the initial residual's norm"),
+          "view after the options\n%s", vt ? vt : "");
+    free(vt);
+  }
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_min_it"));
+  CHECK_OK(GsOptionsClearValue(ctx, "-ksp_converged_use_initial_residual_norm"));
+done:
+  GsKspDestroy(&k);
+  GsVecDestroy(&z);
+  GsVecDestroy(&b);
+  GsVecDestroy(&x);
+  GsMatDestroy(&L);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && argv[1][0] == '/') resource = argv[1];
   hs_begin("test_ksp", resource, argc, argv);
@@ -1011,6 +1124,7 @@ int main(int argc, char **argv) {
   test_monitor_view(ctx);
   test_indefinite(ctx);
   test_converged_finite_x(ctx);
+  test_rnorm0(ctx);
   test_references(ctx);
   test_bicgstab_spread(ctx);
   hs_unwatch(ctx);

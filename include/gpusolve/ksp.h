@@ -73,6 +73,18 @@ typedef enum {
 int GsKspSetGmresCGSRefinement(GsKsp ksp, GsKspCGSRefinement type);
 /* Use x as the initial guess (default: x0 = 0, x's values ignored). */
 int GsKspSetInitialGuessNonzero(GsKsp ksp, int flag);
+/* What the relative tolerance and the divergence tolerance multiply (PETSc's rnorm0, the test
+ * being ||r|| <= max(rtol rnorm0, atol) and divergence ||r|| >= dtol rnorm0; r and b
+ * preconditioned on the left where the method tests that norm):
+ * B (the default, PETSc's): ||b||, or ||r0|| where b = 0 and x0 is given;
+ * R0 (-ksp_converged_use_initial_residual_norm): ||r0|| = ||b - A x0||;
+ * MIN (-ksp_converged_use_min_initial_residual_norm): min(||b||, ||r0||).
+ * With a zero initial guess r0 = b and the three agree. */
+typedef enum { GS_KSP_RNORM0_B = 0, GS_KSP_RNORM0_R0 = 1, GS_KSP_RNORM0_MIN = 2 } GsKspRnorm0;
+int GsKspSetConvergedRnorm0(GsKsp ksp, GsKspRnorm0 ref);
+/* Iterations before a tolerance may stop the solve (default 0; -ksp_min_it; PETSc's
+ * KSPSetMinimumIterations). A non-finite norm, the divergence test and max_it still stop it. */
+int GsKspSetMinIterations(GsKsp ksp, GsInt min_it);
 /* Print "k KSP Residual norm r" every iteration (6 significant digits) to f (NULL: stdout);
  * true_residual also prints ||b - A x|| and its ratio to ||b||, at the cost of a product. */
 int GsKspSetMonitor(GsKsp ksp, int on, int true_residual, FILE *f);
@@ -89,7 +101,8 @@ int GsKspSetMonitorCallback(GsKsp ksp, GsKspMonitorFn fn, void *user);
  * operator and the back end, and how the last solve ended (if one ran). */
 int GsKspView(GsKsp ksp, FILE *f);
 /* Options: -ksp_type cg|bicgstab|gmres, -pc_type none|jacobi, -ksp_rtol, -ksp_atol, -ksp_dtol,
- * -ksp_max_it, -ksp_gmres_restart, -ksp_gmres_cgs_refinement_type
+ * -ksp_max_it, -ksp_min_it, -ksp_converged_use_initial_residual_norm,
+ * -ksp_converged_use_min_initial_residual_norm, -ksp_gmres_restart, -ksp_gmres_cgs_refinement_type
  * refine_always|refine_ifneeded|refine_never, -ksp_pc_side left|right, -ksp_initial_guess_nonzero,
  * -ksp_monitor, -ksp_monitor_true_residual, -ksp_converged_reason (prints the reason after each
  * solve), -ksp_view (GsKspView to stdout after each solve). */

@@ -18,7 +18,8 @@ struct GsKsp_s {
   GsPcType pc;
   GsPcSide side;
   double rtol, atol, dtol;
-  GsInt max_it;
+  GsInt max_it, min_it;
+  GsKspRnorm0 rnorm0_ref; /* what rtol and dtol multiply */
   int restart, guess_nonzero;
   GsKspCGSRefinement cgs_refine; /* GMRES: when classical Gram-Schmidt takes a second pass */
   GsInt cgs_passes;              /* second passes taken if needed in the last solve */
@@ -44,6 +45,8 @@ struct GsKsp_s {
   GsInt its;
   GsConvergedReason reason;
   double rnorm, bnorm;
+  double rnorm0;  /* rtol and dtol multiply it: set by the first test of a solve */
+  int rnorm0_set; /* that test has run */
   double *hist;
   GsInt nhist, cap_hist;
   int solved; /* a solve has run to its end (GsKspView reports it) */
@@ -216,6 +219,22 @@ int GsKspSetInitialGuessNonzero(GsKsp k, int flag) {
   return 0;
 }
 
+int GsKspSetConvergedRnorm0(GsKsp k, GsKspRnorm0 ref) {
+  GsCheckHandle(NULL, k);
+  GsCheck(ref == GS_KSP_RNORM0_B || ref == GS_KSP_RNORM0_R0 || ref == GS_KSP_RNORM0_MIN, k->ctx,
+          GS_ERR_ARG_OUTOFRANGE, "unknown reference norm %d for the relative test", (int)ref);
+  k->rnorm0_ref = ref;
+  return 0;
+}
+
+int GsKspSetMinIterations(GsKsp k, GsInt min_it) {
+  GsCheckHandle(NULL, k);
+  GsCheck(min_it >= 0, k->ctx, GS_ERR_ARG_OUTOFRANGE, "minimum iterations %lld: must be >= 0",
+          (long long)min_it);
+  k->min_it = min_it;
+  return 0;
+}
+
 int GsKspSetMonitor(GsKsp k, int on, int true_residual, FILE *f) {
   GsCheckHandle(NULL, k);
   k->monitor = on != 0;
@@ -254,11 +273,24 @@ int GsKspSetFromOptions(GsKsp k) {
   GsCall(GsOptionsGetReal(ctx, "-ksp_atol", &atol, NULL));
   GsCall(GsOptionsGetReal(ctx, "-ksp_dtol", &dtol, NULL));
   GsCall(GsOptionsGetInt(ctx, "-ksp_max_it", &max_it, NULL));
+  GsInt min_it = k->min_it;
+  GsCall(GsOptionsGetInt(ctx, "-ksp_min_it", &min_it, NULL));
+  GsCheck(min_it >= 0, ctx, GS_ERR_OPTION, "-ksp_min_it %lld: must be >= 0", (long long)min_it);
+  int uir = k->rnorm0_ref == GS_KSP_RNORM0_R0, umir = k->rnorm0_ref == GS_KSP_RNORM0_MIN;
+  GsCall(GsOptionsGetBool(ctx, "-ksp_converged_use_initial_residual_norm", &uir, NULL));
+  GsCall(GsOptionsGetBool(ctx, "-ksp_converged_use_min_initial_residual_norm", &umir, NULL));
+  GsCheck(!(uir && umir), ctx, GS_ERR_OPTION,
+          "-ksp_converged_use_initial_residual_norm and "
+          "-ksp_converged_use_min_initial_residual_norm exclude each other");
   GsCall(GsOptionsGetInt(ctx, "-ksp_gmres_restart", &restart, NULL));
   GsCall(GsOptionsGetBool(ctx, "-ksp_initial_guess_nonzero", &flag, NULL));
   GsCall(GsKspSetType(k, (GsKspType)t));
   GsCall(GsKspSetPcType(k, (GsPcType)p));
   GsCall(GsKspSetTolerances(k, rtol, atol, dtol, max_it));
+  GsCall(GsKspSetMinIterations(k, min_it));
+  GsCall(GsKspSetConvergedRnorm0(k, uir    ? GS_KSP_RNORM0_R0
+                                    : umir ? GS_KSP_RNORM0_MIN
+                                           : GS_KSP_RNORM0_B));
   GsCheck(restart >= 1 && restart <= 1000, ctx, GS_ERR_OPTION,
           "-ksp_gmres_restart %lld: must be in [1, 1000]", (long long)restart);
   GsCall(GsKspSetGmresRestart(k, (int)restart));
@@ -414,20 +446,42 @@ static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b) {
   return 0;
 }
 
-/* CONVERGED_ATOL or CONVERGED_RTOL when rnorm passes PETSc's default test (relative to ||b||, the
- * initial residual when x0 = 0), else CONVERGED_ITERATING. */
-static GsConvergedReason passes_test(const GsKsp k, double rnorm) {
-  if (!(rnorm <= fmax(k->rtol * k->bnorm, k->atol))) return GS_CONVERGED_ITERATING;
+/* The reference of the relative test (PETSc's rnorm0), from the initial residual's norm r0norm
+ * (the first test of a solve). */
+static void set_rnorm0(GsKsp k, double r0norm) {
+  if (k->rnorm0_set) return;
+  k->rnorm0_set = 1;
+  switch (k->rnorm0_ref) {
+  case GS_KSP_RNORM0_R0:
+    k->rnorm0 = r0norm;
+    break;
+  case GS_KSP_RNORM0_MIN:
+    k->rnorm0 = fmin(k->bnorm, r0norm);
+    break;
+  default: /* ||b||; a zero b with a given x0 leaves only r0 to measure progress by (PETSc) */
+    k->rnorm0 = k->bnorm == 0 && k->guess_nonzero ? r0norm : k->bnorm;
+  }
+}
+
+/* CONVERGED_ATOL or CONVERGED_RTOL when rnorm passes PETSc's default test at iteration its
+ * (rnorm <= max(rtol rnorm0, atol), not before min_it iterations unless rnorm is 0: an exact
+ * solution leaves nothing to iterate on, and the methods would take it for a breakdown), else
+ * CONVERGED_ITERATING. */
+static GsConvergedReason passes_test(const GsKsp k, GsInt its, double rnorm) {
+  if ((its < k->min_it && rnorm != 0) || !(rnorm <= fmax(k->rtol * k->rnorm0, k->atol)))
+    return GS_CONVERGED_ITERATING;
   return rnorm < k->atol ? GS_CONVERGED_ATOL : GS_CONVERGED_RTOL;
 }
 
 /* Record iteration its with residual norm rnorm, print monitors, decide whether to stop. x and b
- * serve the true-residual monitor (x may be NULL when the method holds no current solution). */
+ * serve the true-residual monitor (x may be NULL when the method holds no current solution). The
+ * first call of a solve passes the initial residual's norm. */
 static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
+  set_rnorm0(k, rnorm);
   GsCall(record_norm(k, its, rnorm, x, b));
   *stop = 1;
-  const double ref = k->bnorm;
-  const GsConvergedReason passed = passes_test(k, rnorm);
+  const double ref = k->rnorm0;
+  const GsConvergedReason passed = passes_test(k, its, rnorm);
   if (!isfinite(rnorm))
     k->reason = GS_DIVERGED_NANORINF;
   else if (passed)
@@ -470,7 +524,7 @@ static int confirm_residual(GsKsp k, GsVec b, GsVec x, GsVec r, GsVec tmp, int l
     k->reason = GS_DIVERGED_NANORINF;
     return 0;
   }
-  if (passes_test(k, tn)) return 0;
+  if (passes_test(k, its, tn)) return 0;
   *rnorm = tn;
   k->unconfirmed++;
   if (its >= k->max_it) {
@@ -641,7 +695,7 @@ static int solve_bicgstab(GsKsp k, GsVec b, GsVec x) {
     alpha = rho_new / rv;
     double snorm;
     GsCall(GsVecAXPYNorm(r, -alpha, v, &snorm)); /* r is now s */
-    if (snorm <= fmax(k->rtol * k->bnorm, k->atol)) {
+    if (passes_test(k, its + 1, snorm)) {
       /* Converged at the half step (as PETSc's BCGS): x += alpha p^ and stop. */
       GsCall(GsVecAXPY(x, alpha, left ? p : ph));
       GsCall(test_converged(k, its + 1, snorm, x, b, &stop));
@@ -737,7 +791,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
       ierr = test_converged(k, 0, beta, x, b, &stop);
       if (ierr || stop) break;
     } else {
-      const GsConvergedReason passed = passes_test(k, beta);
+      const GsConvergedReason passed = passes_test(k, its, beta);
       if (confirming && passed) break; /* the reason the estimate gave stands */
       if (confirming) {
         /* The least-squares estimate passed where the true residual does not (rounding in a
@@ -868,6 +922,7 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   k->unconfirmed = 0;
   k->nhist = 0;
   k->rnorm = 0;
+  k->rnorm0_set = 0;
   k->reason = GS_CONVERGED_ITERATING;
   if (k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG) {
     /* Left preconditioning tests ||M^-1 r|| against rtol ||M^-1 b||. */
@@ -913,7 +968,12 @@ int GsKspView(GsKsp k, FILE *f) {
                                                           : "one pass");
   fprintf(f, "  maximum iterations=%lld, initial guess is %s\n", (long long)k->max_it,
           k->guess_nonzero ? "nonzero" : "zero");
+  if (k->min_it) fprintf(f, "  minimum iterations=%lld\n", (long long)k->min_it);
   fprintf(f, "  tolerances: relative=%g, absolute=%g, divergence=%g\n", k->rtol, k->atol, k->dtol);
+  if (k->rnorm0_ref != GS_KSP_RNORM0_B)
+    fprintf(f, "  relative and divergence tests against %s\n",
+            k->rnorm0_ref == GS_KSP_RNORM0_R0 ? "the initial residual's norm"
+                                              : "min(||b||, the initial residual's norm)");
   if (k->type == GS_KSP_CG)
     fprintf(f, "  preconditioned CG (the side does not apply)\n");
   else
@@ -938,9 +998,13 @@ int GsKspView(GsKsp k, FILE *f) {
   const char *res = "";
   GsCall(GsGetResource(k->ctx, &res));
   fprintf(f, "  back end: %s\n", res);
-  if (k->solved)
-    fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g)\n",
-            GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm);
+  if (k->solved) {
+    char ref[64] = "";
+    if (k->rnorm0_set && k->rnorm0 != k->bnorm)
+      snprintf(ref, sizeof ref, ", tests against %g", k->rnorm0);
+    fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g%s)\n",
+            GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm, ref);
+  }
   if (k->solved && k->type != GS_KSP_GMRES && k->unconfirmed)
     fprintf(f, "  passed tests that b - A x did not confirm: %lld (each went on from b - A x)\n",
             (long long)k->unconfirmed);
