@@ -886,17 +886,19 @@ static void test_roundtrip(GsContext ctx, HsRng *r) {
   GsVec v = NULL, w = NULL;
   if (!CHECK_OK(GsVecCreate(ctx, 77, GS_DOUBLE, &v))) {
     CHECK_OK(GsVecSetRandom(v, hs_next(r), -1e6, 1e6));
+    double a[77], b[77];
+    GsVecGetValuesHost(v, a);
+    a[3] = -0.0; /* zeros keep their sign */
+    a[4] = 0.0;
+    a[76] = -0.0;
+    GsVecSetValuesHost(v, a);
     if (!CHECK_OK(GsVecSaveMatrixMarket(v, tmpname("rt-vec.mtx"))) &&
         !CHECK_OK(GsVecLoadMatrixMarket(ctx, tmpname("rt-vec.mtx"), &w))) {
-      double a[77], b[77];
       GsInt n = 0;
       GsVecGetSize(w, &n);
-      GsVecGetValuesHost(v, a);
       GsVecGetValuesHost(w, b);
-      int same = n == 77;
-      for (int i = 0; same && i < 77; i++)
-        same = a[i] == b[i];
-      CHECK(same, "vector round trip changed the values");
+      CHECK(n == 77 && memcmp(a, b, sizeof a) == 0,
+            "vector round trip changed the values (bit for bit)");
     }
   }
   GsVecDestroy(&v);
@@ -969,6 +971,26 @@ static void test_formats(GsContext ctx) {
     GsVecGetValuesHost(v, x);
     CHECK(x[0] == 1.5 && x[1] == 0 && x[2] == 0 && x[3] == -2, "coordinate vector %g %g %g %g",
           x[0], x[1], x[2], x[3]);
+  }
+  GsVecDestroy(&v);
+  /* A vector's zeros keep their sign, in an array (a matrix drops its zeros) and a coordinate
+   * file; repeated coordinates are summed. */
+  if (!write_file(path, "%%MatrixMarket matrix array real general\n4 1\n-0\n0\n-0.0e3\n2\n") &&
+      !CHECK_OK(GsVecLoadMatrixMarket(ctx, path, &v))) {
+    double x[4] = {9, 9, 9, 9};
+    GsVecGetValuesHost(v, x);
+    CHECK(x[0] == 0 && signbit(x[0]) && x[1] == 0 && !signbit(x[1]) && x[2] == 0 && signbit(x[2]) &&
+              x[3] == 2,
+          "array vector with signed zeros: %g %g %g %g", x[0], x[1], x[2], x[3]);
+  }
+  GsVecDestroy(&v);
+  if (!write_file(path, "%%MatrixMarket matrix coordinate real general\n3 1 4\n2 1 -0\n3 1 "
+                        "1.25\n3 1 2\n1 1 -0.0\n") &&
+      !CHECK_OK(GsVecLoadMatrixMarket(ctx, path, &v))) {
+    double x[3] = {9, 9, 9};
+    GsVecGetValuesHost(v, x);
+    CHECK(x[0] == 0 && signbit(x[0]) && x[1] == 0 && signbit(x[1]) && x[2] == 3.25,
+          "coordinate vector with signed zeros: %g %g %g", x[0], x[1], x[2]);
   }
   GsVecDestroy(&v);
   if (!write_file(path, "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n")) {

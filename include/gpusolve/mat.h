@@ -99,13 +99,14 @@ int GsMatGetSpMVKernel(GsMat A, const char **name);
 int GsMatGetSELL(GsMat A, GsInt *C, GsInt *nslices, const GsInt **slice_ptr, const int **perm,
                  const int **col, const double **val);
 
-/* Read a matrix from a Matrix Market file. */
+/* Read a matrix from a Matrix Market file (an array file's zeros are not stored). */
 int GsMatLoadMatrixMarket(GsContext ctx, const char *path, GsMat *A);
 /* Write a matrix as "coordinate real general", values with 17 significant digits (so that
  * loading it back gives the same doubles); the file is written to path.tmp and renamed. */
 int GsMatSaveMatrixMarket(GsMat A, const char *path);
 /* Read a vector (right-hand side) from a Matrix Market file: array format with one column, or
- * coordinate format with one column (missing entries are 0). */
+ * coordinate format with one column (missing entries are +0, repeated ones summed). Each value is
+ * the double its text rounds to, a -0 included, so a saved vector loads back bit for bit. */
 int GsVecLoadMatrixMarket(GsContext ctx, const char *path, GsVec *v);
 /* Write a vector in array format (one column, 17 significant digits), through path.tmp. */
 int GsVecSaveMatrixMarket(GsVec v, const char *path);

@@ -253,7 +253,7 @@ static int add_entry(MmReader *r, MmTriplets *t, MmSymmetry sym, GsInt i, GsInt 
 }
 
 /* Read the whole file into triplets. */
-static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
+static int read_triplets(GsContext ctx, const char *path, int keep_zeros, MmTriplets *t) {
   memset(t, 0, sizeof *t);
   GsCheckHandle(ctx, path);
   MmReader r = {.ctx = ctx, .path = path, .line = 0};
@@ -368,7 +368,7 @@ static int read_triplets(GsContext ctx, const char *path, MmTriplets *t) {
         aj++;
         ai = sym == MM_GENERAL ? 0 : sym == MM_SYMMETRIC ? aj : aj + 1;
       }
-      if (v == 0) { /* arrays are dense: keep only the nonzeros */
+      if (v == 0 && !keep_zeros) { /* a dense matrix: keep only the nonzeros */
         k++;
         continue;
       }
@@ -397,7 +397,7 @@ int GsMatLoadMatrixMarket(GsContext ctx, const char *path, GsMat *A) {
   GsCheckHandle(ctx, A);
   *A = NULL;
   MmTriplets t;
-  GsCall(read_triplets(ctx, path, &t));
+  GsCall(read_triplets(ctx, path, 0, &t));
   int ierr = GsMatCreateFromTriplets(ctx, t.m, t.n, t.count, t.row, t.col, t.val, A);
   triplets_free(&t);
   if (ierr) return GsErrorTrace(ierr, __FILE__, __LINE__, __func__);
@@ -409,21 +409,29 @@ int GsVecLoadMatrixMarket(GsContext ctx, const char *path, GsVec *v) {
   GsCheckHandle(ctx, v);
   *v = NULL;
   MmTriplets t;
-  GsCall(read_triplets(ctx, path, &t));
+  GsCall(read_triplets(ctx, path, 1, &t));
   int ierr = 0;
   double *x = NULL;
+  unsigned char *seen = NULL;
   if (t.n != 1)
     ierr = GsError(ctx, GS_ERR_FILE_FORMAT, "%s: a vector file has one column; this one has %lld",
                    path, (long long)t.n);
   if (!ierr) {
     x = calloc((size_t)(t.m ? t.m : 1), sizeof *x);
-    if (!x) ierr = GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)t.m);
+    seen = calloc((size_t)(t.m ? t.m : 1), 1);
+    if (!x || !seen)
+      ierr = GsError(ctx, GS_ERR_MEMORY, "cannot allocate %lld values", (long long)t.m);
   }
-  for (GsInt k = 0; !ierr && k < t.count; k++)
-    x[t.row[k]] += t.val[k];
+  /* Each entry as written (a -0 stays -0: 0 + -0 would be +0); repeated coordinates summed. */
+  for (GsInt k = 0; !ierr && k < t.count; k++) {
+    const GsInt i = t.row[k];
+    x[i] = seen[i] ? x[i] + t.val[k] : t.val[k];
+    seen[i] = 1;
+  }
   if (!ierr) ierr = GsVecCreate(ctx, t.m, GS_DOUBLE, v);
   if (!ierr) ierr = GsVecSetValuesHost(*v, x);
   free(x);
+  free(seen);
   triplets_free(&t);
   if (ierr) {
     GsVecDestroy(v);
