@@ -117,7 +117,9 @@ int GsKspSolve(GsKsp ksp, GsVec b, GsVec x);
 
 int GsKspGetIterationNumber(GsKsp ksp, GsInt *its);
 int GsKspGetConvergedReason(GsKsp ksp, GsConvergedReason *reason);
-/* The last residual norm the method computed (unpreconditioned, or preconditioned on the left). */
+/* The last residual norm the method computed (unpreconditioned, or preconditioned on the left):
+ * the recursive one, or b - A x's where that was computed last (a passed test it did not confirm,
+ * GMRES's restarts). */
 int GsKspGetResidualNorm(GsKsp ksp, double *rnorm);
 /* Residual norms of iterations 0..n-1 of the last solve (valid until the next solve). */
 int GsKspGetResidualHistory(GsKsp ksp, const double **norms, GsInt *n);

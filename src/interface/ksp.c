@@ -526,6 +526,7 @@ static int confirm_residual(GsKsp k, GsVec b, GsVec x, GsVec r, GsVec tmp, int l
   }
   if (passes_test(k, its, tn)) return 0;
   *rnorm = tn;
+  k->rnorm = tn; /* the last norm computed, which GsKspGetResidualNorm reports */
   k->unconfirmed++;
   if (its >= k->max_it) {
     k->reason = GS_DIVERGED_ITS;
@@ -797,6 +798,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         /* The least-squares estimate passed where the true residual does not (rounding in a
          * nearly singular Hessenberg matrix): never report that as converged; go on from here. */
         k->reason = GS_CONVERGED_ITERATING;
+        k->rnorm = beta;
         confirming = 0;
         if (its >= k->max_it) {
           k->reason = GS_DIVERGED_ITS;
