@@ -605,8 +605,7 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
         break;
       }
       rnorm = sqrt(v[res]);
-      /* Where the sum of squares left the double range, the scaled norm (as GsVecAXPYNorm gives).
-       */
+      /* Where the sum of squares left the double range, the scaled norm (GsVecAXPYNorm's). */
       if (isinf(rnorm) || rnorm < 1e-150) GsCall(GsVecNorm(r, GS_NORM_2, &rnorm));
       if (v[rz_new] < 0) { /* x += alpha p is done */
         GsCall(record_norm(k, its + 1, rnorm, x, b));
