@@ -23,7 +23,7 @@ struct GsKsp_s {
   int restart, guess_nonzero;
   GsKspCGSRefinement cgs_refine; /* GMRES: when classical Gram-Schmidt takes a second pass */
   GsInt cgs_passes;              /* second passes taken if needed in the last solve */
-  GsInt unconfirmed; /* CG, BiCGStab: passed tests that b - A x did not confirm, last solve */
+  GsInt unconfirmed;             /* passed tests that b - A x did not confirm, last solve */
   int monitor, monitor_true, print_reason, print_view;
   FILE *mon;
   GsKspMonitorFn user_mon; /* the caller's monitor and its context */
@@ -798,6 +798,7 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
          * nearly singular Hessenberg matrix): never report that as converged; go on from here. */
         k->reason = GS_CONVERGED_ITERATING;
         k->rnorm = beta;
+        k->unconfirmed++;
         confirming = 0;
         if (its >= k->max_it) {
           k->reason = GS_DIVERGED_ITS;
@@ -1006,7 +1007,7 @@ int GsKspView(GsKsp k, FILE *f) {
     fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g%s)\n",
             GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm, ref);
   }
-  if (k->solved && k->type != GS_KSP_GMRES && k->unconfirmed)
+  if (k->solved && k->unconfirmed)
     fprintf(f, "  passed tests that b - A x did not confirm: %lld (each went on from b - A x)\n",
             (long long)k->unconfirmed);
   if (k->solved && k->type == GS_KSP_GMRES && k->cgs_refine == GS_KSP_CGS_REFINE_IFNEEDED)
