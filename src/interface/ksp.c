@@ -45,8 +45,7 @@ struct GsKsp_s {
   GsInt its;
   GsConvergedReason reason;
   double rnorm, bnorm;
-  double rnorm0;  /* rtol and dtol multiply it: set by the first test of a solve */
-  int rnorm0_set; /* that test has run */
+  double rnorm0; /* rtol and dtol multiply it: ||b|| until the test of iteration 0 sets it */
   double *hist;
   GsInt nhist, cap_hist;
   int solved; /* a solve has run to its end (GsKspView reports it) */
@@ -447,10 +446,8 @@ static int record_norm(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b) {
 }
 
 /* The reference of the relative test (PETSc's rnorm0), from the initial residual's norm r0norm
- * (the first test of a solve). */
+ * (the test of iteration 0, which every method runs once, first). */
 static void set_rnorm0(GsKsp k, double r0norm) {
-  if (k->rnorm0_set) return;
-  k->rnorm0_set = 1;
   switch (k->rnorm0_ref) {
   case GS_KSP_RNORM0_R0:
     k->rnorm0 = r0norm;
@@ -477,7 +474,7 @@ static GsConvergedReason passes_test(const GsKsp k, GsInt its, double rnorm) {
  * serve the true-residual monitor (x may be NULL when the method holds no current solution). The
  * first call of a solve passes the initial residual's norm. */
 static int test_converged(GsKsp k, GsInt its, double rnorm, GsVec x, GsVec b, int *stop) {
-  set_rnorm0(k, rnorm);
+  if (its == 0) set_rnorm0(k, rnorm);
   GsCall(record_norm(k, its, rnorm, x, b));
   *stop = 1;
   const double ref = k->rnorm0;
@@ -563,6 +560,12 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
   /* The next product goes ahead of the test only where it can overlap it (a back end that reads
    * scalars asynchronously), and never for a user's operator, which is not called for nothing. */
   const int ahead = k->A != NULL && k->ctx->ops->read_async != NULL;
+  if (!k->sc) GsCall(GsScalarsCreate(k->ctx, 5, &k->sc));
+  GsScalars s = k->sc;
+  if (s->rcount) { /* left open by a solve that failed between its Begin and End */
+    double v[5];
+    GsCall(GsScalarsReadEnd(s, v));
+  }
   /* A run of the recurrence from r at iteration its0: the first from the initial residual, a later
    * one from b - A x where that did not confirm a passed test (see confirm_residual). */
   for (GsInt its0 = 0;;) {
@@ -580,12 +583,6 @@ static int solve_cg(GsKsp k, GsVec b, GsVec x) {
     if (its0 == 0) {
       GsCall(test_converged(k, 0, rnorm, x, b, &stop));
       if (stop) return 0;
-    }
-    if (!k->sc) GsCall(GsScalarsCreate(k->ctx, 5, &k->sc));
-    GsScalars s = k->sc;
-    if (s->rcount) { /* left open by a solve that failed between its Begin and End */
-      double v[5];
-      GsCall(GsScalarsReadEnd(s, v));
     }
     GsCall(GsScalarsSet(s, 1 + pc, 1, &rz));
     GsCall(op_mult_dot_scalars(k, p, q, s, 0));
@@ -877,15 +874,10 @@ static int solve_gmres(GsKsp k, GsVec b, GsVec x) {
         if (!ierr) ierr = gmres_update(k, xt, H, g, kk, m, u, z, left);
         xcur = xt;
       }
+      /* A zero column (hn == 0: the space is invariant; den == 0 as well: a singular H) makes
+       * sn and so the estimate 0, which passes the test (before min_it too): the true residual
+       * at the next cycle's start then confirms it or goes on. */
       if (!ierr) ierr = test_converged(k, its, rn, xcur, b, &stop);
-      if (!ierr && !stop && (den == 0 || hn == 0)) { /* breakdown: the space is invariant */
-        if (den == 0) {
-          k->reason = GS_DIVERGED_BREAKDOWN;
-          stop = 1;
-        } else {
-          break; /* happy breakdown: the update below is exact */
-        }
-      }
     }
     if (!ierr) ierr = gmres_update(k, x, H, g, kk, m, u, z, left);
     if (stop && k->reason > 0) {
@@ -924,7 +916,6 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   k->unconfirmed = 0;
   k->nhist = 0;
   k->rnorm = 0;
-  k->rnorm0_set = 0;
   k->reason = GS_CONVERGED_ITERATING;
   if (k->side == GS_PC_LEFT && k->pc != GS_PC_NONE && k->type != GS_KSP_CG) {
     /* Left preconditioning tests ||M^-1 r|| against rtol ||M^-1 b||. */
@@ -933,6 +924,7 @@ int GsKspSolve(GsKsp k, GsVec b, GsVec x) {
   } else {
     GsCall(GsVecNorm(b, GS_NORM_2, &k->bnorm));
   }
+  k->rnorm0 = k->bnorm;
   GsCall(GsLogEventBegin(ctx, k->ev_solve));
   int ierr = k->type == GS_KSP_CG         ? solve_cg(k, b, x)
              : k->type == GS_KSP_BICGSTAB ? solve_bicgstab(k, b, x)
@@ -1002,8 +994,7 @@ int GsKspView(GsKsp k, FILE *f) {
   fprintf(f, "  back end: %s\n", res);
   if (k->solved) {
     char ref[64] = "";
-    if (k->rnorm0_set && k->rnorm0 != k->bnorm)
-      snprintf(ref, sizeof ref, ", tests against %g", k->rnorm0);
+    if (k->rnorm0 != k->bnorm) snprintf(ref, sizeof ref, ", tests against %g", k->rnorm0);
     fprintf(f, "  last solve: %s in %lld iterations, residual norm %g (||b|| %g%s)\n",
             GsConvergedReasonName(k->reason), (long long)k->its, k->rnorm, k->bnorm, ref);
   }
