@@ -302,11 +302,11 @@ static void ops_reductions(Case *c, HsRng *rng) {
     else
       pair_set(&V[k], vals[k]);
   }
-  const int nvs[4] = {1, 3, 9, 17};
-  for (int t = 0; t < 4 && ok; t++) {
-    int nv = nvs[t], map[17];
-    GsVec yc[17], yg[17];
-    double resc[17], resg[17];
+  const int nvs[5] = {1, 3, 9, 17, 70};
+  for (int t = 0; t < 5 && ok; t++) {
+    int nv = nvs[t], map[70];
+    GsVec yc[70], yg[70];
+    double resc[70], resg[70];
     for (int k = 0; k < nv; k++) {
       map[k] = (5 * k + t) % nd;
       yc[k] = V[map[k]].c;
@@ -320,9 +320,10 @@ static void ops_reductions(Case *c, HsRng *rng) {
       snprintf(what, sizeof what, "MDot nv=%d [%d]", nv, k);
       cmp_red(c, what, resg[k], resc[k]);
     }
-    /* MAXPY over the same vectors into W (the fused passes of both back ends: 8 terms a pass on the
-     * device, so nv = 9 and 17 take several). */
-    double alpha[17];
+    /* MAXPY over the same vectors into W (the fused passes of both back ends: on the device up to
+     * 8 terms by the kernel of their count, more by the one for any count, 64 terms a pass, so
+     * nv = 70 takes two). */
+    double alpha[70];
     for (int k = 0; k < nv; k++)
       alpha[k] = hs_range(rng, -2, 2);
     pair_set(&c->W, vals[map[0]]);

@@ -6,8 +6,9 @@
  *   scale               2d     read x, write x
  *   copy                2d     same type (cudaMemcpyAsync); 12 bytes double <-> float
  *   axpby               3d     read x and y, write y; 2d when beta == 0 (y is not read)
- *   maxpy               (nv + 2g) d, g = ceil(nv / 8): y is read and written once per group of 8
- *                              x vectors
+ *   maxpy               (nv + 2g) d: y is read and written once, g = 1, for up to 8 x vectors
+ *                              (a kernel for each count) and up to GS_MAXPY_ALL_NV (one kernel
+ *                              for any count), g = ceil(nv / GS_MAXPY_ALL_NV) past that
  *   axpbypcz            4d     read x, y and z, write z; 3d when gamma == 0 (z is not read;
  *                              also WAXPY, w = alpha x + 1 y)
  *   pointwise mult/div  3d     read x and y, write w
@@ -390,6 +391,18 @@ typedef void (*GsMaxpyKernel)(GsInt, GsMaxpyArgs);
  * (128 registers) as for mdot. */
 #define GS_MAXPY_BLOCKS_PER_SM(nv) ((nv) >= 4 ? 2 : GS_CUDA_BLOCKS_PER_SM)
 
+/* Inside a MAXPY kernel: the n % W entries after the last pack, y += AK x[k] for k_ < NVX (AK an
+ * expression of k_). */
+#define GS_MAXPY_TAIL(T, W, NVX, AK)                                                               \
+  if ((W) > 1) {                                                                                   \
+    T *ys = (T *)a.y;                                                                              \
+    for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                        \
+      T v = ys[i];                                                                                 \
+      for (int k_ = 0; k_ < (NVX); k_++)                                                           \
+        v = v + GsMulRn_##T(AK, ((const T *)a.x[k_])[i]);                                          \
+      ys[i] = v;                                                                                   \
+    }                                                                                              \
+  }
 /* Kernel NAME: y += alpha[k] x[k] for k < NV, each product and sum rounded to T on its own, in the
  * order of k, as NV calls of AXPBY(alpha[k], x[k], 1, y) round them (GS_OP_AXPBY with beta 1: the
  * product (T)1 * y is y exactly). */
@@ -411,15 +424,7 @@ typedef void (*GsMaxpyKernel)(GsInt, GsMaxpyArgs);
       }                                                                                            \
       yp[i].v = py.v;                                                                              \
     }                                                                                              \
-    if ((W) > 1) { /* the n % W entries after the last pack */                                     \
-      T *ys = (T *)a.y;                                                                            \
-      for (GsInt i = np * (W) + GS_TID; i < n; i += stride) {                                      \
-        T v = ys[i];                                                                               \
-        _Pragma("unroll") for (int k = 0; k < (NV); k++) v =                                       \
-            v + GsMulRn_##T(ta[k], ((const T *)a.x[k])[i]);                                        \
-        ys[i] = v;                                                                                 \
-      }                                                                                            \
-    }                                                                                              \
+    GS_MAXPY_TAIL(T, W, NV, ta[k_])                                                                \
   }
 
 #define GS_DEFINE_MAXPY_NV(NV)                                                                     \
@@ -429,6 +434,54 @@ typedef void (*GsMaxpyKernel)(GsInt, GsMaxpyArgs);
   GS_DEFINE_MAXPY(gs_k_maxpy##NV##_float_4, float, 4, NV)
 GS_NV_FAMILY(GS_DEFINE_MAXPY_NV)
 static const GsMaxpyKernel gs_k_maxpy[2][2][GS_CUDA_MAX_NV] = GS_NV_TABLE(gs_k_maxpy);
+
+/* More than GS_CUDA_MAX_NV terms (a GMRES cycle's classical Gram-Schmidt past its eighth vector):
+ * one kernel for any count up to GS_MAXPY_ALL_NV, which keeps y in registers while it takes the
+ * x vectors 8 at a time (8 loads in flight and y's), so that y is read and written once instead
+ * of once per group of 8. The same terms in the same order, each rounded on its own, so the same
+ * bits as the kernels above and the CPU back end. */
+#define GS_MAXPY_ALL_NV 64
+typedef struct {
+  const void *x[GS_MAXPY_ALL_NV];
+  void *y;
+  double alpha[GS_MAXPY_ALL_NV];
+  int nv;
+} GsMaxpyAllArgs;
+typedef void (*GsMaxpyAllKernel)(GsInt, GsMaxpyAllArgs);
+/* y += alpha[k] x[k] for k < a.nv, in the order of k (a const kernel parameter: the x pointers
+ * and alphas are read from the parameter bank by index, not copied to local memory). */
+#define GS_DEFINE_MAXPY_ALL(NAME, T, W)                                                            \
+  static __global__ void __launch_bounds__(GS_CUDA_THREADS,                                        \
+                                           GS_MAXPY_BLOCKS_PER_SM(GS_CUDA_MAX_NV))                 \
+      NAME(GsInt n, const __grid_constant__ GsMaxpyAllArgs a) {                                    \
+    typedef GsPack_##T##_##W P;                                                                    \
+    P *yp = (P *)a.y;                                                                              \
+    const int nv = a.nv;                                                                           \
+    const GsInt np = n / (W), stride = GS_STRIDE;                                                  \
+    for (GsInt i = GS_TID; i < np; i += stride) {                                                  \
+      P py;                                                                                        \
+      py.v = yp[i].v;                                                                              \
+      for (int g = 0; g < nv; g += GS_CUDA_MAX_NV) {                                               \
+        P px[GS_CUDA_MAX_NV];                                                                      \
+        _Pragma("unroll") for (int k = 0; k < GS_CUDA_MAX_NV; k++) if (g + k < nv) px[k].v =       \
+            ((const P *)a.x[g + k])[i].v;                                                          \
+        _Pragma("unroll") for (int k = 0; k < GS_CUDA_MAX_NV; k++) if (g + k < nv) {               \
+          const T ta = (T)a.alpha[g + k];                                                          \
+          _Pragma("unroll") for (int c = 0; c < (W); c++) py.e[c] =                                \
+              py.e[c] + GsMulRn_##T(ta, px[k].e[c]);                                               \
+        }                                                                                          \
+      }                                                                                            \
+      yp[i].v = py.v;                                                                              \
+    }                                                                                              \
+    GS_MAXPY_TAIL(T, W, nv, (T)a.alpha[k_])                                                        \
+  }
+GS_DEFINE_MAXPY_ALL(gs_k_maxpy_all_double_1, double, 1)
+GS_DEFINE_MAXPY_ALL(gs_k_maxpy_all_double_2, double, 2)
+GS_DEFINE_MAXPY_ALL(gs_k_maxpy_all_float_1, float, 1)
+GS_DEFINE_MAXPY_ALL(gs_k_maxpy_all_float_4, float, 4)
+static const GsMaxpyAllKernel gs_k_maxpy_all[2][2] = {
+    {gs_k_maxpy_all_double_1, gs_k_maxpy_all_double_2},
+    {gs_k_maxpy_all_float_1, gs_k_maxpy_all_float_4}};
 
 /* ---- Fused CG updates (more inputs than the macros above take) ------------------------------- */
 
@@ -879,7 +932,8 @@ static int GsVecSetRandom_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, u
   return 0;
 }
 
-/* y += alpha[k] x[k] in order: groups of up to GS_CUDA_MAX_NV terms, one pass over y per group. */
+/* y += alpha[k] x[k] in order: up to GS_CUDA_MAX_NV terms by the kernel of their count, more by
+ * the kernel for any count, GS_MAXPY_ALL_NV terms a pass over y. */
 static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const double *alpha,
                            const void *const *x, void *y) {
   GsCudaContext *cc = NULL;
@@ -888,22 +942,39 @@ static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const 
   if (nv == 0 || n <= 0) return 0;
   GsCall(GsCudaBegin(ctx, &cc));
   const int d = dt == GS_FLOAT;
-  for (int g = 0; g < nv; g += GS_CUDA_MAX_NV) {
-    const int m = nv - g < GS_CUDA_MAX_NV ? nv - g : GS_CUDA_MAX_NV;
-    GsMaxpyArgs a;
-    memset(&a, 0, sizeof a);
-    a.y = y;
-    int aligned = GsAligned16(y);
-    for (int k = 0; k < m; k++) {
-      a.x[k] = x[g + k];
-      a.alpha[k] = alpha[g + k];
-      aligned = aligned && GsAligned16(x[g + k]);
+  if (nv > GS_CUDA_MAX_NV) {
+    for (int g = 0; g < nv; g += GS_MAXPY_ALL_NV) {
+      const int m = nv - g < GS_MAXPY_ALL_NV ? nv - g : GS_MAXPY_ALL_NV;
+      GsMaxpyAllArgs a;
+      memset(&a, 0, sizeof a);
+      a.y = y;
+      a.nv = m;
+      int aligned = GsAligned16(y);
+      for (int k = 0; k < m; k++) {
+        a.x[k] = x[g + k];
+        a.alpha[k] = alpha[g + k];
+        aligned = aligned && GsAligned16(x[g + k]);
+      }
+      const int pw = GsPackWidth(d, aligned);
+      gs_k_maxpy_all[d][aligned]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(GS_CUDA_MAX_NV)),
+                                   GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+      GsCheckLaunchCuda(ctx, "gs_k_maxpy_all");
     }
-    const int pw = GsPackWidth(d, aligned);
-    gs_k_maxpy[d][aligned][m - 1]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(m)),
-                                    GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
-    GsCheckLaunchCuda(ctx, "gs_k_maxpy");
+    return 0;
   }
+  GsMaxpyArgs a;
+  memset(&a, 0, sizeof a);
+  a.y = y;
+  int aligned = GsAligned16(y);
+  for (int k = 0; k < nv; k++) {
+    a.x[k] = x[k];
+    a.alpha[k] = alpha[k];
+    aligned = aligned && GsAligned16(x[k]);
+  }
+  const int pw = GsPackWidth(d, aligned);
+  gs_k_maxpy[d][aligned][nv - 1]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(nv)),
+                                   GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
+  GsCheckLaunchCuda(ctx, "gs_k_maxpy");
   return 0;
 }
 
