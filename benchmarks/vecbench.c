@@ -269,6 +269,9 @@ void GsBenchPrintTable(const GsBenchReport *rep, FILE *f) {
   }
 }
 
+/* The commit measured: GS_GIT_SHA, else the working directory's git HEAD, with "-dirty" after it
+ * where a tracked file differs from HEAD (a build of uncommitted changes, or a copy of a newer
+ * tree over an older .git, as on a machine that receives working trees), else "unknown". */
 void GsBenchGitSha(char *buf, size_t len) {
   const char *env = getenv("GS_GIT_SHA");
   snprintf(buf, len, "unknown");
@@ -284,4 +287,10 @@ void GsBenchGitSha(char *buf, size_t len) {
     if (line[0]) snprintf(buf, len, "%s", line);
   }
   pclose(p);
+  if (!line[0]) return;
+  FILE *q = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+  if (!q) return;
+  char st[8] = "";
+  if (fgets(st, sizeof st, q) && st[0]) snprintf(buf, len, "%s-dirty", line);
+  pclose(q);
 }

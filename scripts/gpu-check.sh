@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command for the GPU machine: configure with CUDA, build, run the GPU tests (and the CPU ones),
 # run the benchmarks, and leave logs and JSON results under $OUT (default ./gpu-check-out).
-#   GS_GIT_SHA   commit being measured (the device machine's copy may have no .git)
+#   GS_GIT_SHA   commit being measured (the device machine's copy may have no .git, or an older
+#                one under a newer tree: the default is HEAD with "-dirty" where a tracked file
+#                differs from it, as the benchmarks' records write it)
 #   GS_CHECK_SANITIZER=1  also run the GPU tests under compute-sanitizer memcheck (API errors
 #                         are not reported: the tests provoke out-of-memory on purpose)
 #   GS_BENCH_ARGS  extra options for `gpusolve bench`
@@ -21,7 +23,13 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$OUT"
 BUILD=${GS_GPU_BUILD:-build-gpu}
-export GS_GIT_SHA=${GS_GIT_SHA:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+if [ -z "${GS_GIT_SHA:-}" ]; then
+  GS_GIT_SHA=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+  if [ "$GS_GIT_SHA" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    GS_GIT_SHA=$GS_GIT_SHA-dirty
+  fi
+fi
+export GS_GIT_SHA
 # Multi-GPU hosts here keep NVLink multicast off.
 export NCCL_NVLS_ENABLE=0
 status=0

@@ -19,6 +19,35 @@ for x in r["records"]:
 print("cli_bench: %d records OK" % len(r["records"]))
 PY
 
+# Without GS_GIT_SHA the records name the working directory's git HEAD, with "-dirty" where a
+# tracked file differs from it, and "unknown" outside a repository.
+if command -v git >/dev/null; then
+  repo="$work/repo"
+  mkdir -p "$repo"
+  git -C "$repo" init -q
+  echo a >"$repo/f"
+  git -C "$repo" add f
+  git -C "$repo" -c user.name=t -c user.email=t@t commit -q -m f
+  head=$(git -C "$repo" rev-parse HEAD)
+  for state in clean dirty; do
+    [ "$state" = dirty ] && echo b >"$repo/f"
+    mkdir -p "$work/$state"
+    (cd "$repo" && env -u GS_GIT_SHA "$cli" bench -gs_backend /cpu -n 1000 -repeats 1 \
+      -json_dir "$work/$state" >/dev/null)
+    want=$head
+    [ "$state" = dirty ] && want=$head-dirty
+    got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_sha"])' \
+      "$work/$state/vec-cpu.json")
+    [ "$got" = "$want" ] || { echo "git_sha $got in a $state tree, expected $want"; exit 1; }
+  done
+fi
+mkdir -p "$work/nogit"
+(cd "$work/nogit" && env -u GS_GIT_SHA GIT_CEILING_DIRECTORIES="$work" "$cli" bench -gs_backend /cpu \
+  -n 1000 -repeats 1 -json_dir "$work/nogit" >/dev/null)
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_sha"])' \
+  "$work/nogit/vec-cpu.json")
+[ "$got" = unknown ] || { echo "git_sha $got outside a repository, expected unknown"; exit 1; }
+
 # `gpusolve spmv`: a Laplacian with CG, its JSON, the usage error.
 out=$("$cli" spmv -gs_backend /cpu -laplacian 24,20,16 -cg 1 -repeats 3 -json "$work/sparse.json")
 grep -q "cg+jacobi rtol=1e-8 its=" <<<"$out"
