@@ -2,12 +2,14 @@
 # Explore new fuzz seeds: test_fuzz (every fuzzer, on the CPU back end) and cli_fuzz with clock
 # seeds, in the sanitizer build, for SECONDS seconds. ctest replays fixed seeds (GS_FUZZ_SEEDS in
 # tests/CMakeLists.txt) so that a commit's CI cannot turn red on a seed never tried before; this
-# is where new ones are tried. Each failing run's log is kept under LOGDIR.
+# is where new ones are tried. Each failing run's log is kept in a folder of this run's own under
+# LOGDIR (named by its start time), so that a failure left by an earlier run is never read as this
+# run's.
 #   scripts/fuzz.sh BUILD_DIR [SECONDS [LOGDIR]]
 set -uo pipefail
 build=$(readlink -f "$1")
 seconds=${2:-600}
-logs=${3:-$build/fuzz-logs}
+logs=${3:-$build/fuzz-logs}/$(date -u +%Y%m%dT%H%M%SZ)-$$
 mkdir -p "$logs"
 export OMP_WAIT_POLICY=passive ASAN_OPTIONS=allocator_may_return_null=1
 end=$(($(date +%s) + seconds))
@@ -32,5 +34,10 @@ while [ "$(date +%s)" -lt "$end" ]; do
   fi
 done
 rm -f "$logs/run.log"
-echo "fuzz: $runs runs in ${seconds} s, $fails failed"
+if [ "$fails" -eq 0 ]; then
+  rmdir "$logs" 2>/dev/null
+  echo "fuzz: $runs runs in ${seconds} s, 0 failed"
+else
+  echo "fuzz: $runs runs in ${seconds} s, $fails failed (logs: $logs)"
+fi
 [ "$fails" -eq 0 ]
