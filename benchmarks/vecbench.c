@@ -126,8 +126,8 @@ static const struct {
     {"norminf", "VecNorm", op_norminf, 0, 0},
     {"axpy_norm", "VecAXPYNorm", op_axpy_norm, 0, 0},
     {"dot_norm2", "VecDotNorm2", op_dot_norm2, 0, 0},
-    {"mdot4", "VecMDot", op_mdot4, 0, 1},
-    {"maxpy4", "VecMAXPY", op_maxpy4, 0, 1},
+    {"mdot4", "VecMDot", op_mdot4, 0, 4},
+    {"maxpy4", "VecMAXPY", op_maxpy4, 0, 4},
     {"maxpy16", "VecMAXPY", op_maxpy16, 0, 16},
 };
 
@@ -174,8 +174,8 @@ static int bench_type(GsContext ctx, GsInt n, GsDataType dt, int repeats, double
   if (!ierr) ierr = GsVecSetRandom(s.w, 3, -1, 1);
   for (size_t i = 0; i < sizeof ops / sizeof ops[0] && !ierr; i++) {
     if (dt == GS_FLOAT && !ops[i].with_float) continue;
-    /* mdot and maxpy use four more vectors (needs_v 1), maxpy16 sixteen */
-    for (int k = 0; k < (ops[i].needs_v > 1 ? ops[i].needs_v : 4 * ops[i].needs_v) && !ierr; k++)
+    /* mdot and maxpy use needs_v more vectors, made at the first operation that needs them */
+    for (int k = 0; k < ops[i].needs_v && !ierr; k++)
       if (!s.v[k]) {
         ierr = GsVecCreate(ctx, n, dt, &s.v[k]);
         if (!ierr) ierr = GsVecSetRandom(s.v[k], 10 + (uint64_t)k, -1, 1);
@@ -198,7 +198,7 @@ static int bench_type(GsContext ctx, GsInt n, GsDataType dt, int repeats, double
               100 * r.fraction);
     ierr = GsBenchReportAdd(rep, &r);
   }
-  for (int k = 0; k < 16; k++)
+  for (size_t k = 0; k < sizeof s.v / sizeof s.v[0]; k++)
     GsVecDestroy(&s.v[k]);
   GsVecDestroy(&s.x);
   GsVecDestroy(&s.y);
@@ -269,6 +269,16 @@ void GsBenchPrintTable(const GsBenchReport *rep, FILE *f) {
   }
 }
 
+/* The first line of cmd's output, without its newline, into out; 0 where there is none. */
+static int first_line(const char *cmd, char *out, size_t len) {
+  out[0] = 0;
+  FILE *p = popen(cmd, "r");
+  if (!p) return 0;
+  if (fgets(out, (int)len, p)) out[strcspn(out, "\n")] = 0;
+  pclose(p);
+  return out[0] != 0;
+}
+
 /* The commit measured: GS_GIT_SHA, else the working directory's git HEAD, with "-dirty" after it
  * where a tracked file differs from HEAD (a build of uncommitted changes, or a copy of a newer
  * tree over an older .git, as on a machine that receives working trees), else "unknown". */
@@ -279,18 +289,9 @@ void GsBenchGitSha(char *buf, size_t len) {
     snprintf(buf, len, "%s", env);
     return;
   }
-  FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-  if (!p) return;
-  char line[128] = "";
-  if (fgets(line, sizeof line, p)) {
-    line[strcspn(line, "\n")] = 0;
-    if (line[0]) snprintf(buf, len, "%s", line);
-  }
-  pclose(p);
-  if (!line[0]) return;
-  FILE *q = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
-  if (!q) return;
-  char st[8] = "";
-  if (fgets(st, sizeof st, q) && st[0]) snprintf(buf, len, "%s-dirty", line);
-  pclose(q);
+  char line[128], st[8];
+  if (!first_line("git rev-parse HEAD 2>/dev/null", line, sizeof line)) return;
+  const int dirty =
+      first_line("git status --porcelain --untracked-files=no 2>/dev/null", st, sizeof st);
+  snprintf(buf, len, "%s%s", line, dirty ? "-dirty" : "");
 }

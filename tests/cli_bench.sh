@@ -21,6 +21,7 @@ PY
 
 # Without GS_GIT_SHA the records name the working directory's git HEAD, with "-dirty" where a
 # tracked file differs from it, and "unknown" outside a repository.
+sha_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_sha"])' "$1"; }
 if command -v git >/dev/null; then
   repo="$work/repo"
   mkdir -p "$repo"
@@ -36,16 +37,14 @@ if command -v git >/dev/null; then
       -json_dir "$work/$state" >/dev/null)
     want=$head
     [ "$state" = dirty ] && want=$head-dirty
-    got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_sha"])' \
-      "$work/$state/vec-cpu.json")
+    got=$(sha_of "$work/$state/vec-cpu.json")
     [ "$got" = "$want" ] || { echo "git_sha $got in a $state tree, expected $want"; exit 1; }
   done
 fi
 mkdir -p "$work/nogit"
 (cd "$work/nogit" && env -u GS_GIT_SHA GIT_CEILING_DIRECTORIES="$work" "$cli" bench -gs_backend /cpu \
   -n 1000 -repeats 1 -json_dir "$work/nogit" >/dev/null)
-got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_sha"])' \
-  "$work/nogit/vec-cpu.json")
+got=$(sha_of "$work/nogit/vec-cpu.json")
 [ "$got" = unknown ] || { echo "git_sha $got outside a repository, expected unknown"; exit 1; }
 
 # `gpusolve spmv`: a Laplacian with CG, its JSON, the usage error.

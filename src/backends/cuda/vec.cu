@@ -932,6 +932,19 @@ static int GsVecSetRandom_Cuda(GsContext ctx, GsDataType dt, GsInt n, void *x, u
   return 0;
 }
 
+/* The m terms from x and alpha into a kernel's arguments xs and as; whether y and every x are
+ * 16-byte aligned (the packed kernels). */
+static int maxpy_terms(int m, const double *alpha, const void *const *x, const void *y,
+                       const void **xs, double *as) {
+  int aligned = GsAligned16(y);
+  for (int k = 0; k < m; k++) {
+    xs[k] = x[k];
+    as[k] = alpha[k];
+    aligned = aligned && GsAligned16(x[k]);
+  }
+  return aligned;
+}
+
 /* y += alpha[k] x[k] in order: up to GS_CUDA_MAX_NV terms by the kernel of their count, more by
  * the kernel for any count, GS_MAXPY_ALL_NV terms a pass over y. */
 static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const double *alpha,
@@ -949,12 +962,7 @@ static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const 
       memset(&a, 0, sizeof a);
       a.y = y;
       a.nv = m;
-      int aligned = GsAligned16(y);
-      for (int k = 0; k < m; k++) {
-        a.x[k] = x[g + k];
-        a.alpha[k] = alpha[g + k];
-        aligned = aligned && GsAligned16(x[g + k]);
-      }
+      const int aligned = maxpy_terms(m, alpha + g, x + g, y, a.x, a.alpha);
       const int pw = GsPackWidth(d, aligned);
       gs_k_maxpy_all[d][aligned]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(GS_CUDA_MAX_NV)),
                                    GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
@@ -965,12 +973,7 @@ static int GsVecMAXPY_Cuda(GsContext ctx, GsDataType dt, GsInt n, int nv, const 
   GsMaxpyArgs a;
   memset(&a, 0, sizeof a);
   a.y = y;
-  int aligned = GsAligned16(y);
-  for (int k = 0; k < nv; k++) {
-    a.x[k] = x[k];
-    a.alpha[k] = alpha[k];
-    aligned = aligned && GsAligned16(x[k]);
-  }
+  const int aligned = maxpy_terms(nv, alpha, x, y, a.x, a.alpha);
   const int pw = GsPackWidth(d, aligned);
   gs_k_maxpy[d][aligned][nv - 1]<<<GsBlocks(cc, n, pw, 1, GS_MAXPY_BLOCKS_PER_SM(nv)),
                                    GS_CUDA_THREADS, 0, cc->stream>>>(n, a);
