@@ -12,9 +12,11 @@
  * unknown of the exact sweep's: the program checks it on 64 systems against a host solve, with
  * their residuals. It reads f once and writes x once in whole rows of NT systems, with no scan
  * and nothing on chip but the ring: the way past the tiled kernels' pieces of 16 systems that
- * docs/performance.md ("Windowed back substitution") measured and dropped. It was SM-bound: on
- * the H200 about 90 instructions a warp-row (the window's rows walked again for each piece),
- * two warps a scheduler, 0.31 issued per cycle. Kept as the starting point for another try.
+ * docs/performance.md ("Windowed back substitution") measured and dropped. On the H200 it was
+ * SM-bound: about 90 instructions a warp-row (the window's rows walked again for each piece),
+ * 0.31 issued a cycle per scheduler with the coefficients through L1 (0.54 ms at 65536 x 1024);
+ * from constant memory (configurations h to k) 0.415 ms, then held to 8 warps a SM by the ring.
+ * Kept as the starting point for another try.
  *
  * Usage: gpusolve-probe-banded-window [n [batch]] (1024, 65536); WIN_ONLY=letters runs those
  * configurations only, WIN_REPS=k times each (21; the first a warm-up). Prints ms (median), the
@@ -63,10 +65,14 @@ static __device__ __forceinline__ void tma2d(void *dst, const CUtensorMap *m, in
                : "memory");
 }
 
+#define WIN_CROWS 1024
+static __constant__ double2 c_ab[WIN_CROWS], c_gd[WIN_CROWS];
+static __constant__ double c_inv[WIN_CROWS];
+
 /* NT threads (systems) a block, pieces of L rows, at most QM pieces of window, D pieces ahead.
  * Coefficient tables padded to whole pieces (zeros): fw = (a, beta) pairs, fi = 1/alpha, gd =
  * (gamma, delta) pairs. */
-#define WIN_K(NAME, NT, L, QM, D, MINB)                                                            \
+#define WIN_K(NAME, NT, L, QM, D, MINB, CST)                                                       \
   __global__ void __launch_bounds__(NT, MINB)                                                      \
       NAME(const __grid_constant__ CUtensorMap fm, double *__restrict__ x, long ld, int n, int w,  \
            const double2 *__restrict__ fw, const double *__restrict__ fi,                          \
@@ -103,8 +109,9 @@ static __device__ __forceinline__ void tma2d(void *dst, const CUtensorMap *m, in
         const double2 *cw = fw + j * L;                                                            \
         const double *ci = fi + j * L;                                                             \
         _Pragma("unroll") for (int r = 0; r < L; r++) {                                            \
-          const double2 ab = __ldg(cw + r);                                                        \
-          const double g = (rp[r * NT] - ab.x * g2 - ab.y * g1) * __ldg(ci + r);                   \
+          const double2 ab = (CST) ? c_ab[j * L + r] : __ldg(cw + r);                              \
+          const double g =                                                                         \
+              (rp[r * NT] - ab.x * g2 - ab.y * g1) * ((CST) ? c_inv[j * L + r] : __ldg(ci + r));   \
           rp[r * NT] = g;                                                                          \
           g2 = g1;                                                                                 \
           g1 = g;                                                                                  \
@@ -120,7 +127,7 @@ static __device__ __forceinline__ void tma2d(void *dst, const CUtensorMap *m, in
           const int top = e - k * L; /* rows r < top of piece k */                                 \
           _Pragma("unroll") for (int r = L - 1; r >= 0; r--) {                                     \
             if (r < top) {                                                                         \
-              const double2 c = __ldg(cg + r);                                                     \
+              const double2 c = (CST) ? c_gd[k * L + r] : __ldg(cg + r);                           \
               const double xv = rp[r * NT] - c.x * x1 - c.y * x2;                                  \
               x2 = x1;                                                                             \
               x1 = xv;                                                                             \
@@ -132,7 +139,7 @@ static __device__ __forceinline__ void tma2d(void *dst, const CUtensorMap *m, in
         double *xp = x + (long)p * L * ld + s0 + t;                                                \
         const int nr = n - p * L;                                                                  \
         _Pragma("unroll") for (int r = L - 1; r >= 0; r--) {                                       \
-          const double2 c = __ldg(cg + r);                                                         \
+          const double2 c = (CST) ? c_gd[p * L + r] : __ldg(cg + r);                               \
           const double xv = rp[r * NT] - c.x * x1 - c.y * x2;                                      \
           x2 = x1;                                                                                 \
           x1 = xv;                                                                                 \
@@ -142,13 +149,19 @@ static __device__ __forceinline__ void tma2d(void *dst, const CUtensorMap *m, in
     }                                                                                              \
   }
 
-WIN_K(win_a, 128, 32, 2, 1, 1)
-WIN_K(win_b, 64, 32, 2, 2, 2)
-WIN_K(win_c, 128, 16, 3, 2, 2)
-WIN_K(win_d, 64, 16, 3, 3, 3)
-WIN_K(win_e, 256, 16, 3, 1, 1)
-WIN_K(win_f, 128, 32, 2, 2, 1)
-WIN_K(win_g, 32, 32, 2, 2, 5)
+WIN_K(win_a, 128, 32, 2, 1, 1, 0)
+WIN_K(win_b, 64, 32, 2, 2, 2, 0)
+WIN_K(win_c, 128, 16, 3, 2, 2, 0)
+WIN_K(win_d, 64, 16, 3, 3, 3, 0)
+WIN_K(win_e, 256, 16, 3, 1, 1, 0)
+WIN_K(win_f, 128, 32, 2, 2, 1, 0)
+WIN_K(win_g, 32, 32, 2, 2, 5, 0)
+/* The same with the coefficients read from constant memory (up to WIN_CROWS rows): uniform
+ * loads through the constant cache instead of L1. */
+WIN_K(win_h, 128, 16, 3, 2, 2, 1)
+WIN_K(win_i, 256, 16, 3, 1, 1, 1)
+WIN_K(win_j, 64, 32, 2, 2, 2, 1)
+WIN_K(win_k, 128, 32, 2, 1, 1, 1)
 
 typedef void (*WinK)(const CUtensorMap, double *, long, int, int, const double2 *, const double *,
                      const double2 *);
@@ -253,6 +266,12 @@ int main(int argc, char **argv) {
   CK(cudaMemcpy(dw, hw, 2 * npad * sizeof(double), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dg, hg, 2 * npad * sizeof(double), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(di, hi, npad * sizeof(double), cudaMemcpyHostToDevice));
+  const int cst = npad <= WIN_CROWS; /* the constant-memory kernels apply */
+  if (cst) {
+    CK(cudaMemcpyToSymbol(c_ab, hw, 2 * npad * sizeof(double)));
+    CK(cudaMemcpyToSymbol(c_gd, hg, 2 * npad * sizeof(double)));
+    CK(cudaMemcpyToSymbol(c_inv, hi, npad * sizeof(double)));
+  }
   typedef CUresult (*Enc)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                           const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
                           const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
@@ -298,10 +317,17 @@ int main(int argc, char **argv) {
     chk[c] = (long)(urand(&seed) * B);
   chk[0] = 0;
   chk[1] = B - 1;
-  Cfg cfgs[] = {{"a nt128 L32 D1", win_a, 128, 32, 2, 1}, {"b nt64 L32 D2", win_b, 64, 32, 2, 2},
-                {"c nt128 L16 D2", win_c, 128, 16, 3, 2}, {"d nt64 L16 D3", win_d, 64, 16, 3, 3},
-                {"e nt256 L16 D1", win_e, 256, 16, 3, 1}, {"f nt128 L32 D2", win_f, 128, 32, 2, 2},
-                {"g nt32 L32 D2", win_g, 32, 32, 2, 2}};
+  Cfg cfgs[] = {{"a nt128 L32 D1", win_a, 128, 32, 2, 1},
+                {"b nt64 L32 D2", win_b, 64, 32, 2, 2},
+                {"c nt128 L16 D2", win_c, 128, 16, 3, 2},
+                {"d nt64 L16 D3", win_d, 64, 16, 3, 3},
+                {"e nt256 L16 D1", win_e, 256, 16, 3, 1},
+                {"f nt128 L32 D2", win_f, 128, 32, 2, 2},
+                {"g nt32 L32 D2", win_g, 32, 32, 2, 2},
+                {"h nt128 L16 D2 const", win_h, 128, 16, 3, 2},
+                {"i nt256 L16 D1 const", win_i, 256, 16, 3, 1},
+                {"j nt64 L32 D2 const", win_j, 64, 32, 2, 2},
+                {"k nt128 L32 D1 const", win_k, 128, 32, 2, 1}};
   const char *only = getenv("WIN_ONLY");
   for (unsigned ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {
     Cfg c = cfgs[ci];
@@ -319,7 +345,7 @@ int main(int argc, char **argv) {
         continue;
       }
     }
-    if ((w + c.L - 1) / c.L > c.qm || B % c.nt) {
+    if ((w + c.L - 1) / c.L > c.qm || B % c.nt || (strstr(c.name, "const") && !cst)) {
       printf("%s: skipped (w %d)\n", c.name, w);
       continue;
     }
