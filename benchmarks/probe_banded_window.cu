@@ -11,12 +11,12 @@
  * 2^-55 (a quarter of the unit roundoff), so each solution is within that times its largest
  * unknown of the exact sweep's: the program checks it on 64 systems against a host solve, with
  * their residuals. It reads f once and writes x once in whole rows of NT systems, with no scan
- * and nothing on chip but the ring: the way past the tiled kernels' pieces of 16 systems that
- * docs/performance.md ("Windowed back substitution") measured and dropped. On the H200 it was
- * SM-bound: about 90 instructions a warp-row (the window's rows walked again for each piece),
- * 0.31 issued a cycle per scheduler with the coefficients through L1 (0.54 ms at 65536 x 1024);
- * from constant memory (configurations h to k) 0.415 ms, then held to 8 warps a SM by the ring.
- * Kept as the starting point for another try.
+ * and nothing on chip but the ring: a way past the tiled kernels' pieces of 16 systems, measured
+ * and dropped in docs/performance.md ("Tried and dropped: windowed back substitution of a shared
+ * matrix"). On the H200 it was SM-bound: about 90 instructions a warp-row (the window's rows walked
+ * again for each piece), 0.31 issued a cycle per scheduler with the coefficients through L1 (0.54
+ * ms at 65536 x 1024); from constant memory (configurations h to k) 0.415 ms, then held to 8 warps
+ * a SM by the ring. Kept as the starting point for another try.
  *
  * Usage: gpusolve-probe-banded-window [n [batch]] (1024, 65536); WIN_ONLY=letters runs those
  * configurations only, WIN_REPS=k times each (21; the first a warm-up). Prints ms (median), the
