@@ -198,17 +198,16 @@ int main(int argc, char **argv) {
   }
   A[0][0] = A[0][1] = A[1][0] = 0;
   A[3][n - 1] = A[4][n - 1] = A[4][n - 2] = 0;
-  double *al = (double *)calloc(n, sizeof(double));
   for (int i = 0; i < n; i++) {
     const double a = A[0][i], gm2 = i >= 2 ? F[3][i - 2] : 0, dm2 = i >= 2 ? F[4][i - 2] : 0;
     const double be = A[1][i] - a * gm2;
     const double gm1 = i >= 1 ? F[3][i - 1] : 0, dm1 = i >= 1 ? F[4][i - 1] : 0;
-    al[i] = A[2][i] - a * dm2 - be * gm1;
+    const double al = A[2][i] - a * dm2 - be * gm1;
     F[0][i] = a;
     F[1][i] = be;
-    F[2][i] = 1 / al[i];
-    F[3][i] = (A[3][i] - be * dm1) / al[i];
-    F[4][i] = A[4][i] / al[i];
+    F[2][i] = 1 / al;
+    F[3][i] = (A[3][i] - be * dm1) / al;
+    F[4][i] = A[4][i] / al;
   }
   /* the window: smallest w with |response of x_i to (x_e, x_e+1)|_1 <= tau for every piece */
   int wmax[2] = {0, 0};
