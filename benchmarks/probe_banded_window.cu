@@ -72,6 +72,13 @@ static __constant__ double c_inv[WIN_CROWS];
 /* NT threads (systems) a block, pieces of L rows, at most QM pieces of window, D pieces ahead.
  * Coefficient tables padded to whole pieces (zeros): fw = (a, beta) pairs, fi = 1/alpha, gd =
  * (gamma, delta) pairs. */
+/* Inside WIN_K, by thread 0: piece k of f (NT systems x L rows) into its slot of the ring. */
+#define WIN_ISSUE(k, NT, L)                                                                        \
+  do {                                                                                             \
+    const int k_ = (k);                                                                            \
+    mbar_expect(&bar[k_ % S], (unsigned)(L * NT * 8));                                             \
+    tma2d(&ring[k_ % S * L][0], &fm, s0, k_ *L, &bar[k_ % S]);                                     \
+  } while (0)
 #define WIN_K(NAME, NT, L, QM, D, MINB, CST)                                                       \
   __global__ void __launch_bounds__(NT, MINB)                                                      \
       NAME(const __grid_constant__ CUtensorMap fm, double *__restrict__ x, long ld, int n, int w,  \
@@ -87,19 +94,15 @@ static __constant__ double c_inv[WIN_CROWS];
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");                             \
     __syncthreads();                                                                               \
     if (t == 0)                                                                                    \
-      for (int k = 0; k <= D && k < np; k++) {                                                     \
-        mbar_expect(&bar[k % S], (unsigned)(L * NT * 8));                                          \
-        tma2d(&ring[k % S * L][0], &fm, s0, k *L, &bar[k % S]);                                    \
-      }                                                                                            \
+      for (int k = 0; k <= D && k < np; k++)                                                       \
+        WIN_ISSUE(k, NT, L);                                                                       \
     double g1 = 0, g2 = 0;                                                                         \
     for (int j = 0; j < np + Q; j++) {                                                             \
       if (j > 0) {                                                                                 \
         __syncthreads();                                                                           \
         if (t == 0 && j + D < np) {                                                                \
           asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                             \
-          const int k = j + D;                                                                     \
-          mbar_expect(&bar[k % S], (unsigned)(L * NT * 8));                                        \
-          tma2d(&ring[k % S * L][0], &fm, s0, k *L, &bar[k % S]);                                  \
+          WIN_ISSUE(j + D, NT, L);                                                                 \
         }                                                                                          \
       }                                                                                            \
       if (j < np) {                                                                                \
