@@ -475,14 +475,27 @@ static void test_kernels(GsContext ctx, HsRng *r) {
     free(ref);
     free(got);
   }
-  /* The automatic choice: merge for skewed rows; SELL-32 for a stencil on the GPU, CSR on the
-   * CPU. */
+  /* The automatic choice: merge for skewed rows (the longest above 16 x the mean + 64); SELL-32
+   * for a stencil on the GPU, CSR on the CPU. The long row is always skewed. A random power law
+   * of 4000 rows is not always (no row above 160 entries for 5 of 3000 seeds tried), so its
+   * expected choice follows from its own row statistics. */
   const char *kname = NULL;
-  for (int a = 2; a <= 3; a++) {
+  for (int a = 1; a <= 3; a++) {
     if (!mats[a] || CHECK_OK(GsMatSetSpMVType(mats[a], GS_MAT_SPMV_AUTO, 0, 0))) continue;
     CHECK(spmv_error(ctx, mats[a], r) <= 1e-13, "%s, automatic kernel: error", names[a]);
     CHECK_OK(GsMatGetSpMVKernel(mats[a], &kname));
-    const char *want = a == 2 ? "merge" : cpu ? "csr" : "sell/C=32/sigma=1";
+    GsInt mn = 0, mx = 0, empty = 0;
+    double mean = 0;
+    CHECK_OK(GsMatGetRowStats(mats[a], &mn, &mx, &mean, &empty));
+    const int skew = (double)mx > 16.0 * (mean > 1 ? mean : 1) + 64.0;
+    CHECK(a != 1 || skew, "%s: longest row %lld, mean %g: not skewed", names[a], (long long)mx,
+          mean);
+    if (a == 2 && !skew) {
+      CHECK(strcmp(kname, "merge") != 0, "%s: longest row %lld, mean %g: merge for even rows",
+            names[a], (long long)mx, mean);
+      continue;
+    }
+    const char *want = a < 3 ? "merge" : cpu ? "csr" : "sell/C=32/sigma=1";
     CHECK(!strcmp(kname, want), "%s: automatic kernel %s, want %s", names[a], kname, want);
   }
   /* The ELL view: one slice of m rows, padded with column -1 and value 0. */
